@@ -1,7 +1,7 @@
 import { readFileSync } from 'node:fs'
 import { describe, expect, it } from 'vitest'
 import type { BuildResult } from '../../src/util/constants.js'
-import { historyLine, historyOf, historyOutput, medianDuration } from '../../src/outcome/history.js'
+import { historyLine, historyOf, medianDuration } from '../../src/outcome/history.js'
 
 const url = (n: number): string => `https://ci.example/job/app/${n}/`
 
@@ -18,7 +18,7 @@ describe('history', () => {
   )
 
   it('keeps finished builds, newest first, with their URLs', () => {
-    expect(JSON.parse(historyOutput(entries))).toEqual([
+    expect(entries).toEqual([
       { number: 13, result: 'FAILURE', duration: 4000, url: url(13) },
       { number: 12, result: 'SUCCESS', duration: 1000, url: url(12) },
       { number: 11, result: 'UNSTABLE', duration: 3000, url: url(11) },

@@ -1,13 +1,8 @@
 import { describe, expect, it, test } from 'vitest'
 import { Interrupted } from '../../src/jenkins/transport/errors.js'
 import type { Build, PipelineRun, PipelineStage } from '../../src/jenkins/model/types.js'
-import {
-  failedStage,
-  readStages,
-  STAGES_OUTPUT_MAX_BYTES,
-  stagesOutput,
-  InputNotices
-} from '../../src/outcome/stages.js'
+import { failedStage, readStages, InputNotices } from '../../src/outcome/stages.js'
+import { STAGES_OUTPUT_MAX_BYTES, setOutputs } from '../../src/outcome/build-outputs.js'
 import { recordingLogger } from '../jenkins/helpers.js'
 import { decodeBuild } from '../../src/jenkins/reads/decode.js'
 
@@ -65,24 +60,40 @@ describe('readStages', () => {
   })
 })
 
-test('stagesOutput keeps name, status and duration', () => {
+/** The `stages` output of one build with these stages, and the warnings. */
+function stagesOutput(stages: PipelineStage[]): { json: string; warnings: string[] } {
+  const outputs: Record<string, string> = {}
+  const logger = recordingLogger()
+  const outcome = { jobName: 'pipe', jobUrl: 'https://ci/job/pipe/', buildUrl: REF.url, stages }
+  setOutputs({ setOutput: (name, value) => (outputs[name] = value) }, [{ outcome }], logger, {
+    several: false
+  })
+  const warnings = logger.lines.filter(l => l.level === 'warning').map(l => l.message)
+  return { json: outputs.stages ?? '', warnings }
+}
+
+test('the stages output keeps name, status and duration', () => {
   expect(JSON.parse(stagesOutput([stage('6', 'Build "x"', 'SUCCESS', 42)]).json)).toEqual([
     { name: 'Build "x"', status: 'SUCCESS', durationMillis: 42 }
   ])
 })
 
-test('stagesOutput is capped: the first stages that fit, whole, as valid JSON', () => {
+test('the stages output is capped: the first stages that fit, whole, as valid JSON', () => {
   const long = (i: number) => stage(String(i), `${i}:${'n'.repeat(4096)}`, 'SUCCESS', i)
   const stages = Array.from({ length: 500 }, (_, i) => long(i))
   const out = stagesOutput(stages)
   expect(Buffer.byteLength(out.json)).toBeLessThanOrEqual(STAGES_OUTPUT_MAX_BYTES)
-  expect(out.kept).toBe(15)
-  expect(out.fullBytes).toBeGreaterThan(2_000_000)
   const parsed = JSON.parse(out.json) as Array<{ name: string }>
   expect(parsed.map(s => s.name)).toEqual(stages.slice(0, 15).map(s => s.name))
-  const small = stagesOutput(stages.slice(0, 2), 100_000)
-  expect(small.kept).toBe(2)
-  expect(Buffer.byteLength(small.json)).toBe(small.fullBytes)
+  const whole = stages.map(({ name, status, durationMillis }) => ({ name, status, durationMillis }))
+  const fullKib = Math.ceil(Buffer.byteLength(JSON.stringify(whole)) / 1024)
+  expect(fullKib).toBeGreaterThan(2000)
+  expect(out.warnings).toEqual([
+    `The stages output would hold ${fullKib} KiB of JSON, over its cap of 64 KiB: it lists the first 15 of 500 stages. All stages are at ${REF.url}wfapi/describe.`
+  ])
+  const small = stagesOutput(stages.slice(0, 2))
+  expect(JSON.parse(small.json)).toHaveLength(2)
+  expect(small.warnings).toEqual([])
 })
 
 test('failedStage: the first FAILED stage, else the first matching the result', () => {

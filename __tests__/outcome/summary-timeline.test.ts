@@ -70,7 +70,7 @@ describe('stageTimeline', () => {
   it('has a section per build with several builds, and no chart when nothing started', () => {
     const t = stageTimeline([
       { section: { job: 'unit', number: 4 }, stages: [stage('Build', 'SUCCESS', 0, 10)] },
-      { section: { job: 'docs' }, stages: [] },
+      { section: { job: 'docs', number: null }, stages: [] },
       { section: { job: 'e2e', number: 9 }, stages: [stage('Run', 'UNSTABLE', 5, 10)] }
     ])
     const lines = t?.chart.split('\n') ?? []

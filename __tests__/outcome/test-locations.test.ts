@@ -136,10 +136,10 @@ describe('locate', () => {
 
   it('skips symbolic links, .git and node_modules', async () => {
     const found = await files('Linked.java', 'Away.java', 'CalcTest.java', 'calc.test.ts')
-    expect(found.named('Linked.java')).toEqual([])
-    expect(found.named('Away.java')).toEqual([])
-    expect(found.named('CalcTest.java')).toEqual(['src/test/java/com/example/CalcTest.java'])
-    expect(found.named('calc.test.ts')).toEqual(['web/src/calc.test.ts'])
+    expect(found.get('Linked.java') ?? []).toEqual([])
+    expect(found.get('Away.java') ?? []).toEqual([])
+    expect(found.get('CalcTest.java') ?? []).toEqual(['src/test/java/com/example/CalcTest.java'])
+    expect(found.get('calc.test.ts') ?? []).toEqual(['web/src/calc.test.ts'])
   })
 
   it('gives up past its bounds rather than guess', async () => {

@@ -3,7 +3,7 @@ import { createWriteStream } from 'node:fs'
 import { mkdir, realpath, rename, rm } from 'node:fs/promises'
 import { basename, dirname, join, relative, sep } from 'node:path'
 import { artifactSegments, artifactTarget, type RefusedPath } from '../util/artifact-paths.js'
-import { selectArtifacts, type ArtifactPattern } from '../inputs/artifact-patterns.js'
+import { selectArtifacts } from '../inputs/artifact-patterns.js'
 import { formatBytes } from '../util/bytes.js'
 import { collectYoungGarbage } from '../util/heap.js'
 import type { Settings } from '../inputs/inputs.js'
@@ -91,12 +91,13 @@ export async function downloadArtifacts(
   const safe: string[] = []
   for (const path of list.paths) {
     const target = artifactTarget(root, path)
-    if (typeof target === 'string') safe.push(path)
-    else outcome.refused.push(target)
-  }
-  for (const refused of outcome.refused) {
+    if (typeof target === 'string') {
+      safe.push(path)
+      continue
+    }
+    outcome.refused.push(target)
     logger.warning(
-      `Refused artifact path ${JSON.stringify(refused.path)} from Jenkins build #${build.number}: it ${refused.reason}, so it could land outside '${outcome.folder}'. Not written.`
+      `Refused artifact path ${JSON.stringify(path)} from Jenkins build #${build.number}: it ${target.reason}, so it could land outside '${outcome.folder}'. Not written.`
     )
   }
   // A refused file the patterns ask for is one the user will miss.
@@ -110,16 +111,59 @@ export async function downloadArtifacts(
     )
   }
   const selection = selectArtifacts(settings.artifacts, safe)
-  for (const pattern of selection.unmatched) warnUnmatched(pattern, safe, build, logger)
+  const more = safe.length > SHOWN_NAMES ? `, … (${safe.length} in all)` : ''
+  const matched =
+    safe.length === 0
+      ? `nothing: Jenkins build #${build.number} archived no artifacts.`
+      : `none of the artifacts of Jenkins build #${build.number}. It has: ${safe.slice(0, SHOWN_NAMES).join(', ')}${more}.`
+  for (const pattern of selection.unmatched) {
+    logger.warning(`Artifact pattern '${pattern.text}' matched ${matched}`)
+  }
   if (selection.selected.length === 0) return outcome
 
   const rootReal = await prepareRoot(root, settings.workspace)
+  const downloadOne = async (path: string): Promise<void> => {
+    // as: a selected path passed artifactSegments already (selectArtifacts), so it has segments.
+    const segments = artifactSegments(path) as string[]
+    try {
+      // Folder by folder, each checked before the next is made in it: a
+      // symbolic link in the way that leads out is refused before anything is
+      // created through it. The file goes into the folder's real path.
+      let target: string
+      try {
+        const folder = await makeFolderInside(root, rootReal, segments.slice(0, -1), path)
+        // as: a path that passed artifactSegments has at least one segment.
+        target = join(folder, segments.at(-1) as string)
+      } catch (error) {
+        if (!(error instanceof WorkspacePathError) || error.link === undefined || error.dangling) {
+          throw error
+        }
+        outcome.refused.push({
+          path,
+          reason: `passes through the symbolic link '${error.link}', which leads out of it (to ${error.target})`
+        })
+        outcome.problems.push(
+          `Artifact ${JSON.stringify(path)} was not written: the symbolic link '${posix(join(outcome.folder, error.link))}' leads out of '${outcome.folder}' (to ${error.target}).`
+        )
+        return
+      }
+      const done = await api.downloadArtifact(build, path, () => openSink(target))
+      outcome.bytes += done.bytes
+      outcome.written.push(posix(join(outcome.folder, path)))
+      logger.info(`Downloaded artifact ${JSON.stringify(path)} (${formatBytes(done.bytes)}).`)
+    } catch (error) {
+      throwIfAborted(signal)
+      if (error instanceof JenkinsError && error.kind === 'aborted') throw error
+      outcome.problems.push(
+        `Artifact ${JSON.stringify(path)} was not downloaded: ${errorText(error)}`
+      )
+    }
+  }
   let next = 0
   const worker = async (): Promise<void> => {
     while (next < selection.selected.length) {
       const path = selection.selected[next++]
-      if (path !== undefined)
-        await downloadOne(api, build, path, root, rootReal, outcome, logger, signal)
+      if (path !== undefined) await downloadOne(path)
     }
   }
   await Promise.all(Array.from({ length: Math.min(PARALLEL, selection.selected.length) }, worker))
@@ -130,52 +174,6 @@ export async function downloadArtifacts(
     `Downloaded ${outcome.written.length} artifact(s) of Jenkins build #${build.number} (${formatBytes(outcome.bytes)}) into ${outcome.folder}.`
   )
   return outcome
-}
-
-async function downloadOne(
-  api: Pick<BuildOutputsApi, 'listArtifacts' | 'downloadArtifact'>,
-  build: BuildRef,
-  path: string,
-  root: string,
-  rootReal: string,
-  outcome: ArtifactsOutcome,
-  logger: Logger,
-  signal: AbortSignal | undefined
-): Promise<void> {
-  // as: a selected path passed artifactSegments already (selectArtifacts), so it has segments.
-  const segments = artifactSegments(path) as string[]
-  try {
-    // Folder by folder, each checked before the next is made in it: a
-    // symbolic link in the way that leads out is refused before anything is
-    // created through it. The file goes into the folder's real path.
-    let target: string
-    try {
-      const folder = await makeFolderInside(root, rootReal, segments.slice(0, -1), path)
-      // as: a path that passed artifactSegments has at least one segment.
-      target = join(folder, segments.at(-1) as string)
-    } catch (error) {
-      if (!(error instanceof WorkspacePathError) || error.link === undefined || error.dangling) {
-        throw error
-      }
-      outcome.refused.push({
-        path,
-        reason: `passes through the symbolic link '${error.link}', which leads out of it (to ${error.target})`
-      })
-      outcome.problems.push(
-        `Artifact ${JSON.stringify(path)} was not written: the symbolic link '${posix(join(outcome.folder, error.link))}' leads out of '${outcome.folder}' (to ${error.target}).`
-      )
-      return
-    }
-    const done = await api.downloadArtifact(build, path, () => openSink(target))
-    outcome.bytes += done.bytes
-    outcome.written.push(posix(join(outcome.folder, path)))
-    logger.info(`Downloaded artifact ${JSON.stringify(path)} (${formatBytes(done.bytes)}).`)
-  } catch (error) {
-    throwIfAborted(signal)
-    if (error instanceof JenkinsError && error.kind === 'aborted') throw error
-    const message = errorText(error)
-    outcome.problems.push(`Artifact ${JSON.stringify(path)} was not downloaded: ${message}`)
-  }
 }
 
 /** A temporary file next to the target, renamed over it once the body is whole. */
@@ -231,25 +229,6 @@ async function prepareRoot(root: string, workspace: string): Promise<string> {
       `Input 'artifacts-path' (${root}) leads out of the workspace through a symbolic link: '${error.link}' leads to ${error.target}, outside ${workspaceReal}. Expected a folder inside the workspace; nothing was created through the link.`
     )
   }
-}
-
-function warnUnmatched(
-  pattern: ArtifactPattern,
-  paths: string[],
-  build: BuildRef,
-  logger: Logger
-): void {
-  if (paths.length === 0) {
-    logger.warning(
-      `Artifact pattern '${pattern.text}' matched nothing: Jenkins build #${build.number} archived no artifacts.`
-    )
-    return
-  }
-  const shown = paths.slice(0, SHOWN_NAMES).join(', ')
-  const more = paths.length > SHOWN_NAMES ? `, … (${paths.length} in all)` : ''
-  logger.warning(
-    `Artifact pattern '${pattern.text}' matched none of the artifacts of Jenkins build #${build.number}. It has: ${shown}${more}.`
-  )
 }
 
 function posix(path: string): string {

@@ -6,16 +6,12 @@
  */
 import type { StepIO } from '../runner/io.js'
 import { BUILD_RESULTS, Output, type BuildResult } from '../util/constants.js'
-import type { ArtifactsOutcome } from './artifacts.js'
-import type { JsonValue } from '../jenkins/model/types.js'
 import { parameterValues } from '../jenkins/reads/decode.js'
 import { countOf, isCount, shownValue } from '../jenkins/model/counts.js'
-import { historyOutput } from './history.js'
 import type { Logger } from '../util/logger.js'
 import { cappedArray } from './output-cap.js'
 import { kib } from '../util/bytes.js'
 import { cut } from '../util/shorten.js'
-import { STAGES_OUTPUT_MAX_BYTES, stagesOutput } from './stages.js'
 import type { BuildOutcome, BuildReport } from './report.js'
 
 /**
@@ -29,27 +25,16 @@ import type { BuildOutcome, BuildReport } from './report.js'
 export const BUILD_OUTPUT_MAX_BYTES = 256 * 1024
 
 /**
- * The `build` output: the build JSON, or within the cap, the build without its largest fields.
- * @internal
- */
-export interface BuildOutput {
-  json: string
-  /** Top-level fields left out to fit, largest first; empty when nothing was cut. */
-  dropped: string[]
-  /** Size of the whole JSON, in bytes. */
-  fullBytes: number
-}
-
-/**
- * The build JSON within `maxBytes`. When it is too large, whole top-level
- * fields are left out, largest first, until it fits: the output stays valid
- * JSON with Jenkins' own field names, and what is there is complete.
+ * The `build` output: the build JSON within `maxBytes`. When it is too
+ * large, whole top-level fields are left out (`dropped`), largest first,
+ * until it fits: the output stays valid JSON with Jenkins' own field names,
+ * and what is there is complete. `fullBytes`: the whole JSON's size.
  * @internal
  */
 export function buildOutput(
   build: Readonly<Record<string, unknown>>,
   maxBytes = BUILD_OUTPUT_MAX_BYTES
-): BuildOutput {
+) {
   const json = JSON.stringify(build)
   const fullBytes = Buffer.byteLength(json)
   if (fullBytes <= maxBytes) return { json, dropped: [], fullBytes }
@@ -68,35 +53,23 @@ export function buildOutput(
   return { json: cut, dropped, fullBytes }
 }
 
-/** The output values of one build: the step's outputs of one `job`, and one entry of the `builds` output of `jobs`. */
-interface BuildEntry {
-  job: string
-  number: number | null
-  url: string | null
-  result: BuildResult | null
-  duration: number | null
-  queueUrl: string | null
-  /** What the build said of itself; null before it started. */
-  description: string | null
-  displayName: string | null
-  parameters: Record<string, JsonValue> | null
-  /** What its `values-file` held; null without one, or before the build ended. */
-  values: Record<string, JsonValue> | null
-}
-
 /** What an item's outputs are made of: its build's outcome and its own values. */
 export type BuildView = Pick<BuildReport, 'outcome' | 'values'>
 
-/** The build's number once known (from its URL before it is read); null before. */
-export function buildNumber(outcome: BuildOutcome): number | null {
-  return outcome.build?.number ?? numberOf(outcome.buildUrl) ?? null
+/** The build's number once known (from the end of its URL, `…/job/x/12/`, before it is read); null before. */
+export function buildNumber({ build, buildUrl }: BuildOutcome): number | null {
+  return build?.number ?? countOf(buildUrl ? /\/(\d+)\/?$/.exec(buildUrl)?.[1] : undefined) ?? null
 }
 
 /**
- * The one function that turns a build's outcome into its output values (null where unknown). duration and result only once the build is over.
+ * The one function that turns a build's outcome into its output values
+ * (null where unknown): the step's outputs of one `job`, and one entry of
+ * the `builds` output of `jobs`. duration and result only once the build is
+ * over; what it said of itself only once it started; `values` what its
+ * `values-file` held, once it ended.
  * @internal
  */
-export function buildEntry({ outcome, values }: BuildView): BuildEntry {
+export function buildEntry({ outcome, values }: BuildView) {
   const build = outcome.build
   const ended = build !== undefined && !build.building
   return {
@@ -141,8 +114,13 @@ export function setOutputs(
   const artifacts = reports.flatMap(({ outcome }) => outcome.artifacts ?? [])
   if (artifacts.length > 0) {
     const folders = [...new Set(artifacts.map(a => a.folder))]
-    const written = artifacts.flatMap(a => a.written)
-    setArtifactsOutput(out, { written, folder: cut(folders.join(', '), 500) }, logger)
+    setCappedArray(out, logger, {
+      name: Output.Artifacts,
+      entries: artifacts.flatMap(a => a.written),
+      maxBytes: ARTIFACTS_OUTPUT_MAX_BYTES,
+      what: 'files',
+      whole: `All of them are in ${cut(folders.join(', '), 500)}.`
+    })
   }
   const [one] = reports
   if (several) out.setOutput(Output.Builds, JSON.stringify(entries))
@@ -162,14 +140,7 @@ const TEST_COUNTS = [
 export function worstResult(
   results: ReadonlyArray<BuildResult | null | undefined>
 ): BuildResult | undefined {
-  let worst: BuildResult | undefined
-  for (const result of results) {
-    if (result === null || result === undefined) continue
-    if (worst === undefined || BUILD_RESULTS.indexOf(result) > BUILD_RESULTS.indexOf(worst)) {
-      worst = result
-    }
-  }
-  return worst
+  return BUILD_RESULTS.findLast(result => results.includes(result))
 }
 
 /**
@@ -205,21 +176,20 @@ function setOneBuildOutputs(out: Pick<StepIO, 'setOutput'>, one: BuildView, logg
   }
   out.setOutput(Output.JobUrl, outcome.jobUrl)
   if (outcome.stages) {
-    const { json, kept, fullBytes } = stagesOutput(outcome.stages)
-    out.setOutput(Output.Stages, json)
-    if (kept < outcome.stages.length) {
-      logger.warning(
-        `The stages output would hold ${kib(fullBytes)} of JSON, over its cap of ${kib(STAGES_OUTPUT_MAX_BYTES)}: it lists the first ${kept} of ${outcome.stages.length} stages. All stages are at ${outcome.buildUrl ?? 'the build URL'}wfapi/describe.`
-      )
-    }
+    setCappedArray(out, logger, {
+      name: Output.Stages,
+      entries: outcome.stages.map(({ name, status, durationMillis }) => ({
+        name,
+        status,
+        durationMillis
+      })),
+      maxBytes: STAGES_OUTPUT_MAX_BYTES,
+      what: 'stages',
+      whole: `All stages are at ${outcome.buildUrl ?? 'the build URL'}wfapi/describe.`
+    })
   }
-  if (outcome.history) out.setOutput(Output.History, historyOutput(outcome.history))
+  if (outcome.history) out.setOutput(Output.History, JSON.stringify(outcome.history))
   if (entry.values) out.setOutput(Output.Values, JSON.stringify(entry.values))
-}
-
-/** The number at the end of a build URL (`…/job/x/12/`), for a build known by its URL before it is read. */
-function numberOf(url: string | undefined): number | undefined {
-  return countOf(url ? /\/(\d+)\/?$/.exec(url)?.[1] : undefined)
 }
 
 /**
@@ -229,17 +199,33 @@ function numberOf(url: string | undefined): number | undefined {
  */
 export const ARTIFACTS_OUTPUT_MAX_BYTES = 64 * 1024
 
-/** The `artifacts` output: the paths written, capped (cappedArray) with a warning. */
-function setArtifactsOutput(
+/**
+ * Cap of the `stages` output, in UTF-8 bytes (action.yml, README): with
+ * `build` (256 KiB) it stays well within GitHub's 1 MB for all of a job's
+ * outputs, counted as UTF-16. Stages of usual names take about 70 bytes
+ * each: some 900 fit.
+ * @internal
+ */
+export const STAGES_OUTPUT_MAX_BYTES = 64 * 1024
+
+/** A JSON array output within its cap (cappedArray); when cut, a warning says how many `what` it lists and where all are (`whole`). */
+function setCappedArray(
   out: Pick<StepIO, 'setOutput'>,
-  artifacts: Pick<ArtifactsOutcome, 'written' | 'folder'>,
-  logger: Logger
+  logger: Logger,
+  options: {
+    name: Output
+    entries: readonly unknown[]
+    maxBytes: number
+    what: string
+    whole: string
+  }
 ): void {
-  const { json, kept, fullBytes } = cappedArray(artifacts.written, ARTIFACTS_OUTPUT_MAX_BYTES)
-  out.setOutput(Output.Artifacts, json)
-  if (kept < artifacts.written.length) {
+  const { name, entries, maxBytes } = options
+  const { json, kept, fullBytes } = cappedArray(entries, maxBytes)
+  out.setOutput(name, json)
+  if (kept < entries.length) {
     logger.warning(
-      `The artifacts output would hold ${kib(fullBytes)} of JSON, over its cap of ${kib(ARTIFACTS_OUTPUT_MAX_BYTES)}: it lists the first ${kept} of ${artifacts.written.length} files. All of them are in ${artifacts.folder}.`
+      `The ${name} output would hold ${kib(fullBytes)} of JSON, over its cap of ${kib(maxBytes)}: it lists the first ${kept} of ${entries.length} ${options.what}. ${options.whole}`
     )
   }
 }

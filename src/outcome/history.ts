@@ -9,7 +9,7 @@ import type { BuildResult } from '../util/constants.js'
 import { formatDuration } from '../util/duration.js'
 import { escapeHtml, link } from '../util/html.js'
 import { Interrupted } from '../jenkins/transport/errors.js'
-import type { BuildSummary, JenkinsApi, JobPath } from '../jenkins/model/types.js'
+import type { JenkinsApi, JobPath, RecentBuild } from '../jenkins/model/types.js'
 import type { Logger } from '../util/logger.js'
 import { errorText } from '../util/error-text.js'
 import { RESULT_ICONS } from './summary-sections.js'
@@ -26,15 +26,14 @@ export interface HistoryEntry {
 
 /** The finished builds of `builds` (newest first), with their URLs on our base. */
 export function historyOf(
-  builds: readonly BuildSummary[],
+  builds: readonly Pick<RecentBuild, 'number' | 'result' | 'duration' | 'building'>[],
   urlOf: (number: number) => string
 ): HistoryEntry[] {
-  const entries: HistoryEntry[] = []
-  for (const b of builds) {
-    if (b.building || b.result === null) continue
-    entries.push({ number: b.number, result: b.result, duration: b.duration, url: urlOf(b.number) })
-  }
-  return entries
+  return builds.flatMap(({ number, result, duration, building }) =>
+    building || !result || duration === undefined
+      ? []
+      : [{ number, result, duration, url: urlOf(number) }]
+  )
 }
 
 /** Builds asked for: ten finished ones and a few running ones before them (as the job read). */
@@ -56,29 +55,13 @@ export async function readHistory(
 ): Promise<HistoryEntry[] | undefined> {
   try {
     const builds = await api.recentBuilds(job, HISTORY_READ, { outcome: true })
-    const summaries: BuildSummary[] = builds.flatMap(b =>
-      b.duration === undefined || b.number >= before
-        ? []
-        : [
-            {
-              number: b.number,
-              result: b.result ?? null,
-              duration: b.duration,
-              building: !!b.building
-            }
-          ]
-    )
-    return historyOf(summaries, n => api.buildUrl(job, n)).slice(0, HISTORY_KEPT)
+    const earlier = builds.filter(b => b.number < before)
+    return historyOf(earlier, n => api.buildUrl(job, n)).slice(0, HISTORY_KEPT)
   } catch (error) {
     if (error instanceof Interrupted) throw error
     logger.debug(`Could not read the job's earlier builds: ${errorText(error)}`)
     return undefined
   }
-}
-
-/** The `history` output: at most ten small entries, newest first. */
-export function historyOutput(entries: readonly HistoryEntry[]): string {
-  return JSON.stringify(entries)
 }
 
 /**

@@ -4,20 +4,12 @@
  * (stages, archived files) must not take it all, nor fail the job.
  */
 
-/** A JSON array output, maybe cut. */
-export interface CappedArray {
-  json: string
-  /** Entries in `json`: the first ones, each whole; fewer than given when cut. */
-  kept: number
-  /** Size of the whole array as JSON, in bytes. */
-  fullBytes: number
-}
-
 /**
  * `entries` as a JSON array of at most `maxBytes` UTF-8 bytes: the first
- * entries that fit, each whole, so that it stays valid JSON.
+ * entries that fit, each whole, so that it stays valid JSON; `kept` of
+ * them, and the size of the whole array as JSON (`fullBytes`).
  */
-export function cappedArray(entries: readonly unknown[], maxBytes: number): CappedArray {
+export function cappedArray(entries: readonly unknown[], maxBytes: number) {
   const texts = entries.map(entry => JSON.stringify(entry) ?? 'null')
   let fullBytes = 2
   let bytes = 2

@@ -19,13 +19,14 @@ import type { UploadFile } from '../jenkins/transport/multipart.js'
 import {
   addArtifacts,
   addFailedTests,
-  addMore,
+  addNameValues,
   RESULT_ICONS,
   addStages,
   addUnread,
-  headerRow
+  headerRow,
+  textCell
 } from './summary-sections.js'
-import { addTimeline, type TimelineBuild } from './summary-timeline.js'
+import { addTimeline } from './summary-timeline.js'
 import type { TestsOutcome } from './test-report.js'
 import { addValues, type ValuesOutcome } from './values.js'
 import { errorText } from '../util/error-text.js'
@@ -86,7 +87,6 @@ export interface BuildReport {
   tail: string[]
 }
 
-const MAX_PARAMETERS = 50
 const MAX_VALUE_CHARS = 200
 const MAX_NOTE_CHARS = 1000
 /** Parameter names whose values are never shown. Over-matching (MONKEY) only hides a harmless value. */
@@ -98,46 +98,37 @@ const FILE_UNKNOWN = '(a file)'
 type Summary = typeof coreSummary
 
 /**
- * Writes the job summary (`fill`), or if it cannot be written (no
- * GITHUB_STEP_SUMMARY), warns and returns: never throws.
- */
-async function writeSummaryWith(
-  summary: Summary,
-  logger: Logger,
-  fill: (summary: Summary) => void
-): Promise<void> {
-  try {
-    fill(summary)
-    await summary.write()
-  } catch (error) {
-    summary.emptyBuffer()
-    logger.warning(`Could not write the job summary: ${errorText(error)}`)
-  }
-}
-
-/**
  * The job summary: one build's section (addBuildSection); with `several`,
  * one table with a row per item (job, build link, result, duration,
  * failed-test count when known), one stage chart, then each build's
- * section. Everything from Jenkins or the user is escaped. Never throws.
+ * section. Everything from Jenkins or the user is escaped. If it cannot be
+ * written (no GITHUB_STEP_SUMMARY), warns and returns: never throws.
  */
-export function writeSummary(
+export async function writeSummary(
   summary: Summary,
   reports: readonly BuildReport[],
   logger: Logger,
   { several }: { several: boolean }
 ): Promise<void> {
-  return writeSummaryWith(summary, logger, s => {
+  try {
     if (several) {
-      s.addHeading('Jenkins builds', 2)
-      s.addTable([
+      summary.addHeading('Jenkins builds', 2)
+      summary.addTable([
         headerRow('Job', 'Build', 'Result', 'Duration', 'Failed tests'),
         ...reports.map(report => row(report))
       ])
-      addTimeline(s, timelineBuilds(reports))
+      // Each build's stages, a section each.
+      const builds = reports.flatMap(({ outcome: o }) =>
+        o.stages ? [{ section: { job: o.jobName, number: buildNumber(o) }, stages: o.stages }] : []
+      )
+      addTimeline(summary, builds)
     }
-    for (const report of reports) addBuildSection(s, report, { item: several })
-  })
+    for (const report of reports) addBuildSection(summary, report, { item: several })
+    await summary.write()
+  } catch (error) {
+    summary.emptyBuffer()
+    logger.warning(`Could not write the job summary: ${errorText(error)}`)
+  }
 }
 
 function row(report: BuildReport): string[] {
@@ -156,24 +147,9 @@ function row(report: BuildReport): string[] {
   else result = resultCell(outcome)
   const note = report.stopped ?? report.left
   if (note) result += ` — ${escapeHtml(note)}`
-  const duration =
-    build && !build.building ? escapeHtml(formatDuration(build.duration)) : build ? 'running' : '—'
+  const duration = build ? durationCell(build) : '—'
   const tests = outcome.tests ? String(outcome.tests.counts.failed) : '—'
   return [link(shortName(outcome.jobName), outcome.jobUrl), buildCell, result, duration, tests]
-}
-
-/** Each build's stages, for the one chart of several builds: a section each. */
-function timelineBuilds(reports: readonly BuildReport[]): TimelineBuild[] {
-  return reports.flatMap(({ outcome }) =>
-    outcome.stages
-      ? [
-          {
-            section: { job: outcome.jobName, number: buildNumber(outcome) ?? undefined },
-            stages: outcome.stages
-          }
-        ]
-      : []
-  )
 }
 
 /**
@@ -209,13 +185,9 @@ const TAIL_IN_SUMMARY = 20
  * to say of a build that passed. Everything from Jenkins or the user is
  * escaped: plain text, never HTML.
  */
-function addBuildSection(
-  summary: Summary,
-  report: BuildReport,
-  options: { item?: boolean } = {}
-): void {
+function addBuildSection(summary: Summary, report: BuildReport, { item }: { item: boolean }): void {
   const { outcome } = report
-  const alone = options.item !== true
+  const alone = !item
   const full = alone || didNotPass(report)
   const rows = alone ? summaryRows(outcome) : factRows(outcome.build)
   if (!full && rows.length === 0 && !report.values && !outcome.unread) return
@@ -276,7 +248,7 @@ function summaryRows(outcome: BuildOutcome): [string, string][] {
   if (number !== null) rows.push(['Build', link(`#${number}`, outcome.buildUrl)])
   if (build) {
     rows.push(...factRows(build))
-    rows.push(['Duration', build.building ? 'running' : escapeHtml(formatDuration(build.duration))])
+    rows.push(['Duration', durationCell(build)])
   } else if (number === null && outcome.queueUrl) {
     rows.push(['Queue item', link(outcome.queueUrl, outcome.queueUrl)])
   }
@@ -288,6 +260,10 @@ function summaryRows(outcome: BuildOutcome): [string, string][] {
     rows.push(['Tests', `${total} total / ${failed} failed / ${skipped} skipped`])
   }
   return rows
+}
+
+function durationCell(build: Build): string {
+  return build.building ? 'running' : escapeHtml(formatDuration(build.duration))
 }
 
 /** Rows for what the build said of itself: its own display name and its description, as inert text. */
@@ -305,20 +281,14 @@ function factRows(build: Build | undefined): [string, string][] {
   return rows
 }
 
-/** The parameters the build ran with (or the user asked for), at most 50, secrets hidden. */
+/** The parameters the build ran with (or the user asked for), secrets hidden. */
 function addParameters(summary: Summary, outcome: BuildOutcome): void {
   const parameters = parametersOf(outcome)
   if (parameters.length === 0) return
   summary.addHeading('Parameters', 3)
-  const shown = parameters.slice(0, MAX_PARAMETERS)
-  summary.addTable([
-    headerRow('Name', 'Value'),
-    ...shown.map(p => [
-      `<code>${escapeHtml(cut(p.name, 100))}</code>`,
-      p.value === HIDDEN ? HIDDEN : escapeHtml(cut(p.value, MAX_VALUE_CHARS)) || '&nbsp;'
-    ])
-  ])
-  addMore(summary, parameters.length, shown.length)
+  addNameValues(summary, ['Name', 'Value'], parameters, value =>
+    value === HIDDEN ? HIDDEN : textCell(value)
+  )
 }
 
 /** The result, with its icon and whether `accept` takes it; running or not started when there is none. */
@@ -339,52 +309,36 @@ function resultCell(outcome: BuildOutcome): string {
   return `${icon} ${escapeHtml(result)}${verdict}`
 }
 
-interface ShownParameter {
-  name: string
-  value: string
-}
-
 /**
- * What the build ran with (its ParametersAction), else what the user asked
- * for and the files uploaded. Secrets hidden.
+ * What the build ran with (its decoded ParametersAction, jenkins/reads; a
+ * file parameter shows the file this step uploaded, if it did), else what
+ * the user asked for and the files uploaded. Secrets hidden.
  */
-function parametersOf(outcome: BuildOutcome): ShownParameter[] {
-  const uploads = outcome.uploads ?? []
-  const fromBuild = buildParameters(outcome.build, uploads)
-  if (fromBuild) return fromBuild
-  const asked = Object.entries(outcome.parameters ?? {}).map(([name, value]) => ({
+function parametersOf({ build, parameters = {}, uploads = [] }: BuildOutcome): [string, string][] {
+  const shown = (name: string, text: string, password?: boolean): [string, string] => [
     name,
-    value: SECRET_NAME.test(name) ? HIDDEN : typeof value === 'string' ? value : value.join(', ')
-  }))
-  const files = uploads.map(file => ({
-    name: file.name,
-    value: SECRET_NAME.test(file.name) ? HIDDEN : uploadText(file)
-  }))
-  return [...asked, ...files]
+    password || SECRET_NAME.test(name) ? HIDDEN : text
+  ]
+  // A file parameter's cell: the file's name and size (`app.zip (293 KiB)`).
+  const uploadText = (file: UploadedFile): string => `${file.fileName} (${formatBytes(file.size)})`
+  if (build?.parameters) {
+    return build.parameters.map(({ name, value, password, file }) => {
+      // A file parameter exports its name only (jenkins-api.md 11.3).
+      const upload = file === true && value === undefined
+      const uploaded = upload ? uploads.find(u => u.name === name) : undefined
+      const text = uploaded ? uploadText(uploaded) : upload ? FILE_UNKNOWN : parameterText(value)
+      return shown(name, text, password)
+    })
+  }
+  return [
+    ...Object.entries(parameters).map(([name, value]) =>
+      shown(name, typeof value === 'string' ? value : value.join(', '))
+    ),
+    ...uploads.map(file => shown(file.name, uploadText(file)))
+  ]
 }
 
-/** A file parameter's cell: the file's name and size (`app.zip (293 KiB)`). */
-function uploadText(file: UploadedFile): string {
-  return `${file.fileName} (${formatBytes(file.size)})`
-}
-
-/** The build's decoded ParametersAction (jenkins/reads), for the table; a file parameter shows the file this step uploaded, if it did. */
-function buildParameters(
-  build: Build | undefined,
-  uploads: readonly UploadedFile[]
-): ShownParameter[] | undefined {
-  return build?.parameters?.map(({ name, value, password, file }) => {
-    // A file parameter exports its name only (jenkins-api.md 11.3).
-    const upload = file === true && value === undefined
-    const uploaded = upload ? uploads.find(u => u.name === name) : undefined
-    const text = uploaded ? uploadText(uploaded) : upload ? FILE_UNKNOWN : parameterText(value)
-    return { name, value: password || SECRET_NAME.test(name) ? HIDDEN : text }
-  })
-}
-
+/** A JSON value as text (a string as it is, null as nothing). */
 function parameterText(value: unknown): string {
-  if (value === undefined || value === null) return ''
-  if (typeof value === 'string') return value
-  if (typeof value === 'number' || typeof value === 'boolean') return String(value)
-  return JSON.stringify(value) ?? ''
+  return typeof value === 'string' ? value : ((value === null ? '' : JSON.stringify(value)) ?? '')
 }

@@ -9,16 +9,12 @@ import type {
   PipelineStage
 } from '../jenkins/model/types.js'
 import { warnUnread, type Logger } from '../util/logger.js'
-import { cappedArray, type CappedArray } from './output-cap.js'
 import { shortName } from '../util/names.js'
 import { errorText } from '../util/error-text.js'
 
-/** The build class whose runs have stages (workflow-job's WorkflowRun). */
-const PIPELINE_RUN = 'org.jenkinsci.plugins.workflow.job.WorkflowRun'
-
-/** Whether `wfapi/describe` can exist for the build. */
+/** Whether `wfapi/describe` can exist for the build: its runs have stages (workflow-job's WorkflowRun). */
 export function isPipeline(build: Pick<Build, '_class'>): boolean {
-  return build._class === PIPELINE_RUN
+  return build._class === 'org.jenkinsci.plugins.workflow.job.WorkflowRun'
 }
 
 /** A Pipeline job (its builds are WorkflowRuns): what a build not read yet will be. */
@@ -56,36 +52,6 @@ export async function readStages(
 }
 
 /**
- * Cap of the `stages` output, in UTF-8 bytes (action.yml, README): with
- * `build` (256 KiB) it stays well within GitHub's 1 MB for all of a job's
- * outputs, counted as UTF-16. Stages of usual names take about 70 bytes
- * each: some 900 fit.
- */
-export const STAGES_OUTPUT_MAX_BYTES = 64 * 1024
-
-/**
- * The `stages` output: `[{name, status, durationMillis}]`, within
- * `maxBytes`: the first stages that fit, each whole (names are not cut),
- * so that it stays valid JSON.
- */
-export function stagesOutput(
-  stages: readonly PipelineStage[],
-  maxBytes = STAGES_OUTPUT_MAX_BYTES
-): CappedArray {
-  return cappedArray(
-    stages.map(s => ({ name: s.name, status: s.status, durationMillis: s.durationMillis })),
-    maxBytes
-  )
-}
-
-/** Stage statuses that match a build result, for naming the stage it came from. */
-const STATUS_OF_RESULT: Partial<Record<BuildResult, string>> = {
-  FAILURE: 'FAILED',
-  UNSTABLE: 'UNSTABLE',
-  ABORTED: 'ABORTED'
-}
-
-/**
  * The stage the build's result came from: the first FAILED stage, else the
  * first whose status matches the result (UNSTABLE, ABORTED).
  */
@@ -94,10 +60,9 @@ export function failedStage(
   result: BuildResult | null | undefined
 ): PipelineStage | undefined {
   if (!stages || !result || result === 'SUCCESS') return undefined
-  const failed = stages.find(s => s.status === 'FAILED')
-  if (failed) return failed
-  const status = STATUS_OF_RESULT[result]
-  return status ? stages.find(s => s.status === status) : undefined
+  // A FAILURE's stage status is FAILED: found first anyway.
+  const matching = result === 'UNSTABLE' || result === 'ABORTED' ? result : 'FAILED'
+  return stages.find(s => s.status === 'FAILED') ?? stages.find(s => s.status === matching)
 }
 
 /**
@@ -107,7 +72,7 @@ export function failedStage(
  * waiting for a person looks hung. The engine looks (follow-builds.ts).
  */
 export class InputNotices {
-  private readonly announced = new Set<string>()
+  private announced = new Set<string>()
 
   constructor(private readonly ref: BuildRef) {}
 
@@ -115,20 +80,15 @@ export class InputNotices {
   saw(run: PipelineRun): string[] {
     const paused = run.stages.filter(s => s.status === 'PAUSED_PENDING_INPUT')
     // An input outside any stage pauses the run only.
-    const keys =
-      paused.length > 0 ? paused.map(s => s.id) : run.status === 'PAUSED_PENDING_INPUT' ? [''] : []
-    const lines: string[] = []
-    for (const key of keys) {
-      if (this.announced.has(key)) continue
-      this.announced.add(key)
+    const pausedRun = run.status === 'PAUSED_PENDING_INPUT' ? [''] : []
+    const keys = new Set(paused.length > 0 ? paused.map(s => s.id) : pausedRun)
+    const news = [...keys].filter(key => !this.announced.has(key))
+    // Once answered, a later pause of the same stage is news again.
+    this.announced = keys
+    return news.map(key => {
       const stage = paused.find(s => s.id === key)
       const where = stage ? ` in stage ${JSON.stringify(shortName(stage.name))}` : ''
-      lines.push(
-        `Jenkins build #${this.ref.number} is waiting for input${where}: answer it at ${this.ref.url}input/`
-      )
-    }
-    // Once answered, a later pause of the same stage is news again.
-    for (const key of [...this.announced]) if (!keys.includes(key)) this.announced.delete(key)
-    return lines
+      return `Jenkins build #${this.ref.number} is waiting for input${where}: answer it at ${this.ref.url}input/`
+    })
   }
 }

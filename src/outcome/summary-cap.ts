@@ -2,7 +2,7 @@ import { statSync } from 'node:fs'
 import type { Summary } from '../runner/io.js'
 import { kib } from '../util/bytes.js'
 import { collectAllGarbage } from '../util/heap.js'
-import { escapeHtml } from '../util/html.js'
+import { decodeEntities, escapeHtml } from '../util/html.js'
 import { cut } from '../util/shorten.js'
 import type { Logger } from '../util/logger.js'
 
@@ -66,9 +66,6 @@ export function boundedSummary(
       collectAllGarbage()
     }
   }
-  const reset = (): void => {
-    kept = new KeptUnits()
-  }
   const proxy: Summary = new Proxy(summary, {
     get(target, key, receiver) {
       const value: unknown = Reflect.get(target, key, receiver)
@@ -82,7 +79,7 @@ export function boundedSummary(
           const max = maxBytes - existing
           const added = kept.addedBytes
           const fitted = kept.fit(max)
-          reset()
+          kept = new KeptUnits()
           if (fitted.leftOut > 0 || fitted.rows > 0) {
             logger.warning(
               `The job summary was ${kib(added)}, over GitHub's limit of 1 MiB for a step: ${leftOutText(fitted, { inSummary: false })}`
@@ -95,19 +92,14 @@ export function boundedSummary(
       }
       if (key === 'stringify') return () => kept.text() + target.stringify()
       if (key === 'isEmptyBuffer') return () => kept.bytes === 0 && target.isEmptyBuffer()
-      if (key === 'emptyBuffer' || key === 'clear') {
-        return (...args: unknown[]) => {
-          reset()
-          const result: unknown = Reflect.apply(value, target, args)
-          return result === target ? proxy : result
-        }
-      }
-      if (typeof key === 'string' && key.startsWith('add')) {
+      const add = typeof key === 'string' && key.startsWith('add')
+      if (add || key === 'emptyBuffer' || key === 'clear') {
         return (...args: unknown[]) => {
           // What an earlier call left in the buffer is a unit of its own.
-          take()
+          if (add) take()
+          else kept = new KeptUnits()
           const result: unknown = Reflect.apply(value, target, args)
-          take()
+          if (add) take()
           return result === target ? proxy : result
         }
       }
@@ -162,7 +154,6 @@ class KeptUnits {
   private readonly open: Heading[] = []
   /** The section units go to; it may have been left out (they are then too). */
   private last: Section | undefined
-  private lastKept = false
   private sectionCount = 0
   private leftOutCount = 0
   /** The names of the first NAMED_SECTIONS sections left out, by document order. */
@@ -184,9 +175,9 @@ class KeptUnits {
         bytes: 0
       }
       this.sections.push(this.last)
-      this.lastKept = true
     }
-    if (!this.lastKept) return
+    // Left out: no longer the last section kept.
+    if (this.sections.at(-1) !== this.last) return
     this.last.units.push(unit)
     this.last.bytes += bytes
     this.bytes += bytes
@@ -200,10 +191,7 @@ class KeptUnits {
   /** What is kept cut to `maxBytes` (cut), and the text with its 'left out' line. */
   fit(maxBytes: number): FittedSummary {
     this.cut(maxBytes)
-    const fitted = this.leftOut()
-    const text = this.text()
-    fitted.text = fitted.leftOut > 0 || fitted.rows > 0 ? `${text}${leftOutLine(fitted)}\n` : text
-    return fitted
+    return { ...this.leftOut(), text: this.text() + this.line() }
   }
 
   /**
@@ -214,7 +202,7 @@ class KeptUnits {
    * 'left out' line fit in `maxBytes`.
    */
   cut(maxBytes: number): void {
-    const fits = (): boolean => this.bytes + this.lineBytes() <= maxBytes
+    const fits = (): boolean => this.bytes + Buffer.byteLength(this.line()) <= maxBytes
     if (fits()) return
     const largestFirst = this.sections
       .filter(section => section.index > 0)
@@ -233,7 +221,6 @@ class KeptUnits {
   private leave(section: Section): void {
     this.sections = this.sections.filter(s => s !== section)
     this.bytes -= section.bytes
-    if (section === this.last) this.lastKept = false
     this.leftOutCount++
     this.leftOutNames.push({ index: section.index, name: section.name })
     this.leftOutNames.sort((a, b) => a.index - b.index)
@@ -242,39 +229,36 @@ class KeptUnits {
 
   /** Rows from the end of the largest table kept (the header row and one row stay); false when no table has rows to give. */
   private dropRows(maxBytes: number): boolean {
-    let largest: { section: Section; unit: number; text: string; bytes: number } | undefined
+    let largest: { section: Section; unit: number; bytes: number } | undefined
     for (const section of this.sections) {
       section.units.forEach((unit, j) => {
         const bytes = Buffer.byteLength(unit)
         if (isTable(unit) && rowsOf(unit).length > 2 && bytes > (largest?.bytes ?? 0)) {
-          largest = { section, unit: j, text: unit, bytes }
+          largest = { section, unit: j, bytes }
         }
       })
     }
     if (!largest) return false
-    const table = largest.text
+    const table = largest.section.units[largest.unit] ?? ''
     const tableRows = rowsOf(table)
-    const over = this.bytes + this.lineBytes({ anyway: true }) - maxBytes
-    let drop = 0
-    let freed = 0
-    while (tableRows.length - drop > 2 && freed < over) {
-      freed += Buffer.byteLength(tableRows[tableRows.length - 1 - drop] ?? '')
-      drop++
+    const over = this.bytes + Buffer.byteLength(this.line({ anyway: true })) - maxBytes
+    let keep = tableRows.length
+    for (let freed = 0; keep > 2 && freed < over; keep--) {
+      freed += Buffer.byteLength(tableRows[keep - 1] ?? '')
     }
-    const shorter = tableOf(table, tableRows.slice(0, tableRows.length - drop))
+    const shorter = tableOf(table, tableRows.slice(0, keep))
     const change = Buffer.byteLength(shorter) - largest.bytes
     largest.section.units[largest.unit] = shorter
     largest.section.bytes += change
     this.bytes += change
-    this.rows += drop
+    this.rows += tableRows.length - keep
     return true
   }
 
-  /** Bytes of the 'left out' line and its line break: none while nothing was (unless `anyway`: about to be). */
-  private lineBytes({ anyway = false } = {}): number {
+  /** The 'left out' line and its line break: none while nothing was (unless `anyway`: about to be). */
+  private line({ anyway = false } = {}): string {
     const left = this.leftOut()
-    const any = anyway || left.leftOut > 0 || left.rows > 0
-    return any ? Buffer.byteLength(leftOutLine(left)) + 1 : 0
+    return anyway || left.leftOut > 0 || left.rows > 0 ? `${leftOutLine(left)}\n` : ''
   }
 
   private leftOut(): FittedSummary {
@@ -338,13 +322,7 @@ function leftOutText(left: FittedSummary, { inSummary }: { inSummary: boolean })
 
 /** A heading's text, tags and entities taken out (it is escaped again where shown). */
 function headingText(unit: string): string {
-  return unit
-    .replace(/<[^>]*>/g, '')
-    .replace(/&#(\d+);/g, (_, code: string) => String.fromCodePoint(Number(code)))
-    .replace(/&(amp|lt|gt|quot);/g, (_, name: string) =>
-      name === 'amp' ? '&' : name === 'lt' ? '<' : name === 'gt' ? '>' : '"'
-    )
-    .trim()
+  return decodeEntities(unit.replace(/<[^>]*>/g, '')).trim()
 }
 
 /** The rows of a table written by core.summary.addTable (`<table><tr>…</tr>…</table>`). */

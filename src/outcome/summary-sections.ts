@@ -32,11 +32,35 @@ const STAGE_ICONS: Record<string, string> = {
   PAUSED_PENDING_INPUT: '⏸️'
 }
 const MAX_STAGE_ROWS = 100
+const MAX_NAME_VALUES = 50
 const MAX_ARTIFACT_ROWS = 20
 const PATH_CHARS = 200
 const ERROR_CHARS = 300
 const MAX_UNREAD = 3
 const UNREAD_CHARS = 600
+
+/** Text in a table's cell: at most `max` characters, inert; an empty one stays a cell. */
+export function textCell(text: string, max = 200): string {
+  return escapeHtml(cut(text, max)) || '&nbsp;'
+}
+
+/** A table of names (as code) and their values' cells: at most 50 rows, `… and N more` below it. */
+export function addNameValues<T>(
+  summary: Summary,
+  headers: [string, string],
+  entries: ReadonlyArray<readonly [string, T]>,
+  valueCell: (value: T) => string
+): void {
+  const shown = entries.slice(0, MAX_NAME_VALUES)
+  summary.addTable([
+    headerRow(...headers),
+    ...shown.map(([name, value]) => [
+      `<code>${escapeHtml(cut(name, 100))}</code>`,
+      valueCell(value)
+    ])
+  ])
+  addMore(summary, entries.length, shown.length)
+}
 
 /** A table's header row. */
 export function headerRow(...names: string[]): Array<{ data: string; header: true }> {
@@ -44,7 +68,7 @@ export function headerRow(...names: string[]): Array<{ data: string; header: tru
 }
 
 /** `… and N more` below a list cut to `shown` of `total` (`what`: of what, when it says). */
-export function addMore(summary: Summary, total: number, shown: number, what = ''): void {
+function addMore(summary: Summary, total: number, shown: number, what = ''): void {
   if (total > shown) summary.addRaw(`<p>… and ${total - shown} more${what}.</p>`, true)
 }
 
@@ -67,29 +91,25 @@ export function addFailedTests(summary: Summary, tests: TestsOutcome, level = 3)
         link(shortName(test.name), test.url),
         `<code>${escapeHtml(shortName(test.className))}</code>`,
         ...(withFile ? [fileCell(located.get(test), tests.commit)] : []),
-        escapeHtml(cut(firstLine(test.errorDetails), ERROR_CHARS)) || '&nbsp;'
+        textCell(firstLine(test.errorDetails), ERROR_CHARS)
       ])
     ])
   }
   const shown = tests.failed.length
+  const { failed, total } = tests.counts
   const notes: string[] = []
-  if (shown < tests.counts.failed) {
-    if (shown === 0 && tests.casesRead === 0) {
-      notes.push(`${tests.counts.failed} failed tests; the report could not be read here.`)
-    } else {
-      notes.push(`${shown} of ${tests.counts.failed} failed tests shown.`)
-      if (tests.partial) {
-        notes.push(
-          `The report is too large to read whole: these come from its first ${tests.casesRead} of ${tests.counts.total} tests.`
-        )
-      }
+  if (shown === 0 && tests.casesRead === 0) {
+    notes.push(`${failed} failed tests; the report could not be read here.`)
+  } else if (shown < failed) {
+    notes.push(`${shown} of ${failed} failed tests shown.`)
+    if (tests.partial) {
+      notes.push(
+        `The report is too large to read whole: these come from its first ${tests.casesRead} of ${total} tests.`
+      )
     }
   }
-  notes.push(`All results: ${link('test report', tests.reportUrl)}.`)
-  summary.addRaw(
-    `<p>${notes.map(n => (n.includes('<a ') ? n : escapeHtml(n))).join(' ')}</p>`,
-    true
-  )
+  const all = `All results: ${link('test report', tests.reportUrl)}.`
+  summary.addRaw(`<p>${[...notes.map(escapeHtml), all].join(' ')}</p>`, true)
 }
 
 /** The Pipeline's stages: name, status, duration. */

@@ -8,6 +8,7 @@
  */
 import type { summary as coreSummary } from '@actions/core'
 import type { PipelineStage } from '../jenkins/model/types.js'
+import { cut } from '../util/shorten.js'
 
 /**
  * Most bars in one chart: the rest are counted in a line below it.
@@ -20,19 +21,8 @@ const TITLE_CHARS = 60
 /** One build's stages, for a chart with a section per build (several jobs). */
 export interface TimelineBuild {
   /** The section's job and build number; none for a single build's chart. */
-  section?: { job: string; number?: number }
+  section?: { job: string; number: number | null }
   stages: readonly PipelineStage[]
-}
-
-/**
- * The chart and the line that counts the stages left out, both Markdown.
- * @internal
- */
-export interface Timeline {
-  /** A fenced ```mermaid block. */
-  chart: string
-  /** Stages that started but got no bar (over MAX_BARS). */
-  leftOut: number
 }
 
 /** Marks a name keeps; anything else (`:` `#` `;` `%` backticks, `<`, `&`, quotes, newlines …) becomes a space. */
@@ -46,8 +36,7 @@ const KEYWORD_START =
  * @internal
  */
 export function mermaidText(name: string, max = TITLE_CHARS): string {
-  let text = name.replace(KEPT, ' ').replace(/\s+/g, ' ').trim()
-  if ([...text].length > max) text = `${[...text].slice(0, max - 1).join('')}…`
+  const text = cut(name.replace(KEPT, ' ').replace(/\s+/g, ' ').trim(), max)
   if (text === '') return '(unnamed)'
   return KEYWORD_START.test(text) ? `_${text}` : text
 }
@@ -67,17 +56,12 @@ const FIRST_DRAWN = Date.UTC(2000, 0, 1)
 /** The last instant a bar may end: four-digit years (JavaScript's last date is in 275760). */
 const LAST_DRAWN = Date.UTC(9999, 11, 31, 23, 59, 59, 999)
 
-/** A stage's bar, in epoch milliseconds. */
-interface Bar {
-  start: number
-  end: number
-}
-
 /**
- * The bar of a stage that started (a stage not executed has no time), or
- * undefined when its times are not ones Mermaid can place (see the header).
+ * The bar of a stage that started (a stage not executed has no time), in
+ * epoch milliseconds, or undefined when its times are not ones Mermaid can
+ * place (see the header).
  */
-function barOf(stage: PipelineStage): Bar | undefined {
+function barOf(stage: PipelineStage): { start: number; end: number } | undefined {
   if (stage.status === 'NOT_EXECUTED') return undefined
   const start = Math.floor(stage.startTimeMillis)
   const end = start + Math.max(0, Math.floor(stage.durationMillis))
@@ -98,18 +82,16 @@ const DAY = 24 * HOUR
  * first. Seconds show once a tick is under a minute, milliseconds under a
  * second; the day shows once the chart can span more than a day.
  */
-const AXES: readonly { ms: number; interval: string; format: string }[] = [
-  ...[100, 200, 500].map(n => ({ ms: n, interval: `${n}millisecond`, format: '%H:%M:%S.%L' })),
-  ...[1, 2, 5, 10, 15, 30].map(n => ({
-    ms: n * SECOND,
-    interval: `${n}second`,
-    format: '%H:%M:%S'
-  })),
-  ...[1, 2, 5, 10, 15, 30].map(n => ({ ms: n * MINUTE, interval: `${n}minute`, format: '%H:%M' })),
-  ...[1, 2, 3].map(n => ({ ms: n * HOUR, interval: `${n}hour`, format: '%H:%M' })),
-  ...[6, 12].map(n => ({ ms: n * HOUR, interval: `${n}hour`, format: '%b %-d %H:%M' })),
-  ...[1, 2, 7].map(n => ({ ms: n * DAY, interval: `${n}day`, format: '%b %-d' })),
-  ...[1, 3, 6].map(n => ({ ms: n * 30 * DAY, interval: `${n}month`, format: '%b %Y' }))
+const axes = (counts: number[], unit: string, ms: number, format: string) =>
+  counts.map(n => ({ ms: n * ms, interval: `${n}${unit}`, format }))
+const AXES = [
+  ...axes([100, 200, 500], 'millisecond', 1, '%H:%M:%S.%L'),
+  ...axes([1, 2, 5, 10, 15, 30], 'second', SECOND, '%H:%M:%S'),
+  ...axes([1, 2, 5, 10, 15, 30], 'minute', MINUTE, '%H:%M'),
+  ...axes([1, 2, 3], 'hour', HOUR, '%H:%M'),
+  ...axes([6, 12], 'hour', HOUR, '%b %-d %H:%M'),
+  ...axes([1, 2, 7], 'day', DAY, '%b %-d'),
+  ...axes([1, 3, 6], 'month', 30 * DAY, '%b %Y')
 ]
 /** Beyond the last of AXES: a label a year (Mermaid has no coarser interval). */
 const YEARLY = { ms: 365 * DAY, interval: '12month', format: '%Y' }
@@ -127,13 +109,11 @@ export function axisTicks(spanMs: number): { interval: string; format: string } 
 
 /**
  * The gantt chart of the builds' stages (dateFormat x: bars start and end
- * at epoch milliseconds); undefined when no stage started.
+ * at epoch milliseconds), a fenced ```mermaid block, and how many stages
+ * started but got no bar (over MAX_BARS); undefined when no stage started.
  * @internal
  */
-export function stageTimeline(
-  builds: readonly TimelineBuild[],
-  maxBars = MAX_BARS
-): Timeline | undefined {
+export function stageTimeline(builds: readonly TimelineBuild[], maxBars = MAX_BARS) {
   const lines: string[] = []
   let bars = 0
   let leftOut = 0
@@ -150,7 +130,7 @@ export function stageTimeline(
     if (room === 0) continue
     if (build.section) {
       const { job, number } = build.section
-      lines.push(`    section ${mermaidText(job, 100)}${number === undefined ? '' : ` #${number}`}`)
+      lines.push(`    section ${mermaidText(job, 100)}${number === null ? '' : ` #${number}`}`)
     }
     for (const { stage, bar } of stages.slice(0, room)) {
       // A status a newer plugin may add is Jenkins text too.

@@ -62,28 +62,17 @@ export function framesOf(trace: string): Frame[] {
     if (frames.length >= MAX_FRAMES) break
     if (text.length > MAX_LINE_CHARS) continue
     const java = JAVA_FRAME.exec(text)
-    if (java) {
-      const className = java[1] ?? ''
-      const packagePath = className.split('.').slice(0, -1)
-      add(frames, [...packagePath, java[2] ?? ''], java[3], { java: true })
-      continue
-    }
     const other = PYTHON_FRAME.exec(text) ?? PYTEST_FRAME.exec(text) ?? JS_FRAME.exec(text)
-    if (other) add(frames, pathSegments(other[1] ?? ''), other[2], { java: false })
+    // Java names the class: its package path, then the file name.
+    const segments = java
+      ? [...(java[1] ?? '').split('.').slice(0, -1), java[2] ?? '']
+      : pathSegments(other?.[1] ?? '')
+    const line = Number(java ? java[3] : other?.[2])
+    if (!segments || segments.length === 0 || !Number.isSafeInteger(line) || line < 1) continue
+    if (segments.some(s => s === '' || LIBRARY.test(s))) continue
+    frames.push({ segments, line, java: java !== null })
   }
   return frames
-}
-
-function add(
-  frames: Frame[],
-  segments: string[] | undefined,
-  line: string | undefined,
-  { java }: { java: boolean }
-): void {
-  const number = Number(line)
-  if (!segments || segments.length === 0 || !Number.isSafeInteger(number) || number < 1) return
-  if (segments.some(s => s === '' || LIBRARY.test(s))) return
-  frames.push({ segments, line: number, java })
 }
 
 /**
@@ -99,20 +88,12 @@ export function pathSegments(path: string): string[] | undefined {
   // A drive letter (`C:`) names no folder of ours.
   if (/^[A-Za-z]:$/.test(segments[0] ?? '')) segments.shift()
   // `lib/python3.12/…`: the standard library.
-  for (let i = 1; i < segments.length; i++) {
-    if (segments[i - 1] === 'lib' && /^python\d/.test(segments[i] ?? '')) return undefined
-  }
+  if (segments.some((s, i) => segments[i - 1] === 'lib' && /^python\d/.test(s))) return undefined
   return segments
 }
 
-/**
- * Files of the workspace by name, for the names asked for.
- * @internal
- */
-export interface WorkspaceFiles {
-  /** Workspace-relative paths ('/'-separated) of the files named `name`. */
-  named(name: string): readonly string[]
-}
+/** Workspace-relative paths ('/'-separated) of the files of the workspace, by name, for the names asked for. */
+type WorkspaceFiles = ReadonlyMap<string, string[]>
 
 /**
  * Walks the workspace once, keeping the paths of files whose name is one
@@ -156,7 +137,7 @@ export async function searchWorkspace(
   } catch {
     return undefined
   }
-  return { named: name => found.get(name) ?? [] }
+  return found
 }
 
 /** Whether `a` ends with all of `b` (segment by segment). */
@@ -171,8 +152,7 @@ function endsWith(a: readonly string[], b: readonly string[]): boolean {
  * relative to where the tests ran) and the file's must end one with the other.
  */
 function matches(frame: Frame, files: WorkspaceFiles): string[] {
-  const name = frame.segments[frame.segments.length - 1] ?? ''
-  return files.named(name).filter(rel => {
+  return (files.get(frame.segments.at(-1) ?? '') ?? []).filter(rel => {
     const segments = rel.split('/')
     return frame.java
       ? endsWith(segments, frame.segments)
@@ -206,12 +186,9 @@ export async function locateFailedTests(
   logger: Logger
 ): Promise<Map<FailedTest, TestLocation>> {
   const located = new Map<FailedTest, TestLocation>()
-  const names = new Set<string>()
-  for (const test of tests) {
-    for (const frame of framesOf(test.errorStackTrace ?? '')) {
-      names.add(frame.segments[frame.segments.length - 1] ?? '')
-    }
-  }
+  const names = new Set(
+    tests.flatMap(test => framesOf(test.errorStackTrace ?? '').map(f => f.segments.at(-1) ?? ''))
+  )
   if (names.size === 0) return located
   const files = await searchWorkspace(workspace, names)
   if (!files) {

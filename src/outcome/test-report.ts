@@ -210,8 +210,10 @@ export function annotateFailedTests(
   located: ReadonlyMap<FailedTest, TestLocation> = new Map()
 ): void {
   for (const test of tests.failed.slice(0, MAX_ANNOTATED)) {
-    const details = (test.errorDetails ?? '').trim()
-    const lines = details === '' ? [] : details.split(/\r\n|\r|\n/).slice(0, DETAIL_LINES)
+    const lines = (test.errorDetails ?? '')
+      .trim()
+      .split(/\r\n|\r|\n/)
+      .slice(0, DETAIL_LINES)
     const quoted = lines.join('\n').slice(0, DETAIL_CHARS)
     const where = test.className ? `${shortName(test.className)} — ${test.url}` : test.url
     annotate(
@@ -223,7 +225,6 @@ export function annotateFailedTests(
 }
 
 function classOf(action: unknown): unknown {
-  return typeof action === 'object' && action !== null && '_class' in action
-    ? action._class
-    : undefined
+  // as: any JSON value; a primitive or null has no `_class`.
+  return (action as { _class?: unknown } | null)?._class
 }

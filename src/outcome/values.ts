@@ -17,15 +17,11 @@ import { escapeHtml } from '../util/html.js'
 import { splitNameValue } from '../util/name-value.js'
 import { cut } from '../util/shorten.js'
 import { errorText } from '../util/error-text.js'
-import { addMore, headerRow } from './summary-sections.js'
+import { addNameValues, textCell } from './summary-sections.js'
 import type { Logger } from '../util/logger.js'
 
 /** Most bytes of the file read: a larger one is not downloaded. */
 const MAX_VALUES_BYTES = 1024 * 1024
-/** Keys the job summary lists. */
-const MAX_SUMMARY_VALUES = 50
-/** Characters of a value the job summary shows. */
-const MAX_SUMMARY_VALUE_CHARS = 200
 
 /** The values; a prototype-less object, so that a key `__proto__` is a key like any other. */
 type Values = Record<string, JsonValue>
@@ -76,8 +72,7 @@ export function parseJsonValues(text: string): ParsedValues {
 export function parseKeyValueLines(text: string): ParsedValues {
   // as: Object.create(null) is typed any; a prototype-less object of values.
   const values = Object.create(null) as Values
-  const lines = text.split('\n')
-  for (const [i, raw] of lines.entries()) {
+  for (const [i, raw] of text.split('\n').entries()) {
     const line = raw.replace(/\r$/, '')
     if (line.trim() === '' || line.trimStart().startsWith('#')) continue
     const pair = splitNameValue(line)
@@ -123,11 +118,9 @@ export async function readValues(
   const fail = (problem: string): ValuesOutcome => {
     // as: Object.create(null) is typed any; a prototype-less object of values.
     const values = Object.create(null) as Values
-    if (required) {
-      const message = `The ${what} ${problem}, and values-file-required is true: the values output is {}.`
-      return { values, problem: message, required }
-    }
-    const message = `The ${what} ${problem}: the values output is {}.`
+    const and = required ? ', and values-file-required is true' : ''
+    const message = `The ${what} ${problem}${and}: the values output is {}.`
+    if (required) return { values, problem: message, required }
     logger.warning(message)
     return { values, problem: message }
   }
@@ -147,7 +140,7 @@ export async function readValues(
   return { values: parsed.values }
 }
 
-/** The summary's values: at most 50 keys, each value cut to 200 characters, as text. */
+/** The summary's values (addNameValues: at most 50 keys, each value cut to 200 characters), as text. */
 export function addValues(summary: typeof coreSummary, outcome: ValuesOutcome, level = 3): void {
   summary.addHeading('Values', level)
   const entries = Object.entries(outcome.values)
@@ -155,15 +148,7 @@ export function addValues(summary: typeof coreSummary, outcome: ValuesOutcome, l
     summary.addRaw(`<p>${escapeHtml(cut(outcome.problem ?? 'None.', 1000))}</p>`, true)
     return
   }
-  const shown = entries.slice(0, MAX_SUMMARY_VALUES)
-  summary.addTable([
-    headerRow('Key', 'Value'),
-    ...shown.map(([key, value]) => [
-      `<code>${escapeHtml(cut(key, 100))}</code>`,
-      escapeHtml(
-        cut(typeof value === 'string' ? value : JSON.stringify(value), MAX_SUMMARY_VALUE_CHARS)
-      ) || '&nbsp;'
-    ])
-  ])
-  addMore(summary, entries.length, shown.length)
+  addNameValues(summary, ['Key', 'Value'], entries, value =>
+    textCell(typeof value === 'string' ? value : JSON.stringify(value))
+  )
 }
