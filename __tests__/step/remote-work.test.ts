@@ -58,13 +58,13 @@ describe('RemoteWork', () => {
       ['app', 7, 2, false],
       ['other', 8, 1, false]
     ])
-    expect(l.shared(1)).toBe(false)
+    expect(l.targetOf(1, api)?.shared).toBe(false)
   })
 
   it('an item whose every request folded into one already queued is shared: never ours to stop', () => {
     const { l } = ledger([['app']])
     l.queued(0, 7, true)
-    expect(l.shared(0)).toBe(true)
+    expect(l.targetOf(0, api)?.shared).toBe(true)
     expect(l.targets(api)[0]?.shared).toBe(true)
   })
 

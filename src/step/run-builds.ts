@@ -614,12 +614,9 @@ export class BuildsRun {
     if (!first) return
     const name = first.entry.jobName
     const target = work.targetOf(first.index, api)
-    const shared = work.shared(first.index)
-    if (!target || shared) {
-      this.leave(
-        group,
-        shared ? `left running: ${SHARED_WORK_LEFT.replace(/^running: /, '')}` : undefined
-      )
+    if (!target || target.shared) {
+      const note = `left running: ${SHARED_WORK_LEFT.replace(/^running: /, '')}`
+      this.leave(group, target?.shared ? note : undefined)
       return
     }
     for (const item of group) item.stopping = true
