@@ -67,7 +67,7 @@ async function postStep(): Promise<void> {
       return
     }
     // With `jobs`, each line names its job.
-    const { named } = presenterFor(settings)
+    const named = presenterFor(settings).several
     const done = await abortTargets(api, targets, { log, until, named })
     for (const { line } of done) log.info(`Post step: ${line}.`)
   } catch (error) {
