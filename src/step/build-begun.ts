@@ -104,28 +104,26 @@ export async function queueBuild(
   return queued
 }
 
-/** The queued build has started: recorded and said. */
-export function buildStarted({ work, index, outcome, logger }: StepItem, ref: BuildRef): void {
-  work.started(index, ref)
-  outcome.buildUrl = ref.url
-  // A build a branch scan started may already be among the job's builds.
-  outcome.history &&= outcome.history.filter(h => h.number < ref.number)
-  logger.info(`Jenkins build ${outcome.jobName} #${ref.number} started: ${ref.url}`)
-}
-
 /**
- * A build the step follows but did not start (`build: last`, a number or
- * URL, or the build a given queue item became): recorded (never as the
- * step's to stop: it queued nothing) and said.
+ * The item's build is known: the one it queued has started (`mode`
+ * undefined), or one it follows but did not start (`build: last`, a number
+ * or URL, or the build a given queue item became): recorded (the latter
+ * never as the step's to stop: it queued nothing) and said.
  */
-export function existingBuild(
+export function buildKnown(
   { work, index, outcome, logger }: StepItem,
   ref: BuildRef,
-  mode: Exclude<BuildMode, 'new'>
+  mode?: Exclude<BuildMode, 'new'>
 ): void {
   work.started(index, ref)
   outcome.buildUrl = ref.url
   const name = outcome.jobName
+  if (mode === undefined) {
+    // A build a branch scan started may already be among the job's builds.
+    outcome.history &&= outcome.history.filter(h => h.number < ref.number)
+    logger.info(`Jenkins build ${name} #${ref.number} started: ${ref.url}`)
+    return
+  }
   logger.info(
     mode === 'given'
       ? `Following build #${ref.number} of ${name}: ${ref.url}`

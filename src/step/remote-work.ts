@@ -95,11 +95,6 @@ export class RemoteWork {
     return this.items.filter(e => e.ref !== undefined && e.queueId === undefined && !e.lost).length
   }
 
-  /** Whether the main step dealt with all of it (done(), or one of the notes below). */
-  get isDone(): boolean {
-    return this.items.every(e => e.done)
-  }
-
   /** Every item is dealt with (the step ends, or gave up on them on purpose), but the jobs (by jobKey) in `except`: the post step stops their work. */
   done({ except }: { except?: ReadonlySet<string> } = {}): void {
     for (const item of this.items) if (!except?.has(jobKey(item.job))) item.done = true
@@ -112,15 +107,14 @@ export class RemoteWork {
     this.done()
   }
 
-  /** The item's queue item ended in Jenkins without a build (`shown` says how, with its link): nothing of it runs. */
-  ended(index: number, shown: string): void {
-    this.entry(index).note = { key: State.Ended, shown }
-    this.finished(index)
-  }
-
-  /** The step returns without waiting for the item's work (`wait: false` or `started`), as asked: `shown` says what runs on, with its link. */
-  returned(index: number, shown: string): void {
-    this.entry(index).note = { key: State.Returned, shown }
+  /**
+   * The main step dealt with the item, and the post step is told how
+   * (`shown`, with its link): its queue item ended in Jenkins without a
+   * build, nothing of it runs (`Ended`); or the step returns without waiting
+   * for its work (`wait: false` or `started`), as asked (`Returned`).
+   */
+  noted(index: number, key: State.Returned | State.Ended, shown: string): void {
+    this.entry(index).note = { key, shown }
     this.finished(index)
   }
 

@@ -26,18 +26,13 @@ import { readHistory } from '../outcome/history.js'
 import { writeSummary, type BuildReport } from '../outcome/report.js'
 import { setOutputs } from '../outcome/build-outputs.js'
 import { InputNotices, isPipeline, isPipelineJob, readStages } from '../outcome/stages.js'
+import { State } from '../util/constants.js'
 import { errorText } from '../util/error-text.js'
 import { formatDuration } from '../util/duration.js'
 import { namedLogger, type Logger } from '../util/logger.js'
 import { settleBy, throwIfAborted } from '../util/wait.js'
 import { stopWork, type StepRun, type Stopped } from './bounded-step.js'
-import {
-  buildStarted,
-  existingBuild,
-  queueBuild,
-  queueWaitMs,
-  type StepItem
-} from './build-begun.js'
+import { buildKnown, queueBuild, queueWaitMs, type StepItem } from './build-begun.js'
 import { judgeEnd, reportEnded } from './build-ended.js'
 import type { Presenter } from './presenter.js'
 import { Printer } from './printer.js'
@@ -381,8 +376,9 @@ export class BuildsRun {
     this.side(item.status?.pending(handOffDescription(handOff), api.jobUrl(item.entry.job)))
     const wait = settings.wait === 'queued' ? 'false' : 'started'
     outcome.note = `Did not wait for the build to ${ref ? 'finish' : 'start'} (wait: ${wait}).`
-    work.returned(
+    work.noted(
       item.index,
+      State.Returned,
       ref
         ? `Jenkins build ${outcome.jobName} #${ref.number} (${ref.url}) goes on running (wait: ${wait})`
         : `queue item ${handOff.queueId} of ${outcome.jobName} (${outcome.queueUrl}) goes on in Jenkins (wait: false)`
@@ -545,7 +541,11 @@ export class BuildsRun {
     if (this.present.several) this.log.info(`Jenkins ${item.entry.jobName}: ${message}`)
     if (error instanceof QueueItemEnded) {
       // Nothing of it runs: the post step has nothing to stop.
-      work.ended(item.index, `${error.shown}, ${queueItemUrl(api.baseUrl, error.queueId)}`)
+      work.noted(
+        item.index,
+        State.Ended,
+        `${error.shown}, ${queueItemUrl(api.baseUrl, error.queueId)}`
+      )
     }
     const ref = work.item(item.index).ref
     this.side(item.status?.finish('error', message.split('\n')[0] ?? 'Failed', ref?.url))
@@ -637,8 +637,7 @@ export class BuildsRun {
    * (then its hand-off is the one pending status: returned).
    */
   private known(item: Item, ref: BuildRef, mode?: Exclude<BuildMode, 'new'>): void {
-    if (mode) existingBuild(this.stepItem(item), ref, mode)
-    else buildStarted(this.stepItem(item), ref)
+    buildKnown(this.stepItem(item), ref, mode)
     if (this.step.settings.wait === 'finish') {
       this.side(item.status?.pending(`Jenkins build #${ref.number} running`, ref.url))
     }
