@@ -64,7 +64,6 @@ interface Item {
 /** The step's builds from resolve to verdict; stop() is the one stop handler's part of it. */
 export class BuildsRun {
   private readonly printer: Printer
-  private readonly entries: readonly JobEntry[]
   /** Every item before it is resolved: its report exists from the start (a stop before resolve still reports it). */
   private readonly slots: Array<Omit<Item, 'begin'>>
   private readonly reports: BuildReport[]
@@ -84,8 +83,8 @@ export class BuildsRun {
   ) {
     const { settings, api, io, signal } = step
     this.printer = new Printer(io)
-    this.entries = settings.jobs ?? [settings]
-    this.slots = this.entries.map((entry, index) => ({
+    const entries = settings.jobs ?? [settings]
+    this.slots = entries.map((entry, index) => ({
       index,
       entry,
       report: { outcome: { jobName: entry.jobName, jobUrl: api.jobUrl(entry.job) }, tail: [] },
@@ -97,7 +96,7 @@ export class BuildsRun {
       logger: this.log,
       signal,
       // One build has nothing to share a budget with: its own reads (schedule-policy.ts).
-      policy: this.entries.length === 1 ? ONE_BUILD_POLICY : DEFAULT_SCHEDULE_POLICY,
+      policy: entries.length === 1 ? ONE_BUILD_POLICY : DEFAULT_SCHEDULE_POLICY,
       endWithRead: true,
       hooks: {
         waiting: (track, why) => {
@@ -287,7 +286,7 @@ export class BuildsRun {
       })
     }
     await this.follower.run()
-    if (this.entries.length > 1 && !this.follower.batched) {
+    if (this.slots.length > 1 && !this.follower.batched) {
       this.log.debug(
         'Followed the builds one by one: Jenkins did not show them in computer/api/json.'
       )
@@ -427,7 +426,9 @@ export class BuildsRun {
     const ref = first && this.step.work.item(first.index).ref
     if (!first || !ref) return
     first.inputs ??= new InputNotices(ref)
-    for (const line of first.inputs.saw(run)) this.itemLog(first).info(line)
+    // Its lines say "build #N" only: named after its job when there are several.
+    const log = this.present.several ? namedLogger(this.log, first.entry.jobName) : this.log
+    for (const line of first.inputs.saw(run)) log.info(line)
   }
 
   // ---- the end ---------------------------------------------------------------
@@ -641,11 +642,6 @@ export class BuildsRun {
     if (this.step.settings.wait === 'finish') {
       this.side(item.status?.pending(`Jenkins build #${ref.number} running`, ref.url))
     }
-  }
-
-  /** An item's lines that say "build #N" only: named after its job when there are several. */
-  private itemLog(item: Item): Logger {
-    return this.present.several ? namedLogger(this.log, item.entry.jobName) : this.log
   }
 
   /** Work on the side: awaited before the run ends, and the engine runs until it settled (it may drain a console). */
