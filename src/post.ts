@@ -1,13 +1,13 @@
 import * as core from '@actions/core'
-import { abortRemote } from './follow/cancel.js'
 import { coreStepIO } from './step/step-io.js'
 import { maskSecret } from './step/secrets.js'
 import { budgetClient } from './step/create-client.js'
+import { abortTargets } from './step/bounded-step.js'
 import { getSettings } from './inputs/inputs.js'
-import { namedLogger } from './util/logger.js'
 import { savedWork } from './step/remote-work.js'
 import { presenterFor } from './step/presenter.js'
 import { errorText } from './util/error-text.js'
+import { settleBy } from './util/wait.js'
 
 /** What the post step's requests and stop escalation may take, all told. */
 const POST_BUDGET_MS = 15_000
@@ -25,18 +25,15 @@ const POST_BOUND_MS = 20_000
  * (@github/local-action's `--post src/post.ts`) find it.
  */
 export async function run(): Promise<void> {
-  let timer: NodeJS.Timeout | undefined
-  const bound = new Promise<'gave up'>(resolve => {
-    timer = setTimeout(() => resolve('gave up'), POST_BOUND_MS)
-  })
-  try {
-    if ((await Promise.race([postStep(), bound])) === 'gave up') {
-      coreStepIO.logger.warning(
-        `Post step: gave up on the Jenkins build after ${POST_BOUND_MS / 1000} s; it may still be running.`
-      )
-    }
-  } finally {
-    clearTimeout(timer)
+  let ended = false
+  await settleBy(
+    postStep().finally(() => (ended = true)),
+    Date.now() + POST_BOUND_MS
+  )
+  if (!ended) {
+    coreStepIO.logger.warning(
+      `Post step: gave up on the Jenkins build after ${POST_BOUND_MS / 1000} s; it may still be running.`
+    )
   }
 }
 
@@ -70,15 +67,9 @@ async function postStep(): Promise<void> {
       return
     }
     // With `jobs`, each line names its job.
-    const { named } = presenterFor(settings)
-    const done = await Promise.all(
-      targets.map(async target => {
-        if (!named) return abortRemote(api, target, log, { until })
-        const said = await abortRemote(api, target, namedLogger(log, target.name), { until })
-        return `${target.name}: ${said}`
-      })
-    )
-    for (const line of done) log.info(`Post step: ${line}.`)
+    const named = presenterFor(settings).several
+    const done = await abortTargets(api, targets, { log, until, named })
+    for (const { line } of done) log.info(`Post step: ${line}.`)
   } catch (error) {
     coreStepIO.logger.warning(`Post step could not check the Jenkins build: ${errorText(error)}`)
   }

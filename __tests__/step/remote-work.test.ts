@@ -58,13 +58,13 @@ describe('RemoteWork', () => {
       ['app', 7, 2, false],
       ['other', 8, 1, false]
     ])
-    expect(l.shared(1)).toBe(false)
+    expect(l.targetOf(1, api)?.shared).toBe(false)
   })
 
   it('an item whose every request folded into one already queued is shared: never ours to stop', () => {
     const { l } = ledger([['app']])
     l.queued(0, 7, true)
-    expect(l.shared(0)).toBe(true)
+    expect(l.targetOf(0, api)?.shared).toBe(true)
     expect(l.targets(api)[0]?.shared).toBe(true)
   })
 
@@ -90,16 +90,15 @@ describe('RemoteWork', () => {
     l.queued(0, 1, false)
     l.queued(1, 2, false)
     l.queued(2, 3, false)
-    l.returned(0, 'queue item 1 of a goes on in Jenkins (wait: false)')
+    l.noted(0, State.Returned, 'queue item 1 of a goes on in Jenkins (wait: false)')
     expect(state[State.Done]).toBe('false')
-    l.returned(1, 'queue item 2 of b goes on in Jenkins (wait: false)')
-    l.ended(2, 'queue item 3 was cancelled in Jenkins')
+    l.noted(1, State.Returned, 'queue item 2 of b goes on in Jenkins (wait: false)')
+    l.noted(2, State.Ended, 'queue item 3 was cancelled in Jenkins')
     expect(state[State.Returned]).toBe(
       'queue item 1 of a goes on in Jenkins (wait: false); queue item 2 of b goes on in Jenkins (wait: false)'
     )
     expect(state[State.Ended]).toBe('queue item 3 was cancelled in Jenkins')
     expect(state[State.Done]).toBe('true')
-    expect(l.isDone).toBe(true)
   })
 
   it('done() leaves nothing for the post step', () => {

@@ -1,7 +1,8 @@
 import { abortRemote, COULD_NOT_ABORT, onCancelSignals, scanLeft } from '../follow/cancel.js'
+import type { RemoteTarget } from '../follow/cancel.js'
 import type { Settings } from '../inputs/inputs.js'
 import type { JenkinsClient } from '../jenkins/client.js'
-import type { JobPath } from '../jenkins/model/types.js'
+import type { JenkinsApi, JobPath } from '../jenkins/model/types.js'
 import type { StepIO } from '../runner/io.js'
 import { namedLogger, type Logger } from '../util/logger.js'
 import { StepBounds } from '../util/request-bounds.js'
@@ -61,29 +62,33 @@ export interface StepMode {
 export async function runBounded(settings: Settings, io: StepIO, mode: StepMode): Promise<void> {
   const started = Date.now()
   const controller = new AbortController()
+  const { signal } = controller
   const deadline = started + settings.timeoutMs
-  const githubBounds = new StepBounds({ signal: controller.signal, deadline })
+  const githubBounds = new StepBounds({ signal, deadline })
   let abortedAt: number | undefined
   let until: number | undefined
   // First of the signal's listeners: GitHub requests sent from here on (the
   // final status and comment) already get the abort's budget.
-  controller.signal.addEventListener(
+  signal.addEventListener(
     'abort',
     () => {
       abortedAt = Date.now()
-      until = abortedAt + budgetMs(abortReason(controller.signal))
+      until = abortedAt + budgetMs(abortReason(signal))
       githubBounds.budget(until)
     },
     { once: true }
   )
   const timer = setTimeout(() => controller.abort('timeout'), settings.timeoutMs)
   const removeSignalHandlers = onCancelSignals(controller, io.logger)
-  const api = createClient(settings, { deadline, signal: controller.signal }, 'quick')
+  // Its first request may be the first to meet the server: a connection that fails before
+  // Jenkins ever answered is tried 3 times (about 1.5 s of waits): a wrong url or a Jenkins
+  // that is down is said within seconds (requester.ts).
+  const api = createClient(settings, { deadline, signal, firstContactAttempts: 3 })
   const step: StepRun = {
     settings,
     io,
     api,
-    signal: controller.signal,
+    signal,
     githubBounds,
     work: new RemoteWork(mode.jobs, io)
   }
@@ -91,8 +96,8 @@ export async function runBounded(settings: Settings, io: StepIO, mode: StepMode)
     await mode.run(step)
   } catch (error) {
     // Whatever failed once the signal fired failed because of it.
-    if (controller.signal.aborted || error instanceof StepAborted) {
-      const reason = abortReason(controller.signal)
+    if (signal.aborted || error instanceof StepAborted) {
+      const reason = abortReason(signal)
       const at = abortedAt ?? Date.now()
       const head =
         reason === 'timeout'
@@ -152,32 +157,36 @@ export async function stopWork(
     }
     // The step's own client was stopped with it: the abort gets its own, bounded by its budget.
     const client = budgetClient(settings, { until, continuing: api })
-    const done = await Promise.all(
-      work.targets(client).map(async target => {
-        const what = await abortRemote(
-          client,
-          target,
-          named ? namedLogger(log, target.name) : log,
-          {
-            until
-          }
-        )
-        said.set(jobKey(target.job), what)
-        if (what === COULD_NOT_ABORT) unstopped.add(jobKey(target.job))
-        return named ? `${target.name}: ${what}` : what
-      })
-    )
-    for (const line of done) log.info(`Jenkins${named ? '' : ':'} ${line}.`)
-    if (unstopped.size > 0) log.info('Jenkins: the post step will try again to stop it.')
-    return {
-      outcome: done.length > 0 ? `; ${done.join('; ')}.` : '; none of it was still running.',
-      said
+    const done = await abortTargets(client, work.targets(client), { log, until, named })
+    for (const { key, what, line } of done) {
+      said.set(key, what)
+      if (what === COULD_NOT_ABORT) unstopped.add(key)
+      log.info(`Jenkins${named ? '' : ':'} ${line}.`)
     }
+    if (unstopped.size > 0) log.info('Jenkins: the post step will try again to stop it.')
+    const lines = done.map(d => d.line).join('; ')
+    return { outcome: lines ? `; ${lines}.` : '; none of it was still running.', said }
   } finally {
     // Only now: if the runner kills us before this, the post step stops the work;
     // it also stops what the abort could not reach.
     work.done({ except: unstopped })
   }
+}
+
+/** Stops or cancels every target at once within `until`: what was said of each (by jobKey), in a line that names its job with `named`. */
+export function abortTargets(
+  api: JenkinsApi,
+  targets: ReadonlyArray<RemoteTarget & { name: string }>,
+  { log, until, named }: { log: Logger; until: number; named: boolean }
+): Promise<Array<{ key: string; what: string; line: string }>> {
+  return Promise.all(
+    targets.map(async target => {
+      const what = await abortRemote(api, target, named ? namedLogger(log, target.name) : log, {
+        until
+      })
+      return { key: jobKey(target.job), what, line: named ? `${target.name}: ${what}` : what }
+    })
+  )
 }
 
 /**

@@ -69,9 +69,19 @@ export async function queueBuild(
   if (info.history) outcome.history = historyOf(info.history, n => api.buildUrl(o.job, n))
   let queued: TriggerResult
   try {
+    // The queue item of the build branch indexing started counts as merged
+    // (shared): every run that scanned for the branch follows this one build,
+    // and Jenkins cannot say which do (the build carries one
+    // BranchIndexingCause whoever asked for the scan: branch-api's
+    // MultiBranchProject.scheduleBuild), so no run stops it.
     queued =
       indexing && uploads.length === 0
-        ? indexingBuildQueued(api, info, parameters, indexing.queueId)
+        ? {
+            queueId: indexing.queueId,
+            queueUrl: queueItemUrl(api.baseUrl, indexing.queueId),
+            merged: true,
+            unknownParameters: unknownParameters(info, parameters)
+          }
         : await api.trigger(info, o.job, parameters, uploads)
   } catch (error) {
     if (error instanceof Interrupted && error.lostTrigger) {
@@ -94,28 +104,26 @@ export async function queueBuild(
   return queued
 }
 
-/** The queued build has started: recorded and said. */
-export function buildStarted({ work, index, outcome, logger }: StepItem, ref: BuildRef): void {
-  work.started(index, ref)
-  outcome.buildUrl = ref.url
-  // A build a branch scan started may already be among the job's builds.
-  outcome.history &&= outcome.history.filter(h => h.number < ref.number)
-  logger.info(`Jenkins build ${outcome.jobName} #${ref.number} started: ${ref.url}`)
-}
-
 /**
- * A build the step follows but did not start (`build: last`, a number or
- * URL, or the build a given queue item became): recorded (never as the
- * step's to stop: it queued nothing) and said.
+ * The item's build is known: the one it queued has started (`mode`
+ * undefined), or one it follows but did not start (`build: last`, a number
+ * or URL, or the build a given queue item became): recorded (the latter
+ * never as the step's to stop: it queued nothing) and said.
  */
-export function existingBuild(
+export function buildKnown(
   { work, index, outcome, logger }: StepItem,
   ref: BuildRef,
-  mode: Exclude<BuildMode, 'new'>
+  mode?: Exclude<BuildMode, 'new'>
 ): void {
   work.started(index, ref)
   outcome.buildUrl = ref.url
   const name = outcome.jobName
+  if (mode === undefined) {
+    // A build a branch scan started may already be among the job's builds.
+    outcome.history &&= outcome.history.filter(h => h.number < ref.number)
+    logger.info(`Jenkins build ${name} #${ref.number} started: ${ref.url}`)
+    return
+  }
   logger.info(
     mode === 'given'
       ? `Following build #${ref.number} of ${name}: ${ref.url}`
@@ -132,27 +140,6 @@ export function existingBuild(
 export function queueWaitMs(inQueueSince: number | undefined, build: Build): number | undefined {
   if (inQueueSince === undefined || !isCount(build.timestamp)) return undefined
   return Math.max(0, build.timestamp - inQueueSince)
-}
-
-/**
- * The queue item of the build branch indexing started, in the shape of a
- * trigger's answer. It counts as merged (shared): every run that scanned for
- * the branch follows this one build, and Jenkins cannot say which do (the
- * build carries one BranchIndexingCause whoever asked for the scan:
- * branch-api's MultiBranchProject.scheduleBuild), so no run stops it.
- */
-function indexingBuildQueued(
-  api: JenkinsApi,
-  info: JobInfo,
-  parameters: BuildParameters,
-  queueId: number
-): TriggerResult {
-  return {
-    queueId,
-    queueUrl: queueItemUrl(api.baseUrl, queueId),
-    merged: true,
-    unknownParameters: unknownParameters(info, parameters)
-  }
 }
 
 /** Warns of each parameter the job does not define (Jenkins drops it silently), with the closest name it has. */

@@ -43,7 +43,7 @@ export function judgeEnd(
 /** An item that follows the build: its commit status, its values file, its report (which gets the values). */
 interface Owner {
   status?: CommitStatusReporter
-  valuesFile?: string
+  entry?: { valuesFile?: string }
   report: Pick<BuildReport, 'values'>
 }
 
@@ -93,7 +93,8 @@ export async function reportEnded(e: EndedBuild): Promise<void> {
   // Items that share the build may name different values files: each file read once.
   const values = new Map<string, Promise<ValuesOutcome>>()
   const required = settings.valuesFileRequired
-  for (const { valuesFile: path, report } of e.owners) {
+  for (const { entry, report } of e.owners) {
+    const path = entry?.valuesFile
     if (path === undefined) continue
     if (!values.has(path)) values.set(path, readValues(api, ref, path, out.logger, { required }))
     report.values = await values.get(path)

@@ -2,35 +2,17 @@ import { coreLogger } from './core-logger.js'
 import { maskSecret } from './secrets.js'
 import type { Settings } from '../inputs/inputs.js'
 import { JenkinsClient } from '../jenkins/client.js'
-import type { JenkinsSession } from '../jenkins/transport/request-settings.js'
-
-/** What bounds a client: the step's timeout and cancel signal, or an abort budget. */
-export interface ClientBounds {
-  /** Epoch ms that no request, body or retry wait outlives. */
-  deadline?: number
-  /** Fires on cancel or timeout (or when an abort budget ends): requests in flight end, none start. */
-  signal?: AbortSignal
-  /** Another client's session to continue (the abort's client continues the step's). */
-  session?: JenkinsSession
-}
+import type { RequestSettings } from '../jenkins/transport/request-settings.js'
 
 /**
- * Tries of a request whose connection fails before Jenkins ever answered the
- * step (about 1.5 s of waits with the default backoff): a wrong url or a
- * Jenkins that is down is said within seconds (requester.ts).
- */
-const FIRST_CONTACT_ATTEMPTS = 3
-
-/**
- * The Jenkins client for the step, bounded by `bounds`. `firstContact`
- * 'quick' is for the step's own client, whose first request may be the
- * first to meet the server; the abort and post clients keep retrying, as
- * they talk to a server the step already reached (a restart is ridden out).
+ * The Jenkins client for the step, bounded by `bounds`: the step's timeout
+ * and cancel signal, or an abort budget, and the session it continues. The
+ * abort and post clients keep retrying a first contact, as they talk to a
+ * server the step already reached (a restart is ridden out).
  */
 export function createClient(
   settings: Settings,
-  bounds: ClientBounds = {},
-  firstContact: 'quick' | 'patient' = 'patient'
+  bounds: Pick<RequestSettings, 'deadline' | 'signal' | 'session' | 'firstContactAttempts'> = {}
 ): JenkinsClient {
   return new JenkinsClient({
     url: settings.url,
@@ -41,7 +23,6 @@ export function createClient(
     ca: settings.caCerts,
     triggerCause: runUrl(),
     logger: coreLogger,
-    firstContactAttempts: firstContact === 'quick' ? FIRST_CONTACT_ATTEMPTS : undefined,
     // Like the token: the runner masks a crumb or session cookie wherever it
     // shows, Jenkins' console and a proxy's echo included, and the step
     // redacts it from every text it writes (secrets.ts).

@@ -9,13 +9,10 @@ import type { Settings } from '../inputs/inputs.js'
 import type { JobEntry } from '../inputs/jobs-input.js'
 import { queueItemUrl, sameJob } from '../jenkins/model/job-path.js'
 import type { BuildRef } from '../jenkins/model/types.js'
-import { setOutputs } from '../outcome/build-outputs.js'
 import { buildsFailure, failureMessage } from '../outcome/failure.js'
-import { productProblems, writeSummary, type BuildReport } from '../outcome/report.js'
-import type { StepIO, Summary } from '../runner/io.js'
+import { productProblems, type BuildReport } from '../outcome/report.js'
 import type { BuildResult } from '../util/constants.js'
 import { errorText } from '../util/error-text.js'
-import type { Logger } from '../util/logger.js'
 import type { RemoteWork } from './remote-work.js'
 
 /** An item as the verdict sees it: its report, and what it failed with before a result. */
@@ -30,8 +27,8 @@ export interface Presenter {
   waitingFor: string
   /** The pull request comment's report name: the status context, or all of them. */
   reportName: string
-  /** Lines about one build name its job (there are several). */
-  named: boolean
+  /** There are several builds: lines about one name its job; the outputs and the summary are of several (build-outputs.ts, report.ts). */
+  several: boolean
   /** A lone build's console streams as it runs; several are printed each once its build ended (groups cannot interleave). */
   liveConsole: boolean
   /** The input an item's files come from, for messages. */
@@ -40,8 +37,6 @@ export interface Presenter {
   waiting(entry: JobEntry, why: string): string
   /** Where an item's artifacts go. */
   artifactsFolder(entry: JobEntry, ref: BuildRef): string
-  setOutputs(out: Pick<StepIO, 'setOutput'>, reports: readonly BuildReport[], logger: Logger): void
-  writeSummary(summary: Summary, reports: readonly BuildReport[], logger: Logger): Promise<void>
   /** What the step fails with (undefined: it passed). */
   failure(items: readonly Judged[], accept: readonly BuildResult[]): unknown
   /** After a stop message's head: which build or queue item it waited for (' #5'). */
@@ -60,14 +55,11 @@ function one(settings: Settings): Presenter {
   return {
     waitingFor: `Jenkins ${settings.jobName}`,
     reportName: settings.statusContext,
-    named: false,
+    several: false,
     liveConsole: true,
     filesLabel: () => "Input 'files'",
     waiting: (_, why) => `Waiting in the Jenkins queue: ${why}`,
     artifactsFolder: () => settings.artifactsPath,
-    setOutputs: (out, reports, logger) => setOutputs(out, reports, logger, { several: false }),
-    writeSummary: (summary, reports, logger) =>
-      writeSummary(summary, reports, logger, { several: false }),
     failure: ([item], accept) => {
       if (!item) return undefined
       const { outcome, tail } = item.report
@@ -104,7 +96,7 @@ function several(settings: Settings, entries: readonly JobEntry[]): Presenter {
     waitingFor: `${entries.length} Jenkins builds`,
     // One comment for the step: named for all its builds.
     reportName: entries.map(entry => entry.statusContext).join(' '),
-    named: true,
+    several: true,
     liveConsole: false,
     filesLabel: index => `Input 'jobs' item ${index + 1}'s files`,
     waiting: (entry, why) => `Jenkins ${entry.jobName}: waiting in the queue: ${why}`,
@@ -114,9 +106,6 @@ function several(settings: Settings, entries: readonly JobEntry[]): Presenter {
       const names = entry.job.map(name => name.replace(/[<>:"|?*\\\p{Cc}]/gu, '_'))
       return join(settings.artifactsPath, ...names, ...(twice ? [String(ref.number)] : []))
     },
-    setOutputs: (out, reports, logger) => setOutputs(out, reports, logger, { several: true }),
-    writeSummary: (summary, reports, logger) =>
-      writeSummary(summary, reports, logger, { several: true }),
     failure: (items, accept) => {
       const failure = buildsFailure(
         items.map(item => item.report),

@@ -23,7 +23,7 @@ export interface WorkItem {
 
 /** The state saved for the post step: each queue item's work; `done` once the main step dealt with it. */
 interface SavedEntry {
-  job: string[]
+  job: JobPath
   queueId?: number
   number?: number
   /** This step's requests folded into the item. */
@@ -95,11 +95,6 @@ export class RemoteWork {
     return this.items.filter(e => e.ref !== undefined && e.queueId === undefined && !e.lost).length
   }
 
-  /** Whether the main step dealt with all of it (done(), or one of the notes below). */
-  get isDone(): boolean {
-    return this.items.every(e => e.done)
-  }
-
   /** Every item is dealt with (the step ends, or gave up on them on purpose), but the jobs (by jobKey) in `except`: the post step stops their work. */
   done({ except }: { except?: ReadonlySet<string> } = {}): void {
     for (const item of this.items) if (!except?.has(jobKey(item.job))) item.done = true
@@ -112,26 +107,20 @@ export class RemoteWork {
     this.done()
   }
 
-  /** The item's queue item ended in Jenkins without a build (`shown` says how, with its link): nothing of it runs. */
-  ended(index: number, shown: string): void {
-    this.entry(index).note = { key: State.Ended, shown }
-    this.finished(index)
-  }
-
-  /** The step returns without waiting for the item's work (`wait: false` or `started`), as asked: `shown` says what runs on, with its link. */
-  returned(index: number, shown: string): void {
-    this.entry(index).note = { key: State.Returned, shown }
+  /**
+   * The main step dealt with the item, and the post step is told how
+   * (`shown`, with its link): its queue item ended in Jenkins without a
+   * build, nothing of it runs (`Ended`); or the step returns without waiting
+   * for its work (`wait: false` or `started`), as asked (`Returned`).
+   */
+  noted(index: number, key: State.Returned | State.Ended, shown: string): void {
+    this.entry(index).note = { key, shown }
     this.finished(index)
   }
 
   /** The work still running that this step started, one target per queue item. */
   targets(api: Api): Array<RemoteTarget & { name: string }> {
-    const targets: Array<RemoteTarget & { name: string }> = []
-    for (const group of this.groups()) {
-      const [first] = group
-      if (!first || group.every(e => e.done)) continue
-      targets.push({ name: fullName(first.job), ...targetOf(first, group, api) })
-    }
+    const targets = this.groups().flatMap(group => (group.done ? [] : [targetOf(group, api)]))
     for (const item of this.items) {
       if (item.queueId === undefined && item.lost && !item.done) {
         targets.push({ name: fullName(item.job), job: item.job, lostTrigger: item.lost })
@@ -143,28 +132,33 @@ export class RemoteWork {
   /** The work the item at `index` started (with the items that started the same), while it may run. */
   targetOf(index: number, api: Api): RemoteTarget | undefined {
     const item = this.entry(index)
-    const group = this.groups().find(g => g.includes(item))
-    if (group) return targetOf(item, group, api)
+    if (item.queueId !== undefined) {
+      const group = this.groups().find(g => g.queueId === item.queueId)
+      return group && targetOf(group, api)
+    }
     if (item.lost && !item.done) return { job: item.job, lostTrigger: item.lost }
     return undefined
   }
 
-  /** Whether the item at `index` shares its work with a request that is not this step's. */
-  shared(index: number): boolean {
-    const group = this.groups().find(g => g.includes(this.entry(index)))
-    return group !== undefined && group.every(e => e.merged)
-  }
-
-  /** Items by the queue item they started (Jenkins folds identical requests into one). */
-  private groups(): WorkItem[][] {
+  /** The queue items started, each as saved (Jenkins folds identical requests into one). */
+  private groups(): SavedEntry[] {
     const byQueue = new Map<number, WorkItem[]>()
     for (const item of this.items) {
       if (item.queueId === undefined) continue
-      const group = byQueue.get(item.queueId)
-      if (group) group.push(item)
-      else byQueue.set(item.queueId, [item])
+      byQueue.set(item.queueId, [...(byQueue.get(item.queueId) ?? []), item])
     }
-    return [...byQueue.values()]
+    // JSON leaves out what is undefined.
+    return [...byQueue.values()].flatMap(([first, ...rest]) => {
+      if (!first) return []
+      return {
+        job: first.job,
+        queueId: first.queueId,
+        number: first.ref?.number,
+        own: rest.length + 1,
+        shared: first.merged && rest.every(e => e.merged),
+        done: first.done && rest.every(e => e.done) ? true : undefined
+      }
+    })
   }
 
   private entry(index: number): WorkItem {
@@ -174,18 +168,7 @@ export class RemoteWork {
   }
 
   private persist(): void {
-    const saved: SavedEntry[] = this.groups().flatMap(group => {
-      const [first] = group
-      if (!first) return []
-      return {
-        job: [...first.job],
-        ...(first.queueId === undefined ? {} : { queueId: first.queueId }),
-        ...(first.ref === undefined ? {} : { number: first.ref.number }),
-        own: group.length,
-        shared: group.every(e => e.merged),
-        ...(group.every(e => e.done) ? { done: true as const } : {})
-      }
-    })
+    const saved = this.groups()
     this.io.saveState(State.Builds, JSON.stringify(saved))
     this.io.saveState(State.Done, saved.every(e => e.done) ? 'true' : 'false')
     for (const key of [State.Returned, State.Ended]) {
@@ -195,23 +178,14 @@ export class RemoteWork {
   }
 }
 
+/** A queue item's work as a target to stop (`name`: its job's). */
 function targetOf(
-  first: { job: JobPath; queueId?: number; ref?: BuildRef },
-  group: ReadonlyArray<{ merged: boolean }>,
+  { job, queueId, number, own, shared }: SavedEntry,
   api: Api
-): RemoteTarget {
-  const { job, queueId, ref } = first
-  return {
-    job,
-    queueId,
-    build:
-      ref === undefined
-        ? undefined
-        : { job, number: ref.number, url: api.buildUrl(job, ref.number) },
-    // Every request of ours folded into one already queued: not ours alone.
-    shared: group.every(e => e.merged),
-    ownRequests: group.length
-  }
+): RemoteTarget & { name: string } {
+  const build = number === undefined ? undefined : { job, number, url: api.buildUrl(job, number) }
+  // Every request of ours folded into one already queued: not ours alone.
+  return { name: fullName(job), job, queueId, build, shared, ownRequests: own }
 }
 
 /** What the main step left for the post step, read back from its state: how it dealt with its work, or the work it left. */
@@ -245,27 +219,19 @@ export function savedTargets(state: string, api: Api): Array<RemoteTarget & { na
     return []
   }
   if (!Array.isArray(saved)) return []
-  const targets: Array<RemoteTarget & { name: string }> = []
-  for (const raw of saved.map((entry: unknown): Partial<SavedEntry> | undefined =>
-    typeof entry === 'object' && entry !== null ? entry : undefined
-  )) {
-    if (!raw || !Array.isArray(raw.job) || !raw.job.every(n => typeof n === 'string')) continue
-    if (raw.done === true) continue
-    const job = Object.freeze([...raw.job])
-    const own = typeof raw.own === 'number' && raw.own > 0 ? raw.own : 1
-    const number = typeof raw.number === 'number' ? raw.number : undefined
-    targets.push({
-      name: fullName(job),
-      ...targetOf(
-        {
-          job,
-          queueId: typeof raw.queueId === 'number' ? raw.queueId : undefined,
-          ref: number === undefined ? undefined : { job, number, url: api.buildUrl(job, number) }
-        },
-        Array.from({ length: own }, () => ({ merged: raw.shared === true })),
-        api
-      )
-    })
-  }
-  return targets
+  return saved.flatMap((raw: Partial<SavedEntry> | null) => {
+    if (typeof raw !== 'object' || raw === null || raw.done === true) return []
+    const { job, queueId, number, own } = raw
+    if (!Array.isArray(job) || !job.every(n => typeof n === 'string')) return []
+    return targetOf(
+      {
+        job: Object.freeze([...job]),
+        queueId: typeof queueId === 'number' ? queueId : undefined,
+        number: typeof number === 'number' ? number : undefined,
+        own: typeof own === 'number' && own > 0 ? own : 1,
+        shared: raw.shared === true
+      },
+      api
+    )
+  })
 }

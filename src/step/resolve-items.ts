@@ -44,7 +44,8 @@ export async function resolveItems<T extends { entry: JobEntry }>(
   const byRead = new Map<string, Promise<Begin>>()
   const reads = items.map(item => {
     const { entry } = item
-    const mode = modeOf(entry, o.build)
+    // The item's own `build` (a number or URL), else the input's.
+    const mode = entry.given ? 'given' : o.build
     const { branch } = entry
     const suggesting = (read: Promise<Begin>): Promise<Begin> =>
       suggestingJobs(o.api, entry.job, o.out.logger, read)
@@ -65,15 +66,9 @@ export async function resolveItems<T extends { entry: JobEntry }>(
   return resolved
 }
 
-/** The item's own `build` (a number or URL), else the input's. */
-function modeOf(entry: JobEntry, build: BuildMode): BuildMode {
-  return entry.given ? 'given' : build
-}
-
 /** One item's job, or the build it follows. */
 async function readOne(o: ResolveOptions, entry: JobEntry): Promise<Begin> {
-  const { api } = o
-  const mode = modeOf(entry, o.build)
+  const { api, build: mode } = o
   const { given: reference } = entry
   if (reference) {
     const given = await resolveGivenBuild(api, entry.job, reference).catch((error: unknown) => {

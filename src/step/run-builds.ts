@@ -13,6 +13,7 @@ import { expectationFrom } from '../follow/poll-policy.js'
 import { QueueItemEnded } from '../follow/queue-ended.js'
 import { DEFAULT_SCHEDULE_POLICY, ONE_BUILD_POLICY } from '../follow/schedule-policy.js'
 import type { StartSeen } from '../follow/schedule-policy.js'
+import type { BuildMode } from '../inputs/input-values.js'
 import type { JobEntry } from '../inputs/jobs-input.js'
 import { fullName, jobKey, queueItemUrl } from '../jenkins/model/job-path.js'
 import type { Build, BuildRef, PipelineRun } from '../jenkins/model/types.js'
@@ -22,20 +23,16 @@ import type { CommitStatusReporter } from '../outcome/commit-status.js'
 import { GithubReports } from '../outcome/github-reports.js'
 import { handOffDescription } from '../outcome/hand-off.js'
 import { readHistory } from '../outcome/history.js'
-import type { BuildReport } from '../outcome/report.js'
+import { writeSummary, type BuildReport } from '../outcome/report.js'
+import { setOutputs } from '../outcome/build-outputs.js'
 import { InputNotices, isPipeline, isPipelineJob, readStages } from '../outcome/stages.js'
+import { State } from '../util/constants.js'
 import { errorText } from '../util/error-text.js'
 import { formatDuration } from '../util/duration.js'
 import { namedLogger, type Logger } from '../util/logger.js'
 import { settleBy, throwIfAborted } from '../util/wait.js'
 import { stopWork, type StepRun, type Stopped } from './bounded-step.js'
-import {
-  buildStarted,
-  existingBuild,
-  queueBuild,
-  queueWaitMs,
-  type StepItem
-} from './build-begun.js'
+import { buildKnown, queueBuild, queueWaitMs, type StepItem } from './build-begun.js'
 import { judgeEnd, reportEnded } from './build-ended.js'
 import type { Presenter } from './presenter.js'
 import { Printer } from './printer.js'
@@ -67,7 +64,6 @@ interface Item {
 /** The step's builds from resolve to verdict; stop() is the one stop handler's part of it. */
 export class BuildsRun {
   private readonly printer: Printer
-  private readonly entries: readonly JobEntry[]
   /** Every item before it is resolved: its report exists from the start (a stop before resolve still reports it). */
   private readonly slots: Array<Omit<Item, 'begin'>>
   private readonly reports: BuildReport[]
@@ -87,8 +83,8 @@ export class BuildsRun {
   ) {
     const { settings, api, io, signal } = step
     this.printer = new Printer(io)
-    this.entries = settings.jobs ?? [settings]
-    this.slots = this.entries.map((entry, index) => ({
+    const entries = settings.jobs ?? [settings]
+    this.slots = entries.map((entry, index) => ({
       index,
       entry,
       report: { outcome: { jobName: entry.jobName, jobUrl: api.jobUrl(entry.job) }, tail: [] },
@@ -100,7 +96,7 @@ export class BuildsRun {
       logger: this.log,
       signal,
       // One build has nothing to share a budget with: its own reads (schedule-policy.ts).
-      policy: this.entries.length === 1 ? ONE_BUILD_POLICY : DEFAULT_SCHEDULE_POLICY,
+      policy: entries.length === 1 ? ONE_BUILD_POLICY : DEFAULT_SCHEDULE_POLICY,
       hooks: {
         waiting: (track, why) => {
           for (const item of this.owners(track)) this.log.info(present.waiting(item.entry, why))
@@ -137,8 +133,8 @@ export class BuildsRun {
       await this.settlePending()
     }
     await this.finishComment()
-    this.present.setOutputs(io, this.reports, this.log)
-    await this.present.writeSummary(io.summary, this.reports, this.log)
+    setOutputs(io, this.reports, this.log, this.present)
+    await writeSummary(io.summary, this.reports, this.log, this.present)
     const failure = this.present.failure(this.items, settings.accept)
     if (failure !== undefined) throw failure
     this.step.work.done()
@@ -156,21 +152,21 @@ export class BuildsRun {
   } {
     const open = this.items.filter(item => !this.step.work.item(item.index).done)
     const finishing = Promise.all([
-      ...this.items
-        .filter(item => item.status && !item.status.finished)
-        .map(item =>
-          item.status?.finish('error', description, this.step.work.item(item.index).ref?.url)
-        ),
+      ...this.items.map(
+        ({ status, index }) =>
+          status?.finished ||
+          status?.finish('error', description, this.step.work.item(index).ref?.url)
+      ),
       this.finishComment(description)
     ])
     const report = async (said: ReadonlyMap<string, string>): Promise<void> => {
       for (const item of open) item.report.left = said.get(jobKey(item.entry.job))
       try {
-        this.present.setOutputs(this.step.io, this.reports, this.log)
+        setOutputs(this.step.io, this.reports, this.log, this.present)
       } catch (error) {
         this.log.debug(`Could not set the outputs: ${errorText(error)}`)
       }
-      await this.present.writeSummary(this.step.io.summary, this.reports, this.log)
+      await writeSummary(this.step.io.summary, this.reports, this.log, this.present)
     }
     return { finishing, report }
   }
@@ -224,20 +220,17 @@ export class BuildsRun {
     const { outcome } = report
     if (begin.kind === 'queue-item') {
       outcome.queueUrl = begin.queueUrl
-      if (settings.wait === 'queued') return
-      this.log.info(
-        `Following queue item ${begin.queueId} of ${outcome.jobName}: ${begin.queueUrl}`
-      )
+      if (settings.wait !== 'queued') {
+        this.log.info(
+          `Following queue item ${begin.queueId} of ${outcome.jobName}: ${begin.queueUrl}`
+        )
+      }
       return
     }
     if (begin.kind === 'build') {
       const ref = this.refOf(item, begin.build.number)
-      existingBuild(this.stepItem(item), ref, begin.mode)
+      this.known(item, ref, begin.mode)
       outcome.build = begin.build
-      // Not waited for: its hand-off is the one pending status (returned).
-      if (settings.wait === 'finish') {
-        this.side(item.status?.pending(`Jenkins build #${ref.number} running`, ref.url))
-      }
       // Not triggered here: no job read to take them from, so one bounded read.
       if (settings.wait !== 'queued') {
         outcome.history = await readHistory(api, item.entry.job, ref.number, this.log)
@@ -292,7 +285,7 @@ export class BuildsRun {
       })
     }
     await this.follower.run()
-    if (this.entries.length > 1 && !this.follower.batched) {
+    if (this.slots.length > 1 && !this.follower.batched) {
       this.log.debug(
         'Followed the builds one by one: Jenkins did not show them in computer/api/json.'
       )
@@ -326,12 +319,7 @@ export class BuildsRun {
     const { settings, api } = this.step
     for (const item of owners) {
       item.inQueueSince = start.inQueueSince
-      if (item.begin.kind === 'queue-item') existingBuild(this.stepItem(item), ref, 'given')
-      else buildStarted(this.stepItem(item), ref)
-      // With `wait: started` the hand-off is the one pending status (returned).
-      if (settings.wait === 'finish') {
-        this.side(item.status?.pending(`Jenkins build #${ref.number} running`, ref.url))
-      }
+      this.known(item, ref, item.begin.kind === 'queue-item' ? 'given' : undefined)
     }
     const [first] = owners
     if (!first) return
@@ -384,17 +372,15 @@ export class BuildsRun {
       build: ref?.number
     }
     this.side(item.status?.pending(handOffDescription(handOff), api.jobUrl(item.entry.job)))
-    if (ref) {
-      const wait = settings.wait === 'queued' ? 'false' : 'started'
-      outcome.note = `Did not wait for the build to finish (wait: ${wait}).`
-      const shown = `Jenkins build ${outcome.jobName} #${ref.number} (${ref.url}) goes on running (wait: ${wait})`
-      work.returned(item.index, shown)
-      return
-    }
-    const id = item.begin.kind === 'queue-item' ? item.begin.queueId : queueId
-    outcome.note = 'Did not wait for the build to start (wait: false).'
-    const shown = `queue item ${id} of ${outcome.jobName} (${outcome.queueUrl}) goes on in Jenkins (wait: false)`
-    work.returned(item.index, shown)
+    const wait = settings.wait === 'queued' ? 'false' : 'started'
+    outcome.note = `Did not wait for the build to ${ref ? 'finish' : 'start'} (wait: ${wait}).`
+    work.noted(
+      item.index,
+      State.Returned,
+      ref
+        ? `Jenkins build ${outcome.jobName} #${ref.number} (${ref.url}) goes on running (wait: ${wait})`
+        : `queue item ${handOff.queueId} of ${outcome.jobName} (${outcome.queueUrl}) goes on in Jenkins (wait: false)`
+    )
   }
 
   /**
@@ -439,14 +425,23 @@ export class BuildsRun {
     const ref = first && this.step.work.item(first.index).ref
     if (!first || !ref) return
     first.inputs ??= new InputNotices(ref)
-    for (const line of first.inputs.saw(run)) this.itemLog(first).info(line)
+    // Its lines say "build #N" only: named after its job when there are several.
+    const log = this.present.several ? namedLogger(this.log, first.entry.jobName) : this.log
+    for (const line of first.inputs.saw(run)) log.info(line)
   }
 
   // ---- the end ---------------------------------------------------------------
 
-  /** The items' build ended (`watched`: the step saw it run): judged, then completed on the side. */
+  /**
+   * The items' build ended (`watched`: the step saw it run): judged, then
+   * completed on the side: what it produced and its commit statuses
+   * (build-ended.ts reportEnded, once for every item that shares it), then
+   * its console (in its group, when the builds' turn comes) unless it
+   * streamed live. An error there (not a cancel) is the items', and the
+   * others go on.
+   */
   private ended(owners: Item[], final: Build, { watched }: { watched: boolean }): void {
-    const { settings, work } = this.step
+    const { api, settings, signal, work } = this.step
     const [first] = owners
     if (!first) return
     const tail = first.live?.streamer.tail()
@@ -460,60 +455,38 @@ export class BuildsRun {
       work.finished(item.index)
     }
     if (!accepted && !first.stopping) this.failFast(first)
-    this.side(this.complete(owners, { ref, final, tail, watched }))
-  }
-
-  /**
-   * What the ended build produced and its commit statuses (build-ended.ts
-   * reportEnded, once for every item that shares it), then its console
-   * (in its group, when the builds' turn comes) unless it streamed live.
-   * An error here (not a cancel) is the items', and the others go on.
-   */
-  private async complete(
-    owners: Item[],
-    {
-      ref,
-      final,
-      tail,
-      watched
-    }: { ref: BuildRef; final: Build; tail?: string[]; watched: boolean }
-  ): Promise<void> {
-    const { api, settings, signal } = this.step
-    const [first] = owners
-    if (!first) return
-    try {
-      await reportEnded({
-        api,
-        settings: { ...settings, artifactsPath: this.present.artifactsFolder(first.entry, ref) },
-        ref,
-        final,
-        outcome: first.report.outcome,
-        signal,
-        out: {
-          logger: this.log,
-          annotate: (message, title, where) => this.printer.annotate(message, title, where)
-        },
-        reports: this.github,
-        owners: owners.map(item => ({
-          status: item.status,
-          valuesFile: item.entry.valuesFile,
-          report: item.report
-        }))
-      })
-      const shown = tail ?? (settings.log && watched ? await this.printConsole(ref) : [])
-      for (const item of owners) item.report.tail = shown
-    } catch (error) {
-      if (error instanceof Interrupted || signal.aborted) throw error
-      for (const item of owners) {
-        item.report.error = errorText(error)
-        item.failure = error
+    const complete = async (): Promise<void> => {
+      try {
+        await reportEnded({
+          api,
+          settings: { ...settings, artifactsPath: this.present.artifactsFolder(first.entry, ref) },
+          ref,
+          final,
+          outcome,
+          signal,
+          out: {
+            logger: this.log,
+            annotate: (message, title, where) => this.printer.annotate(message, title, where)
+          },
+          reports: this.github,
+          owners
+        })
+        const shown = tail ?? (settings.log && watched ? await this.printConsole(ref) : [])
+        for (const item of owners) item.report.tail = shown
+      } catch (error) {
+        if (error instanceof Interrupted || signal.aborted) throw error
+        for (const item of owners) {
+          item.report.error = errorText(error)
+          item.failure = error
+        }
+        // A status left pending would block a protected branch for good.
+        const why = statusFailure(error, signal)
+        await Promise.all(
+          owners.map(i => i.status?.finished || i.status?.finish('error', why, ref.url))
+        )
       }
-      // A status left pending would block a protected branch for good.
-      const why = statusFailure(error, signal)
-      await Promise.all(
-        owners.map(i => i.status?.finished || i.status?.finish('error', why, ref.url))
-      )
     }
+    this.side(complete())
   }
 
   /**
@@ -565,10 +538,14 @@ export class BuildsRun {
     const message = errorText(error)
     item.report.error = message
     item.failure = error
-    if (this.present.named) this.log.info(`Jenkins ${item.entry.jobName}: ${message}`)
+    if (this.present.several) this.log.info(`Jenkins ${item.entry.jobName}: ${message}`)
     if (error instanceof QueueItemEnded) {
       // Nothing of it runs: the post step has nothing to stop.
-      work.ended(item.index, `${error.shown}, ${queueItemUrl(api.baseUrl, error.queueId)}`)
+      work.noted(
+        item.index,
+        State.Ended,
+        `${error.shown}, ${queueItemUrl(api.baseUrl, error.queueId)}`
+      )
     }
     const ref = work.item(item.index).ref
     this.side(item.status?.finish('error', message.split('\n')[0] ?? 'Failed', ref?.url))
@@ -613,12 +590,9 @@ export class BuildsRun {
     if (!first) return
     const name = first.entry.jobName
     const target = work.targetOf(first.index, api)
-    const shared = work.shared(first.index)
-    if (!target || shared) {
-      this.leave(
-        group,
-        shared ? `left running: ${SHARED_WORK_LEFT.replace(/^running: /, '')}` : undefined
-      )
+    if (!target || target.shared) {
+      const note = `left running: ${SHARED_WORK_LEFT.replace(/^running: /, '')}`
+      this.leave(group, target?.shared ? note : undefined)
       return
     }
     for (const item of group) item.stopping = true
@@ -657,9 +631,16 @@ export class BuildsRun {
     return { api, work, index, job: entry.job, outcome: report.outcome, logger: this.log }
   }
 
-  /** An item's lines that say "build #N" only: named after its job when there are several. */
-  private itemLog(item: Item): Logger {
-    return this.present.named ? namedLogger(this.log, item.entry.jobName) : this.log
+  /**
+   * The item's build is known: one it started (`mode` undefined), or one it
+   * follows as it is; running, unless the step does not wait for its end
+   * (then its hand-off is the one pending status: returned).
+   */
+  private known(item: Item, ref: BuildRef, mode?: Exclude<BuildMode, 'new'>): void {
+    buildKnown(this.stepItem(item), ref, mode)
+    if (this.step.settings.wait === 'finish') {
+      this.side(item.status?.pending(`Jenkins build #${ref.number} running`, ref.url))
+    }
   }
 
   /** Work on the side: awaited before the run ends, and the engine runs until it settled (it may drain a console). */
@@ -706,7 +687,7 @@ export async function stopStep(
   const target = present.stopTarget(work)
   const started = work.anything || work.adopted > 0
   const stopping = run?.stop(statusFailure(error, step.signal))
-  const { outcome, said } = await stopWork(step, { log, until, named: present.named })
+  const { outcome, said } = await stopWork(step, { log, until, named: present.several })
   // The statuses and the comment get what is left of the budget.
   await settleBy(stopping?.finishing ?? Promise.resolve(), until)
   await stopping?.report(said)

@@ -18,16 +18,6 @@ import { Output } from '../util/constants.js'
 import type { StepRun } from './bounded-step.js'
 import { judgeEnd, reportEnded } from './build-ended.js'
 
-/** What a settle run wrote for one hand-off: an item of the `settled` output. */
-interface Settled {
-  commit: string
-  context: string
-  job: string
-  'build-url': string | null
-  result: string | null
-  state: string
-}
-
 /** Where a hand-off's Jenkins work is: still going, ended as a build, or ended without one. */
 type Where =
   | { kind: 'going'; what: string }
@@ -80,30 +70,21 @@ export async function settleHandOffs(step: StepRun): Promise<void> {
       `Settle: could not read the pending statuses of ${owner}/${repo} from GitHub${status}: ${io.redact(failure.message)}. The github-token needs \`statuses: write\` and \`pull-requests: read\`.`
     )
   }
-  const settled: Settled[] = []
-  const reports: BuildReport[] = []
-  let going = 0
+  const settled = []
   for (const handOff of found) {
     const done = await settleOne(step, handOff, () => stillPending(where, handOff))
-    if (!done) going++
-    else {
-      settled.push(done.entry)
-      reports.push(done.report)
-    }
+    if (done) settled.push(done)
   }
-  io.setOutput(Output.Settled, JSON.stringify(settled))
+  io.setOutput(Output.Settled, JSON.stringify(settled.map(done => done.entry)))
   log.info(
-    `Settle: ${settled.length} hand-off(s) settled, ${going} still in Jenkins or left as they were, of ${found.length} pending.`
+    `Settle: ${settled.length} hand-off(s) settled, ${found.length - settled.length} still in Jenkins or left as they were, of ${found.length} pending.`
   )
+  const reports = settled.map(done => done.report)
   if (reports.length > 0) await writeSummary(io.summary, reports, log, { several: true })
 }
 
 /** One hand-off: nothing while its work goes on; else its end reported as a followed build's. */
-async function settleOne(
-  step: StepRun,
-  h: PendingHandOff,
-  stillOurs: () => Promise<boolean>
-): Promise<{ entry: Settled; report: BuildReport } | undefined> {
+async function settleOne(step: StepRun, h: PendingHandOff, stillOurs: () => Promise<boolean>) {
   const { api, settings, io, signal } = step
   const log = io.logger
   const name = fullName(h.job)
