@@ -1,6 +1,6 @@
 import * as core from '@actions/core'
 import { resolve } from 'node:path'
-import { parseArtifactPatterns, PatternError, type ArtifactPattern } from './artifact-patterns.js'
+import { parseArtifactPatterns, type ArtifactPattern } from './artifact-patterns.js'
 import { parseCaCert } from './ca-cert.js'
 import { Input, type BuildResult } from '../util/constants.js'
 import { parseDuration } from '../util/duration.js'
@@ -112,47 +112,29 @@ export interface InputEnvironment {
 }
 
 /**
- * The defaults of action.yml. The runner applies them, but library callers
- * and `core.getInput` cannot tell "unset" from "empty", so an empty value
- * always means the default. `github-token` defaults to `${{ github.token }}`,
- * which only the runner can evaluate.
+ * The non-empty defaults of action.yml (any other input defaults to '').
+ * The runner applies them, but library callers and `core.getInput` cannot
+ * tell "unset" from "empty", so an empty value always means the default.
+ * `github-token` defaults to `${{ github.token }}`, which only the runner
+ * can evaluate.
  * @internal
  */
-export const INPUT_DEFAULTS: Readonly<Record<Input, string>> = {
-  [Input.Url]: '',
-  [Input.User]: '',
-  [Input.Token]: '',
-  [Input.Job]: '',
-  [Input.Parameters]: '',
-  [Input.Files]: '',
+export const INPUT_DEFAULTS: Readonly<Partial<Record<Input, string>>> = {
   [Input.Wait]: 'true',
   [Input.Disable]: 'false',
   [Input.Build]: 'new',
   [Input.ListJobs]: 'false',
   [Input.Settle]: 'false',
-  [Input.StatusCreator]: '',
   [Input.Timeout]: '3600',
   [Input.Accept]: 'SUCCESS',
   [Input.Log]: 'true',
   [Input.AbortOnCancel]: 'true',
   [Input.CommitStatus]: 'false',
-  [Input.GithubToken]: '',
-  [Input.StatusContext]: '',
   [Input.PrComment]: 'false',
-  [Input.Commit]: '',
-  [Input.PullRequest]: '',
-  [Input.CommitParameter]: '',
   [Input.CommentPermission]: 'write',
-  [Input.Branch]: '',
   [Input.Scan]: 'if-missing',
-  [Input.JobToken]: '',
-  [Input.Headers]: '',
-  [Input.CaCert]: '',
-  [Input.Artifacts]: '',
   [Input.ArtifactsPath]: 'jenkins-artifacts',
-  [Input.Jobs]: '',
   [Input.FailFast]: 'false',
-  [Input.ValuesFile]: '',
   [Input.ValuesFileRequired]: 'false'
 }
 
@@ -168,7 +150,7 @@ export function parseSettings(
   // match what the user wrote; everything else is trimmed like core.getInput does.
   const read = (name: Input): string => {
     const value = MULTI_LINE.has(name) ? get(name) : get(name).trim()
-    return value.trim() === '' ? INPUT_DEFAULTS[name] : value
+    return value.trim() === '' ? (INPUT_DEFAULTS[name] ?? '') : value
   }
 
   const url = parseBaseUrl(read(Input.Url))
@@ -239,7 +221,7 @@ export function parseSettings(
   const headers = parseExtraHeaders(read(Input.Headers), { credentials: user !== '' })
   const caCerts = parseCaCert(read(Input.CaCert))
 
-  const artifacts = parseArtifacts(read(Input.Artifacts), env.platform)
+  const artifacts = parseArtifactPatterns(read(Input.Artifacts), env.platform)
   const artifactsPath = parseArtifactsPath(read(Input.ArtifactsPath), env.workspace)
 
   checkConflicts({
@@ -406,19 +388,6 @@ function parseJob(value: string, url: string, listJobs: boolean): JobPath {
   return parseProject(value, url, "Input 'job'")
 }
 
-function parseArtifacts(value: string, platform: NodeJS.Platform): ArtifactPattern[] {
-  try {
-    return parseArtifactPatterns(value, platform)
-  } catch (error) {
-    if (error instanceof PatternError) {
-      throw new InputError(
-        `Input 'artifacts' has a pattern that can never match: ${error.message}.`
-      )
-    }
-    throw error
-  }
-}
-
 /** Resolved against the workspace, which it must not leave (checked before any request). */
 function parseArtifactsPath(value: string, workspace: string): string {
   const expected = `expected a folder inside the workspace (${workspace}), such as jenkins-artifacts`
@@ -450,7 +419,7 @@ function settleConflicts(o: {
     Input.JobToken,
     Input.Artifacts
   ]) {
-    if (o.read(name) !== INPUT_DEFAULTS[name]) throw conflict('settle', name, why)
+    if (o.read(name) !== (INPUT_DEFAULTS[name] ?? '')) throw conflict('settle', name, why)
   }
 }
 
