@@ -156,31 +156,27 @@ export function parseSettings(
   const url = parseBaseUrl(read(Input.Url))
   const { user, token } = parseCredentials(read(Input.User), read(Input.Token))
 
-  const disable = readBoolean(read, Input.Disable)
-  const listJobs = readBoolean(read, Input.ListJobs)
-  const settle = readBoolean(read, Input.Settle)
+  const bool = (name: Input): boolean => readBoolean(read, name)
+  const disable = bool(Input.Disable)
+  const listJobs = bool(Input.ListJobs)
+  const settle = bool(Input.Settle)
   const statusCreator = parseStatusCreator(read(Input.StatusCreator), settle)
-  const log = readBoolean(read, Input.Log)
-  const abortOnCancel = readBoolean(read, Input.AbortOnCancel)
-  const commitStatus = readBoolean(read, Input.CommitStatus)
-  const prComment = readBoolean(read, Input.PrComment)
+  const statusContext = read(Input.StatusContext)
+  const commitStatus = bool(Input.CommitStatus)
+  const prComment = bool(Input.PrComment)
   const commit = parseCommit(read(Input.Commit))
   const pullRequest = parsePullRequest(read(Input.PullRequest))
   const commitParameter = parseCommitParameter(read(Input.CommitParameter))
-  const commentPermission = parseCommentPermission(read(Input.CommentPermission))
-
   const wait = parseWait(read(Input.Wait))
   const buildText = read(Input.Build)
-  const timeoutMs = parseDuration(read(Input.Timeout), Input.Timeout)
-  const accept = parseAccept(read(Input.Accept))
 
   const parametersText = read(Input.Parameters)
   const hasParameters = parametersText.trim() !== ''
   const parameters = parseParameters(parametersText)
   const files = parseFiles(read(Input.Files))
 
-  const failFast = readBoolean(read, Input.FailFast)
-  const valuesFileRequired = readBoolean(read, Input.ValuesFileRequired)
+  const failFast = bool(Input.FailFast)
+  const valuesFileRequired = bool(Input.ValuesFileRequired)
   const valuesFile = parseValuesFile(read(Input.ValuesFile), `Input '${Input.ValuesFile}'`)
   const jobsText = read(Input.Jobs)
   const several = jobsText.trim() !== ''
@@ -218,11 +214,7 @@ export function parseSettings(
     Input.JobToken,
     `the job's "Trigger builds remotely" token`
   )
-  const headers = parseExtraHeaders(read(Input.Headers), { credentials: user !== '' })
-  const caCerts = parseCaCert(read(Input.CaCert))
-
   const artifacts = parseArtifactPatterns(read(Input.Artifacts), env.platform)
-  const artifactsPath = parseArtifactsPath(read(Input.ArtifactsPath), env.workspace)
 
   checkConflicts({
     disable,
@@ -237,7 +229,7 @@ export function parseSettings(
     hasArtifacts: artifacts.length > 0,
     jobs: jobs?.entries,
     failFast,
-    statusContext: read(Input.StatusContext) !== '',
+    statusContext: statusContext !== '',
     valuesFileRequired,
     hasValuesFile: (jobs?.entries ?? [one]).some(entry => entry.valuesFile !== undefined),
     commitParameter,
@@ -271,28 +263,28 @@ export function parseSettings(
       ? {
           settle: {
             ...(statusCreator === undefined ? {} : { creator: statusCreator }),
-            ...(read(Input.StatusContext) === '' ? {} : { context: read(Input.StatusContext) })
+            ...(statusContext === '' ? {} : { context: statusContext })
           }
         }
       : {}),
-    timeoutMs,
-    accept,
-    log,
-    abortOnCancel,
+    timeoutMs: parseDuration(read(Input.Timeout), Input.Timeout),
+    accept: parseAccept(read(Input.Accept)),
+    log: bool(Input.Log),
+    abortOnCancel: bool(Input.AbortOnCancel),
     commitStatus,
     githubToken,
-    statusContext: read(Input.StatusContext) || one.statusContext,
+    statusContext: statusContext || one.statusContext,
     prComment,
     ...(commit === undefined ? {} : { commit }),
     ...(pullRequest === undefined ? {} : { pullRequest }),
     ...(commitParameter === undefined ? {} : { commitParameter }),
-    commentPermission,
+    commentPermission: parseCommentPermission(read(Input.CommentPermission)),
     scan,
     jobToken,
-    headers,
-    caCerts,
+    headers: parseExtraHeaders(read(Input.Headers), { credentials: user !== '' }),
+    caCerts: parseCaCert(read(Input.CaCert)),
     artifacts,
-    artifactsPath,
+    artifactsPath: parseArtifactsPath(read(Input.ArtifactsPath), env.workspace),
     workspace: env.workspace,
     ...(jobs ? { jobs: jobs.entries } : {}),
     failFast,

@@ -75,15 +75,10 @@ export function htmlText(html: string): string {
     .replace(NOT_TEXT, '')
     .replace(LINE_BREAK, '\n')
     .replace(MARKUP, '')
-  return decodeEntities(text)
+  return decodeHTML(text)
     .split(/\r\n|\r|\n/)
     .map(line => line.replace(/[ \t\u00a0]+/g, ' ').trim())
     .join('\n')
     .replace(/\n{3,}/g, '\n\n')
     .trim()
-}
-
-/** HTML's character references decoded, as a browser decodes them in text (`&lt;`, `&#60;`, `&#x3C;`, `&amp`). */
-export function decodeEntities(text: string): string {
-  return decodeHTML(text)
 }
