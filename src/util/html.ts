@@ -4,22 +4,13 @@
  * (a description) rather than its markup.
  */
 import { decodeHTML } from 'entities'
+import { httpHref } from './http-url.js'
 
 /** An `<a>` to an http(s) URL, else the escaped text alone. */
 export function link(text: string, url: string | undefined): string {
-  const href = safeUrl(url)
+  // Only http(s) links: a URL that came back from Jenkins must not become `javascript:`.
+  const href = httpHref(url)
   return href ? `<a href="${escapeAttribute(href)}">${escapeHtml(text)}</a>` : escapeHtml(text)
-}
-
-/** Only http(s) links: a URL that came back from Jenkins must not become `javascript:`. */
-function safeUrl(url: string | undefined): string | undefined {
-  if (!url) return undefined
-  try {
-    const parsed = new URL(url)
-    return parsed.protocol === 'http:' || parsed.protocol === 'https:' ? parsed.href : undefined
-  } catch {
-    return undefined
-  }
 }
 
 /**
