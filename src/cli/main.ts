@@ -75,22 +75,20 @@ export async function run(argv: readonly string[]): Promise<number> {
     )
     return 2
   }
-  return runSteps({ line, inputs, node, bundle })
+  return runSteps(line, inputs, node, bundle)
 }
 
 function currentNode(): string | undefined {
   return Number(process.versions.node.split('.')[0]) >= 20 ? process.execPath : undefined
 }
 
-interface Run {
-  line: CommandLine
-  inputs: readonly ActionInput[]
-  node: string
-  bundle: string
-}
-
 /** The main step, then the post step (the runner's `post-if: always()`), then the outputs. */
-async function runSteps({ line, inputs, node, bundle }: Run): Promise<number> {
+async function runSteps(
+  line: CommandLine,
+  inputs: readonly ActionInput[],
+  node: string,
+  bundle: string
+): Promise<number> {
   const values = stepInputs(inputs, line.given, process.env)
   // The runner masks the workflow's secrets from the first line.
   const masker = new Redaction('runner')
