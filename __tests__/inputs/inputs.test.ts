@@ -76,7 +76,7 @@ describe('parseSettings', () => {
     expect([...Object.keys(fromYml), 'url'].sort()).toEqual(Object.values(Input).sort())
     for (const name of Object.values(Input)) {
       if (name === Input.GithubToken) expect(fromYml[name]).toBe('${{ github.token }}')
-      else if (name !== Input.Url) expect(INPUT_DEFAULTS[name], name).toBe(fromYml[name])
+      else if (name !== Input.Url) expect(INPUT_DEFAULTS[name] ?? '', name).toBe(fromYml[name])
     }
   })
 

@@ -95,29 +95,29 @@ export function parseCommandLine(
       line.help = true
       continue
     }
-    if (arg === '-p' || arg === '--param') {
-      params.push(param(value(arg, ++i), params.length + 1))
+    if (/^-p[^-]/.test(arg)) {
+      params.push(param(arg.slice(2), params.length + 1))
       continue
     }
-    if (arg.startsWith('--param=') || /^-p[^-]/.test(arg)) {
-      params.push(param(arg.slice(arg.startsWith('-p') ? 2 : '--param='.length), params.length + 1))
-      continue
-    }
-    if (arg === '--file' || arg.startsWith('--file=')) {
-      const spec = arg === '--file' ? value(arg, ++i) : arg.slice('--file='.length)
-      files.push(fileSpec(spec, files.length + 1))
-      continue
-    }
-    if (!arg.startsWith('--')) {
+    const long = arg === '-p' ? '--param' : arg
+    if (!long.startsWith('--')) {
       throw new UsageError(
         arg.startsWith('-')
           ? `unknown option ${arg}`
           : `unexpected argument '${arg}': every input is a flag (--job NAME, --url URL, ...)`
       )
     }
-    const eq = arg.indexOf('=')
-    const name = arg.slice(2, eq < 0 ? undefined : eq)
-    const inline = eq < 0 ? undefined : arg.slice(eq + 1)
+    const eq = long.indexOf('=')
+    const name = long.slice(2, eq < 0 ? undefined : eq)
+    const inline = eq < 0 ? undefined : long.slice(eq + 1)
+    if (name === 'param') {
+      params.push(param(inline ?? value(arg, ++i), params.length + 1))
+      continue
+    }
+    if (name === 'file') {
+      files.push(fileSpec(inline ?? value(arg, ++i), files.length + 1))
+      continue
+    }
     if (name === 'json' || name === 'verbose') {
       if (inline !== undefined) throw new UsageError(`--${name} takes no value`)
       line[name] = true

@@ -21,7 +21,7 @@ import {
 import { interruptedStatus, SIGNALS, StepCanceller } from './cancel-step.js'
 import { helpText } from './help.js'
 import { Redaction } from '../util/redaction.js'
-import { Output, type Writable } from './output.js'
+import { Output } from './output.js'
 import { StepLog } from './render.js'
 import { installedNode24, startStep, type StepResult } from './step.js'
 import { terminalWording } from './wording.js'
@@ -35,29 +35,13 @@ const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '..', '..')
 const NOT_INHERITED =
   /^(INPUT_|STATE_|GITHUB_(OUTPUT|STATE|ENV|PATH|STEP_SUMMARY)$|RUNNER_DEBUG$|JENKINS_(URL|USER|TOKEN|JOB_TOKEN)$)/
 
-/** Where the command writes. */
-export interface Terminal {
-  stdout: Writable
-  stderr: Writable
-  env: Readonly<Record<string, string | undefined>>
-}
-
-const PROCESS_TERMINAL: Terminal = {
-  stdout: process.stdout,
-  stderr: process.stderr,
-  env: process.env
-}
-
 /** Runs the command; resolves to its exit status. */
-export async function run(
-  argv: readonly string[],
-  io: Terminal = PROCESS_TERMINAL
-): Promise<number> {
+export async function run(argv: readonly string[]): Promise<number> {
   const actionYml = join(ROOT, 'action.yml')
   const bundle = join(ROOT, 'dist', 'index.js')
   for (const path of [actionYml, bundle]) {
     if (!existsSync(path)) {
-      io.stderr.write(
+      process.stderr.write(
         `jenkins-build: ${path} is missing: run it from a clone of the action, after 'npm ci' (and 'npm run build' for dist/).\n`
       )
       return 2
@@ -66,51 +50,51 @@ export async function run(
   const inputs = readActionInputs(actionYml)
   let line: CommandLine
   try {
-    line = parseCommandLine(argv, inputs, io.env)
+    line = parseCommandLine(argv, inputs, process.env)
     if (!line.help && !line.given.url) {
       throw new UsageError('no Jenkins URL: give --url URL or set JENKINS_URL')
     }
   } catch (error) {
     if (!(error instanceof UsageError)) throw error
-    io.stderr.write(`jenkins-build: ${error.message}\nSee 'jenkins-build --help' for the flags.\n`)
+    process.stderr.write(
+      `jenkins-build: ${error.message}\nSee 'jenkins-build --help' for the flags.\n`
+    )
     // --json promises an object on stdout, even when the command line is wrong.
-    if (argv.includes('--json')) io.stdout.write(`${JSON.stringify({ error: error.message })}\n`)
+    if (argv.includes('--json'))
+      process.stdout.write(`${JSON.stringify({ error: error.message })}\n`)
     return 2
   }
   if (line.help) {
-    io.stdout.write(helpText(inputs, Math.min(100, io.stdout.columns ?? 100)))
+    process.stdout.write(helpText(inputs, Math.min(100, process.stdout.columns ?? 100)))
     return 0
   }
   const node = installedNode24(ROOT) ?? currentNode()
   if (!node) {
-    io.stderr.write(
+    process.stderr.write(
       `jenkins-build: the action needs Node 20 or newer to run (this is ${process.version}); 'npm run node24' installs Node 24 into tools/node24, which the command then uses.\n`
     )
     return 2
   }
-  return runSteps({ line, inputs, node, bundle, io })
+  return runSteps(line, inputs, node, bundle)
 }
 
 function currentNode(): string | undefined {
   return Number(process.versions.node.split('.')[0]) >= 20 ? process.execPath : undefined
 }
 
-interface Run {
-  line: CommandLine
-  inputs: readonly ActionInput[]
-  node: string
-  bundle: string
-  io: Terminal
-}
-
 /** The main step, then the post step (the runner's `post-if: always()`), then the outputs. */
-async function runSteps({ line, inputs, node, bundle, io }: Run): Promise<number> {
-  const values = stepInputs(inputs, line.given, io.env)
+async function runSteps(
+  line: CommandLine,
+  inputs: readonly ActionInput[],
+  node: string,
+  bundle: string
+): Promise<number> {
+  const values = stepInputs(inputs, line.given, process.env)
   // The runner masks the workflow's secrets from the first line.
   const masker = new Redaction('runner')
   for (const name of SECRET_INPUTS) masker.add(values[name] ?? '')
-  const stdout = new Output('stdout', io.stdout)
-  const stderr = new Output('stderr', io.stderr)
+  const stdout = new Output('stdout', process.stdout)
+  const stderr = new Output('stderr', process.stderr)
   // stdout holds what was asked for instead of the log: the JSON, or the summary (`--summary -`).
   const logOutput = line.json || line.summary === STDOUT ? stderr : stdout
   // The command's own lines go where the log goes, or to the other stream once that one is closed.
@@ -126,7 +110,7 @@ async function runSteps({ line, inputs, node, bundle, io }: Run): Promise<number
   if (line.verbose) say.note(`Running ${bundle} under ${node}`, 'debug')
 
   const env: Record<string, string> = {}
-  for (const [key, value] of Object.entries(io.env)) {
+  for (const [key, value] of Object.entries(process.env)) {
     if (value !== undefined && !NOT_INHERITED.test(key)) env[key] = value
   }
   if (line.verbose) env.RUNNER_DEBUG = '1'

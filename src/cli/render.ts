@@ -94,11 +94,6 @@ export class StepLog {
     }
   }
 
-  /** A line of the command's own, under the same masking and terminal rules. */
-  note(text: string, style?: Style): void {
-    this.out(text, style)
-  }
-
   private line(entry: LogLine): void {
     const { command } = entry
     if (!command) {
@@ -107,12 +102,12 @@ export class StepLog {
       // Outside a stop-commands region a plain line is the action's own
       // (Jenkins' console is always inside one), worded for a terminal too.
       const { wording } = this.options
-      return this.out(entry.stopped || !wording ? entry.text : wording(entry.text))
+      return this.note(entry.stopped || !wording ? entry.text : wording(entry.text))
     }
     // The command that ends a stopped region is a marker, like the one that began it.
     if (entry.stopped) return
     if (this.echo && command.name !== 'add-mask' && command.name !== 'stop-commands') {
-      this.out(entry.text)
+      this.note(entry.text)
     }
     this.act(command)
   }
@@ -121,7 +116,7 @@ export class StepLog {
     const data = commandData(command)
     switch (command.name) {
       case 'add-mask':
-        if (this.echo && data.trim() !== '') this.out('::add-mask::***')
+        if (this.echo && data.trim() !== '') this.note('::add-mask::***')
         this.masker.add(data)
         return
       case 'stop-commands':
@@ -157,7 +152,7 @@ export class StepLog {
           : data
     if (command.name === 'error') this.errors.push(this.masker.redact(text))
     if (title === undefined) {
-      return this.out(`${prefix[0]}${this.withoutRepeatedTail(text)}`, prefix[1])
+      return this.note(`${prefix[0]}${this.withoutRepeatedTail(text)}`, prefix[1])
     }
     // A failed test: `Error: name: message`, or at a known place
     // `path:line: name: message`, the form editors and terminals turn into
@@ -168,7 +163,7 @@ export class StepLog {
     const [first = '', ...rest] = this.masker.redact(text).split(/\r\n|\r|\n/)
     const name = this.masker.redact(title)
     const lines = [first, ...rest.map(more => `${name}: ${more}`)]
-    this.out(lines.map(l => `${lead}${l}`).join('\n'), prefix[1])
+    this.note(lines.map(l => `${lead}${l}`).join('\n'), prefix[1])
   }
 
   /**
@@ -191,7 +186,8 @@ export class StepLog {
     return repeated ? text.slice(0, match.index) : text
   }
 
-  private out(text: string, style?: Style): void {
+  /** A line of the step's, or of the command's own, under the masking and terminal rules. */
+  note(text: string, style?: Style): void {
     const { color } = this.options
     const [open, close] = style && color ? STYLES[style] : ['', '']
     for (const line of this.masker.redact(text).split(/\r\n|\r|\n/)) {

@@ -58,11 +58,6 @@ export interface RunningStep {
   done: Promise<StepResult>
 }
 
-/** The variable the runner passes an input in. */
-function inputVariable(name: string): string {
-  return `INPUT_${name.replace(/ /g, '_').toUpperCase()}`
-}
-
 /** The Node 24 that `npm test` installs into tools/node24 (scripts/ensure-node24.mjs), when it is there. */
 export function installedNode24(root: string): string | undefined {
   const path = join(root, 'tools', 'node24', 'node_modules', '.bin', 'node')
@@ -117,7 +112,10 @@ export function startStep(spec: StepSpec): RunningStep {
     ...files
   }
   if (spec.noSummary) delete env.GITHUB_STEP_SUMMARY
-  for (const [name, value] of Object.entries(spec.inputs)) env[inputVariable(name)] = value
+  // The runner passes an input as INPUT_<NAME>, spaces as `_`, hyphens kept.
+  for (const [name, value] of Object.entries(spec.inputs)) {
+    env[`INPUT_${name.replace(/ /g, '_').toUpperCase()}`] = value
+  }
   for (const [key, value] of Object.entries(spec.state ?? {})) env[`STATE_${key}`] = value
   Object.assign(env, spec.overrides)
 

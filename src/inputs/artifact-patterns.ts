@@ -1,4 +1,5 @@
 import { Minimatch, type MinimatchOptions } from 'minimatch'
+import { InputError } from '../util/input-error.js'
 
 /** One line of the `artifacts` input. */
 export interface ArtifactPattern {
@@ -10,20 +11,20 @@ export interface ArtifactPattern {
   text: string
 }
 
-/** Thrown for a pattern that can never match an artifact's relativePath; the caller names the input. */
-export class PatternError extends Error {}
-
 /**
  * Parses the `artifacts` input the way @actions/glob (what
  * actions/upload-artifact uses) parses its patterns (internal-globber.js,
  * internal-pattern.js): one per line, trimmed, blank lines and `#` comments
- * skipped, each leading `!` toggles exclusion.
+ * skipped, each leading `!` toggles exclusion. A pattern that can never
+ * match an artifact's relativePath is an InputError.
  */
 export function parseArtifactPatterns(
   value: string,
   platform: NodeJS.Platform = process.platform
 ): ArtifactPattern[] {
   const patterns: ArtifactPattern[] = []
+  const never = (why: string): InputError =>
+    new InputError(`Input 'artifacts' has a pattern that can never match: ${why}.`)
   for (const raw of value.split(/\r?\n/)) {
     const text = raw.trim()
     if (text === '' || text.startsWith('#')) continue
@@ -37,16 +38,16 @@ export function parseArtifactPatterns(
     if (platform === 'win32') glob = glob.replace(/\\/g, '/')
     glob = glob.replace(/^(\.\/)+/, '')
     if (glob === '' || glob === '.') {
-      throw new PatternError(`'${text}' names no file (write ** for every artifact)`)
+      throw never(`'${text}' names no file (write ** for every artifact)`)
     }
     // Matched against relativePath, which has neither (jenkins Run.addArtifacts).
     if (glob.startsWith('/') || /^[A-Za-z]:/.test(glob) || glob.startsWith('~')) {
-      throw new PatternError(
+      throw never(
         `'${text}' is absolute: patterns are matched against each artifact's path relative to the build's artifacts`
       )
     }
     if (glob.split('/').includes('..')) {
-      throw new PatternError(
+      throw never(
         `'${text}' contains '..': patterns are matched against each artifact's path relative to the build's artifacts`
       )
     }

@@ -6,23 +6,18 @@ import { clip } from '../util/shorten.js'
 import { commitShaOf } from '../util/commit-sha.js'
 
 /** Input `wait`: `true` → finish, `started` → started, `false` → queued. */
-export type WaitMode = 'finish' | 'started' | 'queued'
+export type WaitMode = (typeof WAIT_MODES)[keyof typeof WAIT_MODES]
 /** Input `build`: `given` is a build number or URL (Settings.given, build-reference.ts). */
-export type BuildMode = 'new' | 'last' | 'last-successful' | 'given'
+export type BuildMode = (typeof BUILD_MODES)[number] | 'given'
 /** Input `scan`. */
-export type ScanMode = 'if-missing' | 'never'
+export type ScanMode = (typeof SCAN_MODES)[number]
 /** Input `comment-permission`: the least role on the repository the author of a comment command needs; `none` checks nothing. */
-export type CommentPermission = 'none' | 'triage' | 'write' | 'maintain' | 'admin'
+export type CommentPermission = (typeof COMMENT_PERMISSIONS)[number]
 
-const BUILD_MODES: readonly BuildMode[] = ['new', 'last', 'last-successful']
-const SCAN_MODES: readonly ScanMode[] = ['if-missing', 'never']
-const COMMENT_PERMISSIONS: readonly CommentPermission[] = [
-  'triage',
-  'write',
-  'maintain',
-  'admin',
-  'none'
-]
+const WAIT_MODES = { true: 'finish', started: 'started', false: 'queued' } as const
+const BUILD_MODES = ['new', 'last', 'last-successful'] as const
+const SCAN_MODES = ['if-missing', 'never'] as const
+const COMMENT_PERMISSIONS = ['triage', 'write', 'maintain', 'admin', 'none'] as const
 
 /*
  * The parsers of single input values: each takes the value as read (trimmed,
@@ -92,26 +87,27 @@ export function readBoolean(read: (name: Input) => string, name: Input): boolean
 }
 
 export function parseWait(value: string): WaitMode {
-  switch (value.toLowerCase()) {
-    case 'true':
-      return 'finish'
-    case 'started':
-      return 'started'
-    case 'false':
-      return 'queued'
-    default:
-      throw new InputError(`Input 'wait' ('${clip(value)}') must be one of true, started, false.`)
-  }
+  return WAIT_MODES[oneOf(value, Input.Wait, ['true', 'started', 'false'] as const)]
 }
 
 export function parseBuild(value: string): BuildMode {
-  const mode = BUILD_MODES.find(m => m === value.toLowerCase())
-  if (mode === undefined) {
+  return oneOf(
+    value,
+    Input.Build,
+    BUILD_MODES,
+    ', a build number of the job (42), or a build or queue item URL Jenkins gave for it.'
+  )
+}
+
+/** The choice `value` names (in any case); else an error naming the input, the value and the choices, then `more`. */
+function oneOf<T extends string>(value: string, name: Input, choices: readonly T[], more = '.'): T {
+  const choice = choices.find(c => c === value.toLowerCase())
+  if (choice === undefined) {
     throw new InputError(
-      `Input 'build' ('${clip(value)}') must be one of ${BUILD_MODES.join(', ')}, a build number of the job (42), or a build or queue item URL Jenkins gave for it.`
+      `Input '${name}' ('${clip(value)}') must be one of ${choices.join(', ')}${more}`
     )
   }
-  return mode
+  return choice
 }
 
 export function parseAccept(value: string): BuildResult[] {
@@ -144,10 +140,7 @@ export function parseBranch(value: string, where = "Input 'branch'"): string | u
 }
 
 export function parseScan(value: string, hasBranch: boolean): ScanMode {
-  const mode = SCAN_MODES.find(m => m === value.toLowerCase())
-  if (mode === undefined) {
-    throw new InputError(`Input 'scan' ('${clip(value)}') must be one of ${SCAN_MODES.join(', ')}.`)
-  }
+  const mode = oneOf(value, Input.Scan, SCAN_MODES)
   if (mode !== 'if-missing' && !hasBranch) {
     throw new InputError(
       `Input 'scan' ('${mode}') only applies with 'branch': set 'branch' to the branch or pull request of the multibranch project in 'job', or leave 'scan' out.`
@@ -182,13 +175,12 @@ export function parsePullRequest(value: string): number | undefined {
 
 /** Input `comment-permission`. `read` is refused: on a public repository everyone has it. */
 export function parseCommentPermission(value: string): CommentPermission {
-  const permission = COMMENT_PERMISSIONS.find(p => p === value.toLowerCase())
-  if (permission === undefined) {
-    throw new InputError(
-      `Input 'comment-permission' ('${clip(value)}') must be one of ${COMMENT_PERMISSIONS.join(', ')}: the least role on the repository that the author of a comment command needs (read is not enough: on a public repository everyone has it).`
-    )
-  }
-  return permission
+  return oneOf(
+    value,
+    Input.CommentPermission,
+    COMMENT_PERMISSIONS,
+    ': the least role on the repository that the author of a comment command needs (read is not enough: on a public repository everyone has it).'
+  )
 }
 
 /** Input `commit-parameter`: the name of the job's parameter that takes the commit under test; undefined when empty. */

@@ -1,6 +1,6 @@
 import * as core from '@actions/core'
 import { resolve } from 'node:path'
-import { parseArtifactPatterns, PatternError, type ArtifactPattern } from './artifact-patterns.js'
+import { parseArtifactPatterns, type ArtifactPattern } from './artifact-patterns.js'
 import { parseCaCert } from './ca-cert.js'
 import { Input, type BuildResult } from '../util/constants.js'
 import { parseDuration } from '../util/duration.js'
@@ -112,47 +112,29 @@ export interface InputEnvironment {
 }
 
 /**
- * The defaults of action.yml. The runner applies them, but library callers
- * and `core.getInput` cannot tell "unset" from "empty", so an empty value
- * always means the default. `github-token` defaults to `${{ github.token }}`,
- * which only the runner can evaluate.
+ * The non-empty defaults of action.yml (any other input defaults to '').
+ * The runner applies them, but library callers and `core.getInput` cannot
+ * tell "unset" from "empty", so an empty value always means the default.
+ * `github-token` defaults to `${{ github.token }}`, which only the runner
+ * can evaluate.
  * @internal
  */
-export const INPUT_DEFAULTS: Readonly<Record<Input, string>> = {
-  [Input.Url]: '',
-  [Input.User]: '',
-  [Input.Token]: '',
-  [Input.Job]: '',
-  [Input.Parameters]: '',
-  [Input.Files]: '',
+export const INPUT_DEFAULTS: Readonly<Partial<Record<Input, string>>> = {
   [Input.Wait]: 'true',
   [Input.Disable]: 'false',
   [Input.Build]: 'new',
   [Input.ListJobs]: 'false',
   [Input.Settle]: 'false',
-  [Input.StatusCreator]: '',
   [Input.Timeout]: '3600',
   [Input.Accept]: 'SUCCESS',
   [Input.Log]: 'true',
   [Input.AbortOnCancel]: 'true',
   [Input.CommitStatus]: 'false',
-  [Input.GithubToken]: '',
-  [Input.StatusContext]: '',
   [Input.PrComment]: 'false',
-  [Input.Commit]: '',
-  [Input.PullRequest]: '',
-  [Input.CommitParameter]: '',
   [Input.CommentPermission]: 'write',
-  [Input.Branch]: '',
   [Input.Scan]: 'if-missing',
-  [Input.JobToken]: '',
-  [Input.Headers]: '',
-  [Input.CaCert]: '',
-  [Input.Artifacts]: '',
   [Input.ArtifactsPath]: 'jenkins-artifacts',
-  [Input.Jobs]: '',
   [Input.FailFast]: 'false',
-  [Input.ValuesFile]: '',
   [Input.ValuesFileRequired]: 'false'
 }
 
@@ -168,37 +150,33 @@ export function parseSettings(
   // match what the user wrote; everything else is trimmed like core.getInput does.
   const read = (name: Input): string => {
     const value = MULTI_LINE.has(name) ? get(name) : get(name).trim()
-    return value.trim() === '' ? INPUT_DEFAULTS[name] : value
+    return value.trim() === '' ? (INPUT_DEFAULTS[name] ?? '') : value
   }
 
   const url = parseBaseUrl(read(Input.Url))
   const { user, token } = parseCredentials(read(Input.User), read(Input.Token))
 
-  const disable = readBoolean(read, Input.Disable)
-  const listJobs = readBoolean(read, Input.ListJobs)
-  const settle = readBoolean(read, Input.Settle)
+  const bool = (name: Input): boolean => readBoolean(read, name)
+  const disable = bool(Input.Disable)
+  const listJobs = bool(Input.ListJobs)
+  const settle = bool(Input.Settle)
   const statusCreator = parseStatusCreator(read(Input.StatusCreator), settle)
-  const log = readBoolean(read, Input.Log)
-  const abortOnCancel = readBoolean(read, Input.AbortOnCancel)
-  const commitStatus = readBoolean(read, Input.CommitStatus)
-  const prComment = readBoolean(read, Input.PrComment)
+  const statusContext = read(Input.StatusContext)
+  const commitStatus = bool(Input.CommitStatus)
+  const prComment = bool(Input.PrComment)
   const commit = parseCommit(read(Input.Commit))
   const pullRequest = parsePullRequest(read(Input.PullRequest))
   const commitParameter = parseCommitParameter(read(Input.CommitParameter))
-  const commentPermission = parseCommentPermission(read(Input.CommentPermission))
-
   const wait = parseWait(read(Input.Wait))
   const buildText = read(Input.Build)
-  const timeoutMs = parseDuration(read(Input.Timeout), Input.Timeout)
-  const accept = parseAccept(read(Input.Accept))
 
   const parametersText = read(Input.Parameters)
   const hasParameters = parametersText.trim() !== ''
   const parameters = parseParameters(parametersText)
   const files = parseFiles(read(Input.Files))
 
-  const failFast = readBoolean(read, Input.FailFast)
-  const valuesFileRequired = readBoolean(read, Input.ValuesFileRequired)
+  const failFast = bool(Input.FailFast)
+  const valuesFileRequired = bool(Input.ValuesFileRequired)
   const valuesFile = parseValuesFile(read(Input.ValuesFile), `Input '${Input.ValuesFile}'`)
   const jobsText = read(Input.Jobs)
   const several = jobsText.trim() !== ''
@@ -236,11 +214,7 @@ export function parseSettings(
     Input.JobToken,
     `the job's "Trigger builds remotely" token`
   )
-  const headers = parseExtraHeaders(read(Input.Headers), { credentials: user !== '' })
-  const caCerts = parseCaCert(read(Input.CaCert))
-
-  const artifacts = parseArtifacts(read(Input.Artifacts), env.platform)
-  const artifactsPath = parseArtifactsPath(read(Input.ArtifactsPath), env.workspace)
+  const artifacts = parseArtifactPatterns(read(Input.Artifacts), env.platform)
 
   checkConflicts({
     disable,
@@ -255,7 +229,7 @@ export function parseSettings(
     hasArtifacts: artifacts.length > 0,
     jobs: jobs?.entries,
     failFast,
-    statusContext: read(Input.StatusContext) !== '',
+    statusContext: statusContext !== '',
     valuesFileRequired,
     hasValuesFile: (jobs?.entries ?? [one]).some(entry => entry.valuesFile !== undefined),
     commitParameter,
@@ -289,28 +263,28 @@ export function parseSettings(
       ? {
           settle: {
             ...(statusCreator === undefined ? {} : { creator: statusCreator }),
-            ...(read(Input.StatusContext) === '' ? {} : { context: read(Input.StatusContext) })
+            ...(statusContext === '' ? {} : { context: statusContext })
           }
         }
       : {}),
-    timeoutMs,
-    accept,
-    log,
-    abortOnCancel,
+    timeoutMs: parseDuration(read(Input.Timeout), Input.Timeout),
+    accept: parseAccept(read(Input.Accept)),
+    log: bool(Input.Log),
+    abortOnCancel: bool(Input.AbortOnCancel),
     commitStatus,
     githubToken,
-    statusContext: read(Input.StatusContext) || one.statusContext,
+    statusContext: statusContext || one.statusContext,
     prComment,
     ...(commit === undefined ? {} : { commit }),
     ...(pullRequest === undefined ? {} : { pullRequest }),
     ...(commitParameter === undefined ? {} : { commitParameter }),
-    commentPermission,
+    commentPermission: parseCommentPermission(read(Input.CommentPermission)),
     scan,
     jobToken,
-    headers,
-    caCerts,
+    headers: parseExtraHeaders(read(Input.Headers), { credentials: user !== '' }),
+    caCerts: parseCaCert(read(Input.CaCert)),
     artifacts,
-    artifactsPath,
+    artifactsPath: parseArtifactsPath(read(Input.ArtifactsPath), env.workspace),
     workspace: env.workspace,
     ...(jobs ? { jobs: jobs.entries } : {}),
     failFast,
@@ -406,19 +380,6 @@ function parseJob(value: string, url: string, listJobs: boolean): JobPath {
   return parseProject(value, url, "Input 'job'")
 }
 
-function parseArtifacts(value: string, platform: NodeJS.Platform): ArtifactPattern[] {
-  try {
-    return parseArtifactPatterns(value, platform)
-  } catch (error) {
-    if (error instanceof PatternError) {
-      throw new InputError(
-        `Input 'artifacts' has a pattern that can never match: ${error.message}.`
-      )
-    }
-    throw error
-  }
-}
-
 /** Resolved against the workspace, which it must not leave (checked before any request). */
 function parseArtifactsPath(value: string, workspace: string): string {
   const expected = `expected a folder inside the workspace (${workspace}), such as jenkins-artifacts`
@@ -450,7 +411,7 @@ function settleConflicts(o: {
     Input.JobToken,
     Input.Artifacts
   ]) {
-    if (o.read(name) !== INPUT_DEFAULTS[name]) throw conflict('settle', name, why)
+    if (o.read(name) !== (INPUT_DEFAULTS[name] ?? '')) throw conflict('settle', name, why)
   }
 }
 

@@ -36,13 +36,6 @@ export interface JobEntry {
   given?: BuildReference
 }
 
-/** What the `jobs` input asks for, and what it allows but should say. */
-export interface JobsInput {
-  entries: JobEntry[]
-  /** Warnings for the step log (e.g. an item given twice). */
-  warnings: string[]
-}
-
 /** What every item shares unless it says otherwise. */
 export interface SharedJobInputs {
   parameters: BuildParameters
@@ -55,8 +48,16 @@ export interface SharedJobInputs {
   valuesFile?: string
 }
 
+/** What an item's key other than `job` takes besides a string (`parameters` and `files`: an object too; `build`: a number). */
+const ITEM_VALUES: Readonly<Record<string, string>> = {
+  parameters: 'an object such as {"NAME": "value"}, or NAME=value lines in a string',
+  files: 'an object such as {"PACKAGE": "dist/app.zip"}, or NAME=path lines in a string',
+  branch: 'a branch or pull-request name, e.g. "feature/x" or "PR-42"',
+  'values-file': 'the path of an artifact the build archives, e.g. "values.json"',
+  build: 'a build number of its job, or a build or queue item URL'
+}
 /** Keys an item object may have. */
-const ITEM_KEYS = ['job', 'parameters', 'files', 'branch', 'values-file', 'build'] as const
+const ITEM_KEYS = ['job', ...Object.keys(ITEM_VALUES)]
 /** More builds than this from one step is a mistake or an abuse: a matrix or several steps say it better. */
 const MAX_JOBS = 100
 
@@ -70,9 +71,14 @@ const FORMS =
  * Each item takes the shared `parameters` and `branch`; an item's own
  * parameters go over the shared ones (same name: the item's wins), its own
  * `branch` replaces the shared one (`""` for none). Messages name the item
- * (1-based) and never echo a parameter value.
+ * (1-based) and never echo a parameter value. `warnings`: for the step log
+ * (an item given twice).
  */
-export function parseJobs(text: string, url: string, shared: SharedJobInputs): JobsInput {
+export function parseJobs(
+  text: string,
+  url: string,
+  shared: SharedJobInputs
+): { entries: JobEntry[]; warnings: string[] } {
   const trimmed = text.trim()
   if (trimmed === '') throw new InputError(`Input 'jobs' lists no job: ${FORMS}.`)
   if (trimmed.startsWith('{')) {
@@ -105,15 +111,12 @@ interface RawItem {
 }
 
 function lineItems(text: string): RawItem[] {
-  const items: RawItem[] = []
-  for (const line of text.split(/\r?\n/)) {
-    if (line.trim() !== '') items.push({ index: items.length + 1, job: line.trim() })
-  }
-  return items
+  const jobs = text.split(/\r?\n/).map(line => line.trim())
+  return jobs.filter(job => job !== '').map((job, i) => ({ index: i + 1, job }))
 }
 
 function jsonItems(text: string): RawItem[] {
-  const data = parseJsonInput(text, 'jobs', FORMS)
+  const data = parseJsonInput(text, "Input 'jobs'", FORMS)
   if (!Array.isArray(data)) throw new InputError(`Input 'jobs' is JSON but not an array: ${FORMS}.`)
   const twice = duplicateKey(text, Infinity)
   if (twice) {
@@ -128,55 +131,23 @@ function rawItem(value: unknown, index: number): RawItem {
   const where = `Input 'jobs' item ${index}`
   if (typeof value === 'string') return { index, job: value }
   if (!isObject(value)) throw new InputError(`${where} is ${kindOf(value)}: ${FORMS}.`)
-  // as: a tuple's includes takes only its own members; any key is asked about.
-  const unknown = Object.keys(value).filter(key => !(ITEM_KEYS as readonly string[]).includes(key))
+  const unknown = Object.keys(value).filter(key => !ITEM_KEYS.includes(key))
   if (unknown.length > 0) {
     throw new InputError(
       `${where} has unknown key${unknown.length > 1 ? 's' : ''} ${unknown.map(k => `'${clip(redactUrl(k))}'`).join(', ')}: an item takes ${ITEM_KEYS.map(k => `'${k}'`).join(', ')} (${FORMS}).`
     )
   }
-  /** A string, or with `lines` an object too (NAME=… lines or their object). */
-  const own = (key: string, lines: boolean, what: string, expected: string): void => {
-    const given = value[key]
-    if (given === undefined || typeof given === 'string' || (lines && isObject(given))) return
-    throw new InputError(`${where} has ${what} ${kindOf(given)}: expected ${expected}.`)
-  }
-  own(
-    'values-file',
-    false,
-    "a 'values-file' that is",
-    'the path of an artifact the build archives, e.g. "values.json"'
-  )
-  own(
-    'files',
-    true,
-    "'files' that are",
-    'an object such as {"PACKAGE": "dist/app.zip"}, or NAME=path lines in a string'
-  )
   const job = value['job']
   if (typeof job !== 'string' || job.trim() === '') {
     throw new InputError(`${where} has no 'job' (a non-empty string naming the job): ${FORMS}.`)
   }
-  own(
-    'parameters',
-    true,
-    "'parameters' that are",
-    'an object such as {"NAME": "value"}, or NAME=value lines in a string'
-  )
-  own(
-    'branch',
-    false,
-    "a 'branch' that is",
-    'a branch or pull-request name, e.g. "feature/x" or "PR-42"'
-  )
-  const build = value['build']
-  if (build !== undefined && typeof build !== 'number') {
-    own(
-      'build',
-      false,
-      "a 'build' that is",
-      'a build number of its job, or a build or queue item URL'
-    )
+  for (const [key, expected] of Object.entries(ITEM_VALUES)) {
+    const given = value[key]
+    const lines = key === 'parameters' || key === 'files'
+    if (given === undefined || typeof given === 'string') continue
+    if (lines ? isObject(given) : key === 'build' && typeof given === 'number') continue
+    const what = lines ? `'${key}' that are` : `a '${key}' that is`
+    throw new InputError(`${where} has ${what} ${kindOf(given)}: expected ${expected}.`)
   }
   // as: every key is one of ITEM_KEYS, each checked for its kind above.
   return { ...(value as Partial<RawItem>), index, job }
@@ -229,12 +200,7 @@ export function parseProject(text: string, url: string, where: string): JobPath 
 }
 
 /** What an item of `jobs` sets for itself, parsed (`''`: none, over a shared one). */
-interface OwnInputs {
-  parameters?: BuildParameters
-  files?: readonly FileRequest[]
-  branch?: string
-  valuesFile?: string
-}
+type OwnInputs = Partial<Omit<SharedJobInputs, 'hasParameters'>>
 
 /**
  * The build one job asks for: `job` with the shared inputs, or an item of
@@ -272,10 +238,7 @@ function ownParameters(item: RawItem, where: string): BuildParameters {
   // the same rules as the `parameters` input (value types, empty names).
   const text =
     typeof item.parameters === 'string' ? item.parameters : JSON.stringify(item.parameters)
-  return renamed(
-    () => parseParameters(text),
-    message => relabel(message, 'parameters', `${where}'s 'parameters'`)
-  )
+  return parseParameters(text, `${where}'s 'parameters'`)
 }
 
 /** Items after the first with the same context get ` (2)`, ` (3)`…, so that no status overwrites another's. */

@@ -13,35 +13,36 @@ const FORMS =
  * twice is refused), or `NAME=value` lines (split on the first `=`; a name on
  * several lines is a multi-value parameter). Messages never echo a value:
  * values are often secrets. The rules: docs/internals.md, "The parameters input".
+ * `where` names the input in messages (an item of `jobs` has its own).
  */
-export function parseParameters(text: string): BuildParameters {
+export function parseParameters(text: string, where = "Input 'parameters'"): BuildParameters {
   const trimmed = text.trim()
   if (trimmed === '') return {}
   // `[` too, so that a JSON array gets "must be an object" rather than a
   // confusing complaint about a line without `=`.
-  if (trimmed.startsWith('{') || trimmed.startsWith('[')) return parseJson(trimmed)
-  return groupByName(nameValueLines(text, "Input 'parameters'", FORMS))
+  if (trimmed.startsWith('{') || trimmed.startsWith('[')) return parseJson(trimmed, where)
+  return groupByName(nameValueLines(text, where, FORMS))
 }
 
 /**
- * JSON.parse of an input, refused with a message naming the input, the
+ * JSON.parse of an input, refused with a message naming it (`where`), the
  * position and the expected forms. Only the position is kept: newer V8
  * messages quote the input, which may hold secrets.
  */
-export function parseJsonInput(text: string, input: string, forms: string): unknown {
+export function parseJsonInput(text: string, where: string, forms: string): unknown {
   // The duplicate-key check (momoa) and our walks recurse: bound the nesting first.
   const deep = tooDeepAt(text)
   if (deep >= 0) {
     throw new InputError(
-      `Input '${input}' is JSON nested more than ${MAX_JSON_DEPTH} levels deep (at character ${deep + 1}): ${forms}.`
+      `${where} is JSON nested more than ${MAX_JSON_DEPTH} levels deep (at character ${deep + 1}): ${forms}.`
     )
   }
   try {
     return JSON.parse(text) as unknown
   } catch (error) {
     const position = /position (\d+)/.exec(String(error))?.[1]
-    const where = position === undefined ? '' : ` (at character ${Number(position) + 1})`
-    throw new InputError(`Input '${input}' is not valid JSON${where}: ${forms}.`)
+    const at = position === undefined ? '' : ` (at character ${Number(position) + 1})`
+    throw new InputError(`${where} is not valid JSON${at}: ${forms}.`)
   }
 }
 
@@ -67,26 +68,28 @@ export function nameValueLines(
   return lines
 }
 
-function parseJson(text: string): BuildParameters {
-  const data = parseJsonInput(text, 'parameters', FORMS)
+function parseJson(text: string, where: string): BuildParameters {
+  const data = parseJsonInput(text, where, FORMS)
   if (data === null || typeof data !== 'object' || Array.isArray(data)) {
-    throw new InputError(`Input 'parameters' is JSON but not an object: ${FORMS}.`)
+    throw new InputError(`${where} is JSON but not an object: ${FORMS}.`)
   }
   // Only the top level: a nested object is refused as a value anyway.
   const twice = duplicateKey(text, 1)
   if (twice) {
     throw new InputError(
-      `Input 'parameters' has the key '${twice.name}' twice (${twice.lines}): a key may appear once; for several values of one parameter give an array, such as {"${twice.name}": ["a", "b"]} (${FORMS}).`
+      `${where} has the key '${twice.name}' twice (${twice.lines}): a key may appear once; for several values of one parameter give an array, such as {"${twice.name}": ["a", "b"]} (${FORMS}).`
     )
   }
   const entries: Array<[string, string | string[]]> = []
   for (const [name, value] of Object.entries(data)) {
     if (name.trim() === '') {
-      throw new InputError(`Input 'parameters' has an empty parameter name: ${FORMS}.`)
+      throw new InputError(`${where} has an empty parameter name: ${FORMS}.`)
     }
     entries.push([
       name,
-      Array.isArray(value) ? value.map(item => scalar(name, item)) : scalar(name, value)
+      Array.isArray(value)
+        ? value.map(item => scalar(where, name, item))
+        : scalar(where, name, value)
     ])
   }
   // fromEntries defines own properties, so a parameter named `__proto__`
@@ -136,13 +139,13 @@ export function duplicateKey(text: string, depth: number): DuplicateKey | undefi
   return visit(parseJsonTree(text, { mode: 'json' }).body, depth)
 }
 
-function scalar(name: string, value: unknown): string {
+function scalar(where: string, name: string, value: unknown): string {
   if (typeof value === 'string') return value
   if (typeof value === 'boolean') return String(value)
   // JSON.parse turns 1e999 into Infinity, which no form field can carry.
   if (typeof value === 'number' && Number.isFinite(value)) return String(value)
   throw new InputError(
-    `Input 'parameters' value of '${name}' is ${describe(value)}: each value must be a string, number, boolean, or an array of those (${FORMS}).`
+    `${where} value of '${name}' is ${describe(value)}: each value must be a string, number, boolean, or an array of those (${FORMS}).`
   )
 }
 

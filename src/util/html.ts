@@ -4,22 +4,13 @@
  * (a description) rather than its markup.
  */
 import { decodeHTML } from 'entities'
+import { httpHref } from './http-url.js'
 
 /** An `<a>` to an http(s) URL, else the escaped text alone. */
 export function link(text: string, url: string | undefined): string {
-  const href = safeUrl(url)
+  // Only http(s) links: a URL that came back from Jenkins must not become `javascript:`.
+  const href = httpHref(url)
   return href ? `<a href="${escapeAttribute(href)}">${escapeHtml(text)}</a>` : escapeHtml(text)
-}
-
-/** Only http(s) links: a URL that came back from Jenkins must not become `javascript:`. */
-function safeUrl(url: string | undefined): string | undefined {
-  if (!url) return undefined
-  try {
-    const parsed = new URL(url)
-    return parsed.protocol === 'http:' || parsed.protocol === 'https:' ? parsed.href : undefined
-  } catch {
-    return undefined
-  }
 }
 
 /**
@@ -75,15 +66,10 @@ export function htmlText(html: string): string {
     .replace(NOT_TEXT, '')
     .replace(LINE_BREAK, '\n')
     .replace(MARKUP, '')
-  return decodeEntities(text)
+  return decodeHTML(text)
     .split(/\r\n|\r|\n/)
     .map(line => line.replace(/[ \t\u00a0]+/g, ' ').trim())
     .join('\n')
     .replace(/\n{3,}/g, '\n\n')
     .trim()
-}
-
-/** HTML's character references decoded, as a browser decodes them in text (`&lt;`, `&#60;`, `&#x3C;`, `&amp`). */
-export function decodeEntities(text: string): string {
-  return decodeHTML(text)
 }

@@ -16,6 +16,17 @@ export function parseHttpUrl(value: string, where: string, expected: string): UR
   return url
 }
 
+/** `url` as the href of an http(s) URL; undefined for none, or any other scheme (`javascript:`). */
+export function httpHref(url: string | undefined): string | undefined {
+  if (!url) return undefined
+  try {
+    const parsed = new URL(url)
+    return parsed.protocol === 'http:' || parsed.protocol === 'https:' ? parsed.href : undefined
+  } catch {
+    return undefined
+  }
+}
+
 /**
  * Whether the path of the URL `value` has a '.' or '..' segment (also as
  * %2e): the URL parser resolves them silently, and a URL Jenkins wrote never

@@ -8,6 +8,8 @@
  * one line.
  */
 
+import { httpHref } from './http-url.js'
+
 // C0 and C1 controls, and the bidirectional overrides that make a name read
 // otherwise than it is written.
 // eslint-disable-next-line no-control-regex
@@ -47,15 +49,8 @@ export function codeSpan(text: string, max: number): string {
  * `<`, `>` and spaces percent-encoded, so the URL cannot end the link early.
  */
 export function linkTarget(url: string | undefined): string | undefined {
-  if (!url) return undefined
-  try {
-    const parsed = new URL(url)
-    if (parsed.protocol !== 'http:' && parsed.protocol !== 'https:') return undefined
-    return parsed.href.replace(
-      /[()<>\s]/g,
-      c => `%${c.charCodeAt(0).toString(16).toUpperCase().padStart(2, '0')}`
-    )
-  } catch {
-    return undefined
-  }
+  return httpHref(url)?.replace(
+    /[()<>\s]/g,
+    c => `%${c.charCodeAt(0).toString(16).toUpperCase().padStart(2, '0')}`
+  )
 }

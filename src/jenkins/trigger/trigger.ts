@@ -28,7 +28,7 @@ import type {
 } from '../model/types.js'
 import type { LostTrigger } from '../transport/errors.js'
 import { errorText } from '../../util/error-text.js'
-import { decodeEntities } from '../../util/html.js'
+import { decodeHTML } from 'entities'
 
 /** Trigger POSTs whose answer may be lost before the step gives up (each one reconciled first). */
 const TRIGGER_SENDS = 4
@@ -378,7 +378,7 @@ const REASON_CHARS = 300
  * Logging ID is what leads to the reason in Jenkins' log.
  */
 function jenkinsRefusal(response: HttpResponse, body: string): string | undefined {
-  const text = decodeEntities(body)
+  const text = decodeHTML(body)
   const reason = REFUSAL.exec(text)?.[1]?.trim()
   if (reason) return cut(reason, REASON_CHARS)
   if (!fromJenkins(response) && !OOPS_PAGE.test(text)) return undefined
