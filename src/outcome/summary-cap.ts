@@ -2,7 +2,8 @@ import { statSync } from 'node:fs'
 import type { Summary } from '../runner/io.js'
 import { kib } from '../util/bytes.js'
 import { collectAllGarbage } from '../util/heap.js'
-import { decodeEntities, escapeHtml } from '../util/html.js'
+import { decodeHTML } from 'entities'
+import { escapeHtml } from '../util/html.js'
 import { cut } from '../util/shorten.js'
 import type { Logger } from '../util/logger.js'
 
@@ -322,7 +323,7 @@ function leftOutText(left: FittedSummary, { inSummary }: { inSummary: boolean })
 
 /** A heading's text, tags and entities taken out (it is escaped again where shown). */
 function headingText(unit: string): string {
-  return decodeEntities(unit.replace(/<[^>]*>/g, '')).trim()
+  return decodeHTML(unit.replace(/<[^>]*>/g, '')).trim()
 }
 
 /** The rows of a table written by core.summary.addTable (`<table><tr>…</tr>…</table>`). */
