@@ -29686,7 +29686,7 @@ module.exports = {
 
 __nccwpck_require__.a(module, async (__webpack_handle_async_dependencies__, __webpack_async_result__) => { try {
 /* harmony import */ var _util_heap_js__WEBPACK_IMPORTED_MODULE_0__ = __nccwpck_require__(6086);
-/* harmony import */ var _main_js__WEBPACK_IMPORTED_MODULE_1__ = __nccwpck_require__(1734);
+/* harmony import */ var _main_js__WEBPACK_IMPORTED_MODULE_1__ = __nccwpck_require__(2465);
 
 
 (0,_util_heap_js__WEBPACK_IMPORTED_MODULE_0__/* .keepYoungGenerationSmall */ .Dd)();
@@ -29732,10 +29732,10 @@ function countOf(text) {
     const value = Number(text.trim());
     return isCount(value) ? value : undefined;
 }
-/** A value Jenkins sent, for a message saying it was ignored: JSON-quoted and cut to 40 characters. */
-function shownValue(value) {
+/** A value Jenkins sent, for a message: JSON-quoted (control characters escaped) and cut to `chars` characters. */
+function shownValue(value, chars = 40) {
     const text = JSON.stringify(value) ?? String(value);
-    return text.length > 40 ? `${text.slice(0, 39)}…` : text;
+    return text.length > chars ? `${text.slice(0, chars - 1)}…` : text;
 }
 
 
@@ -29788,12 +29788,12 @@ function parseJobPath(input, baseUrl) {
     return checkSegments(trimmed.split('/'), value);
 }
 function parseJobUrl(value, baseUrl) {
-    const url = (0,_util_http_url_js__WEBPACK_IMPORTED_MODULE_0__/* .parseHttpUrl */ .f)(value, `Input 'job' ('${redactUrl(value)}')`, FORMS);
+    const url = (0,_util_http_url_js__WEBPACK_IMPORTED_MODULE_0__/* .parseHttpUrl */ .f$)(value, `Input 'job' ('${redactUrl(value)}')`, FORMS);
     const base = new URL(baseUrl);
     if (url.username !== '' || url.password !== '') {
         throw new _util_input_error_js__WEBPACK_IMPORTED_MODULE_1__/* .InputError */ .d(`Input 'job' URL must not contain credentials: put the user name in 'user' and the API token in 'token' (${FORMS}).`);
     }
-    if ((0,_util_http_url_js__WEBPACK_IMPORTED_MODULE_0__/* .hasDotSegment */ .t)(value)) {
+    if ((0,_util_http_url_js__WEBPACK_IMPORTED_MODULE_0__/* .hasDotSegment */ .tt)(value)) {
         throw new _util_input_error_js__WEBPACK_IMPORTED_MODULE_1__/* .InputError */ .d(`Input 'job' URL ('${redactUrl(value)}') has a '.' or '..' segment: ${FORMS}.`);
     }
     if (url.origin !== base.origin) {
@@ -29908,7 +29908,7 @@ function branchItemName(branch) {
         return '%2E';
     if (branch === '..')
         return '%2E.';
-    return branch.replace(/[#%/?[\]\\]/g, ch => BRANCH_ESCAPES[ch] ?? ch);
+    return branch.replace(/[#%/?[\]\\]/g, ch => `%${ch.charCodeAt(0).toString(16).toUpperCase()}`);
 }
 /** NameEncoder.decode: the branch name of a multibranch item name (`feature%2Fx` → `feature/x`). */
 function branchNameOf(item) {
@@ -29920,374 +29920,7 @@ function branchNameOf(item) {
         return '.';
     if (item === '%2E.')
         return '..';
-    return item.replace(/%(2[35F]|3F|5[BCD])/g, escape => BRANCH_UNESCAPES[escape] ?? escape);
-}
-const BRANCH_ESCAPES = {
-    '#': '%23',
-    '%': '%25',
-    '/': '%2F',
-    '?': '%3F',
-    '[': '%5B',
-    ']': '%5D',
-    '\\': '%5C'
-};
-const BRANCH_UNESCAPES = Object.fromEntries(Object.entries(BRANCH_ESCAPES).map(([ch, escape]) => [escape, ch]));
-
-
-/***/ }),
-
-/***/ 9828:
-/***/ ((__unused_webpack_module, __webpack_exports__, __nccwpck_require__) => {
-
-/* harmony export */ __nccwpck_require__.d(__webpack_exports__, {
-/* harmony export */   $7: () => (/* binding */ jobNamesFromUrl),
-/* harmony export */   AX: () => (/* binding */ runningBuildsOf),
-/* harmony export */   Mc: () => (/* binding */ entriesOf),
-/* harmony export */   Wi: () => (/* binding */ buildSummaryOf),
-/* harmony export */   Zw: () => (/* binding */ causeClassesOf),
-/* harmony export */   fN: () => (/* binding */ userIdsOf),
-/* harmony export */   jV: () => (/* binding */ buildsOf),
-/* harmony export */   mC: () => (/* binding */ parametersOf),
-/* harmony export */   oM: () => (/* binding */ parameterValues),
-/* harmony export */   zr: () => (/* binding */ decodeBuild)
-/* harmony export */ });
-/* unused harmony export buildOfUrl */
-/* harmony import */ var _model_counts_js__WEBPACK_IMPORTED_MODULE_0__ = __nccwpck_require__(2578);
-/**
- * Pieces of Jenkins JSON that several reads export the same way: an item's
- * names from its URL, the parameters and causes of an `actions` array, and
- * a job's `builds` list. Decoded here, once, for the reads and the
- * trigger's reconciliation alike: what leaves this file is true to its type.
- */
-
-const RESULTS = new Set([
-    'SUCCESS',
-    'UNSTABLE',
-    'FAILURE',
-    'NOT_BUILT',
-    'ABORTED'
-]);
-/**
- * A job's `builds` list (`job/…/api/json?tree=builds[…]`), newest first; an
- * entry without a usable number is skipped.
- */
-function buildsOf(raw, fields = {}) {
-    const builds = [];
-    for (const entry of Array.isArray(raw) ? raw : []) {
-        const build = entry;
-        if (!(0,_model_counts_js__WEBPACK_IMPORTED_MODULE_0__/* .isBuildNumber */ .Y_)(build?.number))
-            continue;
-        const recent = { number: build.number };
-        if ((0,_model_counts_js__WEBPACK_IMPORTED_MODULE_0__/* .isCount */ .my)(build.queueId))
-            recent.queueId = build.queueId;
-        if (fields.outcome) {
-            const summary = buildSummaryOf(build);
-            if (summary) {
-                recent.result = summary.result;
-                recent.duration = summary.duration;
-                recent.building = summary.building;
-            }
-        }
-        if (fields.actions) {
-            recent.causes = causeClassesOf(build.actions);
-            const userIds = userIdsOf(build.actions);
-            if (userIds)
-                recent.userIds = userIds;
-            recent.parameters = parametersOf(build.actions);
-        }
-        builds.push(recent);
-    }
-    return builds;
-}
-/** A `builds` entry's number and outcome; undefined unless its number and duration are counts (it only aims polls). */
-function buildSummaryOf(raw) {
-    const b = raw;
-    if (!(0,_model_counts_js__WEBPACK_IMPORTED_MODULE_0__/* .isBuildNumber */ .Y_)(b?.number) || !(0,_model_counts_js__WEBPACK_IMPORTED_MODULE_0__/* .isCount */ .my)(b.duration))
-        return undefined;
-    return {
-        number: b.number,
-        result: RESULTS.has(b.result) ? b.result : null,
-        duration: b.duration,
-        building: b.building === true
-    };
-}
-/** Decoded item names from a job URL (`…/job/a/job/b%20c/` → ['a', 'b c']); undefined if not a job URL. */
-function jobNamesFromUrl(url) {
-    let path;
-    try {
-        path = new URL(url, 'http://placeholder/').pathname;
-    }
-    catch {
-        return undefined;
-    }
-    const segments = path.split('/').filter(s => s !== '');
-    const names = [];
-    // The context path comes first; item names follow each 'job' marker.
-    const start = segments.indexOf('job');
-    if (start < 0)
-        return undefined;
-    for (let i = start; i < segments.length; i += 2) {
-        if (segments[i] !== 'job' || segments[i + 1] === undefined)
-            return undefined;
-        try {
-            names.push(decodeURIComponent(segments[i + 1]));
-        }
-        catch {
-            return undefined;
-        }
-    }
-    return names;
-}
-/** Parameters from an exported `actions` array (the ParametersAction's list); [] when none. */
-function parametersOf(actions) {
-    return parametersIn(actions) ?? [];
-}
-/**
- * The parameters a build or queue item carries: those of every action that
- * lists `parameters` (the ParametersAction; a plugin's subclass has its own
- * `_class`), or undefined when no action does. The one reader of
- * ParametersAction: the reconciliation matches by it, the summary shows it.
- *
- * A password's value is taken out of the JSON itself, so that nothing made
- * of it (the `build` output) holds one: Jenkins marks a password by its
- * value's class (PasswordParameterValue exports no value, jenkins-api.md
- * 5.3; plugins' kin share the name) or by the job's definition (`passwords`),
- * and a plugin, an older or a hostile Jenkins may still send a value.
- */
-function parametersIn(actions, passwords) {
-    return entriesOf(actions, 'parameters')?.flatMap(raw => {
-        const p = raw;
-        if (typeof p?.name !== 'string')
-            return [];
-        const parameter = { name: p.name };
-        if (/Password/i.test(String(p._class ?? '')) || passwords?.has(p.name)) {
-            delete p.value;
-            parameter.password = true;
-        }
-        else if ('value' in p) {
-            parameter.value = p.value;
-        }
-        if (/FileParameterValue$/.test(String(p._class ?? '')))
-            parameter.file = true;
-        return [parameter];
-    });
-}
-/** userId of every cause that has one, from an exported `actions` array; undefined when none. */
-function userIdsOf(actions) {
-    const ids = (entriesOf(actions, 'causes') ?? []).flatMap(raw => {
-        const cause = raw;
-        const has = cause && 'userId' in cause;
-        return has && (typeof cause.userId === 'string' || cause.userId === null) ? [cause.userId] : [];
-    });
-    return ids.length > 0 ? ids : undefined;
-}
-/** `_class` of every cause, from an exported `actions` array (the CauseAction's list). */
-function causeClassesOf(actions) {
-    return (entriesOf(actions, 'causes') ?? []).flatMap(cause => {
-        const name = cause?._class;
-        return typeof name === 'string' ? [name] : [];
-    });
-}
-/**
- * The entries of the `field` list of every element of `list`, in order (the
- * `causes` of each of a build's `actions`, the `parameterDefinitions` of each
- * of a job's `property`); undefined when no element has one.
- */
-function entriesOf(list, field) {
-    if (!Array.isArray(list))
-        return undefined;
-    let entries;
-    for (const element of list) {
-        const inner = element?.[field];
-        if (!Array.isArray(inner))
-            continue;
-        entries ??= [];
-        for (const entry of inner)
-            entries.push(entry);
-    }
-    return entries;
-}
-/**
- * The build on each executor and one-off executor of a `computer` list
- * (executors.ts), one entry per executor: a build on several is listed as
- * often.
- */
-function runningBuildsOf(computers) {
-    const builds = [];
-    for (const computer of list(computers)) {
-        const c = computer;
-        for (const executor of [...list(c?.executors), ...list(c?.oneOffExecutors)]) {
-            const raw = executor
-                ?.currentExecutable;
-            const build = raw ? runningBuild(raw) : undefined;
-            if (build)
-                builds.push(build);
-        }
-    }
-    return builds;
-}
-function runningBuild(raw) {
-    if (typeof raw.url !== 'string')
-        return undefined;
-    const parsed = buildOfUrl(raw.url);
-    if (!parsed)
-        return undefined;
-    const build = { job: parsed.job, number: parsed.number };
-    if ((0,_model_counts_js__WEBPACK_IMPORTED_MODULE_0__/* .isCount */ .my)(raw.queueId))
-        build.queueId = raw.queueId;
-    if ((0,_model_counts_js__WEBPACK_IMPORTED_MODULE_0__/* .isCount */ .my)(raw.timestamp) && raw.timestamp > 0)
-        build.timestamp = raw.timestamp;
-    // -1: Jenkins has no estimate (Job.getEstimatedDuration).
-    if (Number.isSafeInteger(raw.estimatedDuration))
-        build.estimatedDuration = raw.estimatedDuration;
-    return build;
-}
-/**
- * A build's item names and number from its absolute URL (Jenkins' root URL,
- * which may be another host: only the path counts). The context path comes
- * first; names follow each `job` marker; the number ends it.
- * @internal
- */
-function buildOfUrl(url) {
-    let path;
-    try {
-        path = new URL(url, 'http://placeholder/').pathname;
-    }
-    catch {
-        return undefined;
-    }
-    const match = /^(.*\/)(\d+)\/?$/.exec(path);
-    const number = Number(match?.[2]);
-    const job = match ? jobNamesFromUrl(match[1]) : undefined;
-    if (!job || job.length === 0 || !(0,_model_counts_js__WEBPACK_IMPORTED_MODULE_0__/* .isBuildNumber */ .Y_)(number))
-        return undefined;
-    return { job, number };
-}
-function list(value) {
-    return Array.isArray(value) ? value : [];
-}
-/**
- * A build's JSON, whole or with a `tree`, into a Build, once, where it is
- * read. Counts that are not counts (1e+21 from a broken or hostile server)
- * are left out rather than passed on; Run.getDescription is `@Exported`
- * and null when none; Run.getDisplayName is `#N` unless the build set one;
- * ParametersAction is decoded by parametersIn, `passwords` naming the job's
- * password parameters. The JSON is kept as it came, but for the values of
- * passwords, in `json`, for the `build` output only.
- */
-function decodeBuild(json, options = {}) {
-    const raw = json;
-    const build = {
-        number: json.number,
-        building: raw.building === true,
-        result: json.result,
-        description: typeof raw.description === 'string' ? raw.description : '',
-        displayName: typeof raw.displayName === 'string' ? raw.displayName : `#${json.number}`,
-        json
-    };
-    if (typeof raw._class === 'string')
-        build._class = raw._class;
-    if (typeof raw.url === 'string')
-        build.url = raw.url;
-    if ((0,_model_counts_js__WEBPACK_IMPORTED_MODULE_0__/* .isCount */ .my)(raw.duration))
-        build.duration = raw.duration;
-    // -1: Jenkins has no estimate (Job.getEstimatedDuration).
-    if (Number.isSafeInteger(raw.estimatedDuration))
-        build.estimatedDuration = raw.estimatedDuration;
-    if ((0,_model_counts_js__WEBPACK_IMPORTED_MODULE_0__/* .isCount */ .my)(raw.timestamp))
-        build.timestamp = raw.timestamp;
-    if ((0,_model_counts_js__WEBPACK_IMPORTED_MODULE_0__/* .isCount */ .my)(raw.queueId))
-        build.queueId = raw.queueId;
-    if (Array.isArray(raw.actions))
-        build.actions = raw.actions;
-    const parameters = parametersIn(raw.actions, options.passwords);
-    if (parameters)
-        build.parameters = parameters;
-    return build;
-}
-/**
- * The `build-parameters` output: a ParametersAction's values by name with
- * their JSON type. ParametersAction exports each ParameterValue's `value`
- * for the types that export it (StringParameterValue,
- * BooleanParameterValue…): FileParameterValue exports none (its file is
- * served apart), shown as null; PasswordParameterValue none either (a
- * Secret), left out. A prototype-less object: a parameter named
- * `__proto__` is a key like any other.
- */
-function parameterValues(parameters) {
-    const values = Object.create(null);
-    for (const p of parameters ?? []) {
-        if (p.value !== undefined)
-            values[p.name] = p.value;
-        else if (p.file)
-            values[p.name] = null;
-    }
-    return values;
-}
-
-
-/***/ }),
-
-/***/ 1617:
-/***/ ((__unused_webpack_module, __webpack_exports__, __nccwpck_require__) => {
-
-/* harmony export */ __nccwpck_require__.d(__webpack_exports__, {
-/* harmony export */   CA: () => (/* binding */ unlessNotFound),
-/* harmony export */   PJ: () => (/* binding */ stopReason),
-/* harmony export */   fF: () => (/* binding */ JenkinsError),
-/* harmony export */   j$: () => (/* binding */ Interrupted)
-/* harmony export */ });
-/** An error with a message a user can act on. Never contains credentials. */
-class JenkinsError extends Error {
-    kind;
-    status;
-    constructor(kind, message, status) {
-        super(message);
-        this.kind = kind;
-        this.status = status;
-        this.name = 'JenkinsError';
-    }
-}
-/** What `read` gives, or `missing` when Jenkins answered 404: the thing is not (or no longer) there. */
-async function unlessNotFound(read, missing) {
-    try {
-        return await read;
-    }
-    catch (error) {
-        if (error instanceof JenkinsError && error.kind === 'not-found')
-            return missing;
-        throw error;
-    }
-}
-/**
- * The client's signal fired (the step was cancelled or timed out): the
- * exchange in flight was cut, or none was started. Never retried.
- */
-class Interrupted extends JenkinsError {
-    /** Set when a trigger may have queued a build whose queue item we never learned (see reconcile.ts). */
-    lostTrigger;
-    /** When it was waiting to retry: the failure it was waiting out (why the step took that long). */
-    lastFailure;
-    /** Whether the request may have reached Jenkins (false: it was never sent). */
-    sent;
-    constructor(message, { sent, lostTrigger, lastFailure }) {
-        super('aborted', message);
-        this.name = 'Interrupted';
-        this.sent = sent;
-        this.lostTrigger = lostTrigger;
-        this.lastFailure = lastFailure;
-    }
-}
-/**
- * Why a client's signal fired, for a message: a budget's own clock (the post
- * step's, the abort's after a cancel: AbortSignal.timeout) ran out, or the
- * step was stopped (cancelled, or its timeout).
- */
-function stopReason(signal) {
-    const reason = signal?.reason;
-    return reason instanceof Error && reason.name === 'TimeoutError'
-        ? 'the time allowed for it ran out'
-        : 'the step was stopped';
+    return item.replace(/%(2[35F]|3F|5[BCD])/g, escape => decodeURIComponent(escape));
 }
 
 
@@ -30333,7 +29966,7 @@ function seconds(ms) {
 
 /***/ }),
 
-/***/ 1734:
+/***/ 2465:
 /***/ ((__unused_webpack_module, __webpack_exports__, __nccwpck_require__) => {
 
 
@@ -32493,8 +32126,107 @@ function getIDToken(aud) {
  */
 
 //# sourceMappingURL=core.js.map
-// EXTERNAL MODULE: ./src/util/constants.ts
-var constants = __nccwpck_require__(2517);
+;// CONCATENATED MODULE: ./src/util/constants.ts
+/** Input names, exactly as in action.yml. */
+var Input;
+(function (Input) {
+    Input["Url"] = "url";
+    Input["User"] = "user";
+    Input["Token"] = "token";
+    Input["Job"] = "job";
+    Input["Parameters"] = "parameters";
+    Input["Files"] = "files";
+    Input["Wait"] = "wait";
+    Input["Disable"] = "disable";
+    Input["Build"] = "build";
+    Input["ListJobs"] = "list-jobs";
+    /** Settle the hand-offs whose builds ended (step/settle.ts). */
+    Input["Settle"] = "settle";
+    /** The login that wrote the hand-offs a settle run takes, for a token GET /user cannot name. */
+    Input["StatusCreator"] = "status-creator";
+    Input["Timeout"] = "timeout";
+    Input["Accept"] = "accept";
+    Input["Log"] = "log";
+    Input["AbortOnCancel"] = "abort-on-cancel";
+    Input["CommitStatus"] = "commit-status";
+    Input["GithubToken"] = "github-token";
+    Input["StatusContext"] = "status-context";
+    Input["PrComment"] = "pr-comment";
+    Input["Commit"] = "commit";
+    Input["PullRequest"] = "pull-request";
+    /** The job parameter that takes the commit under test. */
+    Input["CommitParameter"] = "commit-parameter";
+    /** The least role a comment command's author needs on the repository. */
+    Input["CommentPermission"] = "comment-permission";
+    Input["Branch"] = "branch";
+    Input["Scan"] = "scan";
+    Input["JobToken"] = "job-token";
+    Input["Headers"] = "headers";
+    Input["CaCert"] = "ca-cert";
+    Input["Artifacts"] = "artifacts";
+    Input["ArtifactsPath"] = "artifacts-path";
+    Input["Jobs"] = "jobs";
+    Input["FailFast"] = "fail-fast";
+    /** An artifact of KEY=VALUE lines or one JSON object, read into the `values` output. */
+    Input["ValuesFile"] = "values-file";
+    /** Whether a values file that cannot be read fails the step (else a warning and `{}`). */
+    Input["ValuesFileRequired"] = "values-file-required";
+})(Input || (Input = {}));
+/** Output names, exactly as in action.yml. */
+var Output;
+(function (Output) {
+    Output["Result"] = "result";
+    Output["BuildNumber"] = "build-number";
+    Output["BuildUrl"] = "build-url";
+    Output["Duration"] = "duration";
+    Output["QueueUrl"] = "queue-url";
+    Output["Build"] = "build";
+    Output["Jobs"] = "jobs";
+    Output["JobUrl"] = "job-url";
+    /** Test counts of the build's JUnit report; empty without one. */
+    Output["TestsTotal"] = "tests-total";
+    Output["TestsFailed"] = "tests-failed";
+    Output["TestsSkipped"] = "tests-skipped";
+    /** JSON array of the Pipeline's stages: {name, status, durationMillis}. */
+    Output["Stages"] = "stages";
+    /** JSON array of the downloaded artifacts' paths, relative to the workspace. */
+    Output["Artifacts"] = "artifacts";
+    /** With `jobs`: JSON array of {job, number, url, result, duration, queueUrl}, in the order given. */
+    Output["Builds"] = "builds";
+    /** JSON array of the job's last finished builds before this one: {number, result, duration, url}. */
+    Output["History"] = "history";
+    /** The build's description as Jenkins stores it; empty when none. */
+    Output["Description"] = "description";
+    /** The build's display name (`#42`, or what the build set). */
+    Output["DisplayName"] = "display-name";
+    /** JSON object of the parameters the build ran with (name → value). */
+    Output["BuildParameters"] = "build-parameters";
+    /** JSON object read from the `values-file` artifact. */
+    Output["Values"] = "values";
+    /** The commit under test (commit-under-test.ts): the one commit statuses and the pull request comment name. */
+    Output["Commit"] = "commit";
+    /** With `settle`: JSON array of {commit, context, job, build-url, result, state}. */
+    Output["Settled"] = "settled";
+})(Output || (Output = {}));
+/** Keys saved with core.saveState for the post step. */
+var State;
+(function (State) {
+    /** Set by the main step, so the second run of the bundle knows it is the post step. */
+    State["IsPost"] = "isPost";
+    /** 'false' while remote work the step started may still be running and the main step has not dealt with it; 'true' once it did (finished, stopped it, or left it running on purpose). */
+    State["Done"] = "done";
+    /** URL of the build or queue item the main step left running when it failed for another reason than cancel or timeout. */
+    State["LeftRunning"] = "leftRunning";
+    /** What Jenkins shows of the step's queue item when it ended there without a build (cancelled, or gone), with its link: nothing runs, the post step has nothing to stop. */
+    State["Ended"] = "ended";
+    /** With `wait: false` or `started`: the work the main step returned without waiting for, as asked, with its link: it runs on, and the post step leaves it. */
+    State["Returned"] = "returned";
+    /** JSON array of what the step started and may still run ({job, queueId, number, shared, own}; step/remote-work.ts), for the post step. */
+    State["Builds"] = "builds";
+})(State || (State = {}));
+/** Build results Jenkins reports (hudson.model.Result). */
+const BUILD_RESULTS = ['SUCCESS', 'UNSTABLE', 'FAILURE', 'NOT_BUILT', 'ABORTED'];
+
 ;// CONCATENATED MODULE: external "node:path"
 const external_node_path_namespaceObject = __WEBPACK_EXTERNAL_createRequire(import.meta.url)("node:path");
 var external_node_path_default = /*#__PURE__*/__nccwpck_require__.n(external_node_path_namespaceObject);
@@ -35246,19 +34978,21 @@ minimatch.Minimatch = Minimatch;
 minimatch.escape = escape_escape;
 minimatch.unescape = unescape_unescape;
 //# sourceMappingURL=index.js.map
+// EXTERNAL MODULE: ./src/util/input-error.ts
+var input_error = __nccwpck_require__(3059);
 ;// CONCATENATED MODULE: ./src/inputs/artifact-patterns.ts
 
-/** Thrown for a pattern that can never match an artifact's relativePath; the caller names the input. */
-class PatternError extends Error {
-}
+
 /**
  * Parses the `artifacts` input the way @actions/glob (what
  * actions/upload-artifact uses) parses its patterns (internal-globber.js,
  * internal-pattern.js): one per line, trimmed, blank lines and `#` comments
- * skipped, each leading `!` toggles exclusion.
+ * skipped, each leading `!` toggles exclusion. A pattern that can never
+ * match an artifact's relativePath is an InputError.
  */
 function parseArtifactPatterns(value, platform = process.platform) {
     const patterns = [];
+    const never = (why) => new input_error/* InputError */.d(`Input 'artifacts' has a pattern that can never match: ${why}.`);
     for (const raw of value.split(/\r?\n/)) {
         const text = raw.trim();
         if (text === '' || text.startsWith('#'))
@@ -35274,14 +35008,14 @@ function parseArtifactPatterns(value, platform = process.platform) {
             glob = glob.replace(/\\/g, '/');
         glob = glob.replace(/^(\.\/)+/, '');
         if (glob === '' || glob === '.') {
-            throw new PatternError(`'${text}' names no file (write ** for every artifact)`);
+            throw never(`'${text}' names no file (write ** for every artifact)`);
         }
         // Matched against relativePath, which has neither (jenkins Run.addArtifacts).
         if (glob.startsWith('/') || /^[A-Za-z]:/.test(glob) || glob.startsWith('~')) {
-            throw new PatternError(`'${text}' is absolute: patterns are matched against each artifact's path relative to the build's artifacts`);
+            throw never(`'${text}' is absolute: patterns are matched against each artifact's path relative to the build's artifacts`);
         }
         if (glob.split('/').includes('..')) {
-            throw new PatternError(`'${text}' contains '..': patterns are matched against each artifact's path relative to the build's artifacts`);
+            throw never(`'${text}' contains '..': patterns are matched against each artifact's path relative to the build's artifacts`);
         }
         patterns.push({ glob, negate, text });
     }
@@ -35333,8 +35067,6 @@ function selectArtifacts(patterns, paths, platform = process.platform) {
 
 // EXTERNAL MODULE: external "node:crypto"
 var external_node_crypto_ = __nccwpck_require__(7598);
-// EXTERNAL MODULE: ./src/util/input-error.ts
-var input_error = __nccwpck_require__(3059);
 ;// CONCATENATED MODULE: ./src/inputs/ca-cert.ts
 
 
@@ -35382,7 +35114,7 @@ function parseCaCert(text) {
 }
 
 // EXTERNAL MODULE: ./src/util/duration.ts
-var util_duration = __nccwpck_require__(6518);
+var duration = __nccwpck_require__(6518);
 // EXTERNAL MODULE: external "node:http"
 var external_node_http_ = __nccwpck_require__(7067);
 var external_node_http_default = /*#__PURE__*/__nccwpck_require__.n(external_node_http_);
@@ -37658,8 +37390,60 @@ function fromJSON2(str) {
  * POSSIBILITY OF SUCH DAMAGE.
  */
 //# sourceMappingURL=index.js.map
-// EXTERNAL MODULE: ./src/jenkins/transport/errors.ts
-var errors = __nccwpck_require__(1617);
+;// CONCATENATED MODULE: ./src/jenkins/transport/errors.ts
+/** An error with a message a user can act on. Never contains credentials. */
+class JenkinsError extends Error {
+    kind;
+    status;
+    constructor(kind, message, status) {
+        super(message);
+        this.kind = kind;
+        this.status = status;
+        this.name = 'JenkinsError';
+    }
+}
+/** What `read` gives, or `missing` when Jenkins answered 404: the thing is not (or no longer) there. */
+async function unlessNotFound(read, missing) {
+    try {
+        return await read;
+    }
+    catch (error) {
+        if (error instanceof JenkinsError && error.kind === 'not-found')
+            return missing;
+        throw error;
+    }
+}
+/**
+ * The client's signal fired (the step was cancelled or timed out): the
+ * exchange in flight was cut, or none was started. Never retried.
+ */
+class Interrupted extends JenkinsError {
+    /** Set when a trigger may have queued a build whose queue item we never learned (see reconcile.ts). */
+    lostTrigger;
+    /** When it was waiting to retry: the failure it was waiting out (why the step took that long). */
+    lastFailure;
+    /** Whether the request may have reached Jenkins (false: it was never sent). */
+    sent;
+    constructor(message, { sent, lostTrigger, lastFailure }) {
+        super('aborted', message);
+        this.name = 'Interrupted';
+        this.sent = sent;
+        this.lostTrigger = lostTrigger;
+        this.lastFailure = lastFailure;
+    }
+}
+/**
+ * Why a client's signal fired, for a message: a budget's own clock (the post
+ * step's, the abort's after a cancel: AbortSignal.timeout) ran out, or the
+ * step was stopped (cancelled, or its timeout).
+ */
+function stopReason(signal) {
+    const reason = signal?.reason;
+    return reason instanceof Error && reason.name === 'TimeoutError'
+        ? 'the time allowed for it ran out'
+        : 'the step was stopped';
+}
+
 ;// CONCATENATED MODULE: ./src/jenkins/transport/tls-problem.ts
 /**
  * What a TLS failure was, in words a workflow author can act on. Node's own
@@ -37732,10 +37516,6 @@ class NetworkFailure extends Error {
         this.connect = connect;
     }
 }
-function hostPort(url) {
-    const port = url.port || (url.protocol === 'https:' ? '443' : '80');
-    return `${url.hostname}:${port}`;
-}
 /** Certificate errors a trusted CA would fix (OpenSSL's verify codes as Node names them). */
 const UNTRUSTED_CODES = new Set([
     'DEPTH_ZERO_SELF_SIGNED_CERT',
@@ -37744,16 +37524,6 @@ const UNTRUSTED_CODES = new Set([
     'UNABLE_TO_GET_ISSUER_CERT_LOCALLY',
     'UNABLE_TO_VERIFY_LEAF_SIGNATURE',
     'CERT_UNTRUSTED'
-]);
-/** TLS failures: the certificate ones, and a server that does not speak TLS there. */
-const TLS_CODES = new Set([
-    ...UNTRUSTED_CODES,
-    'CERT_HAS_EXPIRED',
-    'CERT_NOT_YET_VALID',
-    'ERR_TLS_CERT_ALTNAME_INVALID',
-    'CERT_SIGNATURE_FAILURE',
-    'EPROTO',
-    'ERR_SSL_WRONG_VERSION_NUMBER'
 ]);
 /** What to do about a TLS failure: the fix depends on what failed. */
 function tlsHint(code, url, trust) {
@@ -37779,8 +37549,8 @@ function networkFailure(error, url, server, trust = { caCert: false }) {
     const err = (typeof error === 'object' && error !== null ? error : {});
     const code = typeof err.code === 'string' ? err.code : undefined;
     const text = typeof err.message === 'string' ? err.message : String(error);
-    const where = hostPort(url);
-    const fail = (kind, message, { transient, connect = false }) => new NetworkFailure(new errors/* JenkinsError */.fF(kind, message), code ?? text, {
+    const where = `${url.hostname}:${url.port || (url.protocol === 'https:' ? '443' : '80')}`;
+    const fail = (message, { transient, connect = false, kind = 'network' }) => new NetworkFailure(new JenkinsError(kind, message), code ?? text, {
         transient,
         // Refused at connect: the request certainly never left.
         notSent: code === 'ECONNREFUSED',
@@ -37788,32 +37558,47 @@ function networkFailure(error, url, server, trust = { caCert: false }) {
     });
     switch (code) {
         case 'ECONNREFUSED':
-            return fail('network', `Could not connect to Jenkins at ${server}: ${where} refused the connection`, { transient: true, connect: true });
+            return fail(`Could not connect to Jenkins at ${server}: ${where} refused the connection`, {
+                transient: true,
+                connect: true
+            });
         case 'ENOTFOUND':
-            return fail('network', `Could not resolve ${url.hostname}, the host of Jenkins at ${server}: check the 'url' input`, { transient: false, connect: true });
+            return fail(`Could not resolve ${url.hostname}, the host of Jenkins at ${server}: check the 'url' input`, { transient: false, connect: true });
         case 'EAI_AGAIN':
-            return fail('network', `Could not resolve ${url.hostname}, the host of Jenkins at ${server} (temporary DNS failure)`, { transient: true, connect: true });
+            return fail(`Could not resolve ${url.hostname}, the host of Jenkins at ${server} (temporary DNS failure)`, { transient: true, connect: true });
         case 'ECONNRESET':
-            return fail('network', `The connection to Jenkins at ${server} was reset`, {
+            return fail(`The connection to Jenkins at ${server} was reset`, {
                 transient: true
             });
         case 'EPIPE':
-            return fail('network', `The connection to Jenkins at ${server} was closed while sending (EPIPE)`, { transient: true });
-        case 'ETIMEDOUT':
-            return fail('timeout', `The connection to Jenkins at ${server} timed out (${where})`, {
+            return fail(`The connection to Jenkins at ${server} was closed while sending (EPIPE)`, {
                 transient: true
+            });
+        case 'ETIMEDOUT':
+            return fail(`The connection to Jenkins at ${server} timed out (${where})`, {
+                transient: true,
+                kind: 'timeout'
             });
         case 'EHOSTUNREACH':
         case 'ENETUNREACH':
-            return fail('network', `Could not connect to Jenkins at ${server}: ${where} is unreachable (${code})`, { transient: true, connect: true });
+            return fail(`Could not connect to Jenkins at ${server}: ${where} is unreachable (${code})`, {
+                transient: true,
+                connect: true
+            });
     }
     if (text.includes('socket hang up')) {
-        return fail('network', `The connection to Jenkins at ${server} was closed without an answer (socket hang up)`, { transient: true });
+        return fail(`The connection to Jenkins at ${server} was closed without an answer (socket hang up)`, { transient: true });
     }
-    if ((code !== undefined && TLS_CODES.has(code)) || /certificate|ssl|tls/i.test(text)) {
-        return fail('network', `TLS error talking to Jenkins at ${server}: ${tlsProblem(code, text)}. ${tlsHint(code, url, trust)}`, { transient: false });
+    // The certificate failures, and a server that does not speak TLS there.
+    const tls = code === 'EPROTO' || code === 'ERR_SSL_WRONG_VERSION_NUMBER';
+    if (tls ||
+        (code !== undefined && Object.hasOwn(CERTIFICATE_PROBLEMS, code)) ||
+        /certificate|ssl|tls/i.test(text)) {
+        return fail(`TLS error talking to Jenkins at ${server}: ${tlsProblem(code, text)}. ${tlsHint(code, url, trust)}`, { transient: false });
     }
-    return fail('network', `Request to Jenkins at ${server} failed: ${code ? `${code} ` : ''}${text}`, { transient: false });
+    return fail(`Request to Jenkins at ${server} failed: ${code ? `${code} ` : ''}${text}`, {
+        transient: false
+    });
 }
 
 ;// CONCATENATED MODULE: external "node:fs"
@@ -37898,6 +37683,7 @@ class HttpResponse {
         this.reader.discard(this.message);
     }
 }
+const USER_AGENT = 'jenkins-build-action';
 const REDIRECTS = new Set([301, 302, 303, 307, 308]);
 const MAX_REDIRECTS = 5;
 /**
@@ -37918,28 +37704,13 @@ class Transport {
     agents;
     jar;
     base;
-    authorization;
     crumb;
-    /** Every crumb and session cookie value this client was given: they stay secret after they change. */
-    given = new Set();
     /** With ca-cert: Node's default CAs plus the given ones (trust.ts); never process-wide. */
     secureContext;
     constructor(options) {
         this.options = options;
         this.base = new URL(options.baseUrl);
-        // Preemptive Basic on every request: Jenkins never challenges anonymous
-        // requests with a 401, so a handler waiting for one would never send
-        // credentials (jenkins-api.md 2.1).
-        if (options.user) {
-            const pair = `${options.user}:${options.token ?? ''}`;
-            this.authorization = `Basic ${Buffer.from(pair, 'utf8').toString('base64')}`;
-        }
-        this.agents = new lib/* HttpClient */.Qq(options.userAgent, [], {
-            keepAlive: true,
-            // Per client, not NODE_TLS_REJECT_UNAUTHORIZED: nothing else in the
-            // process loses certificate checks.
-            ignoreSslError: options.insecure
-        });
+        this.agents = new lib/* HttpClient */.Qq(USER_AGENT, [], { keepAlive: true });
         // Built once: parsing Node's default CAs takes time.
         if (options.ca?.length)
             this.secureContext = trustWith(options.ca);
@@ -37949,36 +37720,18 @@ class Transport {
                 new CookieJar(undefined, { looseMode: true, allowSpecialUseDomain: true });
         for (const cookie of options.cookies?.cookies ?? []) {
             if (typeof cookie.value === 'string' && cookie.value.length >= 8)
-                this.remember(cookie.value);
+                options.onSecret(cookie.value);
         }
     }
     /** The session cookies, for another client to continue the session (RequestSettings.session). */
     cookies() {
         return this.jar.serializeSync();
     }
-    /** The credentials it sends, which must never appear in a message: the Authorization value and its parts, the token (a crumb or session cookie it is given goes to onSecret). */
-    get credentials() {
-        const values = [this.authorization, this.authorization?.slice('Basic '.length)];
-        if (this.options.token)
-            values.push(this.options.token);
-        return values.filter((v) => v !== undefined && v !== '');
-    }
     /** Sends the crumb header with every later POST (undefined stops sending it). */
     setCrumb(crumb) {
         this.crumb = crumb;
         if (crumb)
-            this.remember(crumb.value);
-    }
-    /**
-     * A secret Jenkins gave (a crumb, a session cookie): redacted from every
-     * message from now on, and told to onSecret before anything could print
-     * it (a proxy or a plugin may echo it back in a queue `why`).
-     */
-    remember(value) {
-        if (this.given.has(value))
-            return;
-        this.given.add(value);
-        this.options.onSecret?.(value);
+            this.options.onSecret(crumb.value);
     }
     /** Forgets the session, e.g. after Jenkins rejected a crumb bound to a dropped session. */
     async clearCookies() {
@@ -38003,7 +37756,7 @@ class Transport {
             response.message.destroy();
             const target = this.redirectTarget(url, response.header('location') ?? '', exchange.crossOriginRedirects ?? false);
             if (hops >= MAX_REDIRECTS) {
-                throw new errors/* JenkinsError */.fF('redirect', `Jenkins at ${this.options.baseUrl} redirected more than ${MAX_REDIRECTS} times from ${pathOf(exchange.url)}`, response.status);
+                throw new JenkinsError('redirect', `Jenkins at ${this.options.baseUrl} redirected more than ${MAX_REDIRECTS} times from ${pathOf(exchange.url)}`, response.status);
             }
             this.options.logger.debug(`Following ${response.status} redirect to ${pathOf(target)}`);
             url = target;
@@ -38015,27 +37768,27 @@ class Transport {
             target = new URL(location, from);
         }
         catch {
-            throw new errors/* JenkinsError */.fF('protocol', `Jenkins redirected to an invalid URL from ${pathOf(from)}`);
+            throw new JenkinsError('protocol', `Jenkins redirected to an invalid URL from ${pathOf(from)}`);
         }
         const source = new URL(from);
         if (source.protocol === 'https:' && target.protocol !== 'https:') {
-            throw new errors/* JenkinsError */.fF('redirect', `Jenkins at ${this.options.baseUrl} redirected ${source.pathname} from https to ${target.protocol}//${target.host}; not following a downgrade that would send the credentials unencrypted`);
+            throw new JenkinsError('redirect', `Jenkins at ${this.options.baseUrl} redirected ${source.pathname} from https to ${target.protocol}//${target.host}; not following a downgrade that would send the credentials unencrypted`);
         }
         if (target.origin !== source.origin && !otherOrigins) {
-            throw new errors/* JenkinsError */.fF('redirect', `Jenkins at ${this.options.baseUrl} redirected ${source.pathname} to another server (${target.origin}); not following it with credentials. Set 'url' to the address Jenkins answers on, or, if a sign-in proxy in front of Jenkins sent it there, give the proxy the headers it expects in 'headers'.`);
+            throw new JenkinsError('redirect', `Jenkins at ${this.options.baseUrl} redirected ${source.pathname} to another server (${target.origin}); not following it with credentials. Set 'url' to the address Jenkins answers on, or, if a sign-in proxy in front of Jenkins sent it there, give the proxy the headers it expects in 'headers'.`);
         }
         return target.href;
     }
     /**
      * The agent for a URL: the one place for connection and TLS options. It is
-     * http-client's, so proxies and NO_PROXY behave as in every other action;
-     * `insecure` is set on it by http-client (a CONNECT tunnel only reads TLS
-     * options from its agent, never from the request).
+     * http-client's, so proxies and NO_PROXY behave as in every other action
+     * (a CONNECT tunnel only reads TLS options from its agent, never from the
+     * request).
      */
     agentFor(url) {
         const agent = this.agents.getAgent(url.href);
         // ca-cert: a secure context with Node's defaults plus the given CAs, on
-        // this client's agent only, as http-client sets ignoreSslError: both an
+        // this client's agent only: both an
         // https.Agent and the CONNECT tunnel agent read TLS options from there.
         if (this.secureContext && url.protocol === 'https:') {
             agent.options = Object.assign(agent.options ?? {}, { secureContext: this.secureContext });
@@ -38044,15 +37797,15 @@ class Transport {
     }
     /** The request headers for a URL: the one place where headers are added. */
     async headersFor(exchange, url) {
-        const headers = { 'user-agent': this.options.userAgent };
+        const headers = { 'user-agent': USER_AGENT };
         // Credentials, the crumb and the extra headers (an auth proxy's) only
         // ever go to the configured server; the extra ones first, so that none
         // can replace what the client sets itself.
         if (url.origin === this.base.origin) {
             for (const [name, value] of this.options.headers ?? [])
                 headers[name.toLowerCase()] = value;
-            if (this.authorization)
-                headers['authorization'] = this.authorization;
+            if (this.options.authorization)
+                headers['authorization'] = this.options.authorization;
             // Only POSTs are checked (CrumbFilter, jenkins-api.md 1.5): a GET that
             // carried the crumb would hand it to whatever echoes requests.
             if (this.crumb && exchange.method === 'POST') {
@@ -38080,7 +37833,9 @@ class Transport {
         const signal = exchange.bounds.signal;
         if (signal.aborted)
             throw signal.reason;
-        this.count(exchange.label);
+        for (const label of [exchange.label, 'total']) {
+            this.requestCounts[label] = (this.requestCounts[label] ?? 0) + 1;
+        }
         const message = await new Promise((resolve, reject) => {
             const module = target.protocol === 'https:' ? (external_node_https_default()) : (external_node_http_default());
             const request = module.request(target, {
@@ -38107,7 +37862,7 @@ class Transport {
                 // Written chunk by chunk, each once the one before was handed on; a
                 // request that fails (an early answer, a reset) fails the writing.
                 exchange.upload
-                    .writeTo(request, bytes => exchange.bounds.sending(bytes))
+                    .writeTo(request, () => exchange.bounds.sending())
                     .then(() => request.end(), (error) => request.destroy(error));
             }
             else {
@@ -38124,12 +37879,8 @@ class Transport {
             const cookie = await this.jar.setCookie(header, url, { ignoreError: true });
             // Session ids are long; a short value ('1', 'true') would mangle ordinary words if redacted.
             if (cookie && cookie.value.length >= 8)
-                this.remember(cookie.value);
+                this.options.onSecret(cookie.value);
         }
-    }
-    count(label) {
-        this.requestCounts[label] = (this.requestCounts[label] ?? 0) + 1;
-        this.requestCounts['total'] = (this.requestCounts['total'] ?? 0) + 1;
     }
 }
 /**
@@ -38358,15 +38109,10 @@ var commit_sha = __nccwpck_require__(4572);
 
 
 
+const WAIT_MODES = { true: 'finish', started: 'started', false: 'queued' };
 const BUILD_MODES = ['new', 'last', 'last-successful'];
 const SCAN_MODES = ['if-missing', 'never'];
-const COMMENT_PERMISSIONS = [
-    'triage',
-    'write',
-    'maintain',
-    'admin',
-    'none'
-];
+const COMMENT_PERMISSIONS = ['triage', 'write', 'maintain', 'admin', 'none'];
 /*
  * The parsers of single input values: each takes the value as read (trimmed,
  * defaults applied) and throws InputError naming the input and the expected form.
@@ -38375,7 +38121,7 @@ function parseBaseUrl(value) {
     const expected = 'expected the Jenkins base URL, http(s)://host[:port][/context-path]';
     if (value === '')
         throw new input_error/* InputError */.d(`Input 'url' is required: ${expected}.`);
-    const url = (0,http_url/* parseHttpUrl */.f)(value, `Input 'url' ('${(0,job_path/* redactUrl */.BO)(value)}')`, expected);
+    const url = (0,http_url/* parseHttpUrl */.f$)(value, `Input 'url' ('${(0,job_path/* redactUrl */.BO)(value)}')`, expected);
     if (url.username !== '' || url.password !== '') {
         // The message must not echo the URL: it holds the password.
         throw new input_error/* InputError */.d(`Input 'url' must not contain credentials: put the user name in 'user' and the API token in 'token' (${expected}).`);
@@ -38419,26 +38165,21 @@ function readBoolean(read, name) {
     throw new input_error/* InputError */.d(`Input '${name}' ('${(0,shorten/* clip */.$)(value)}') is not a boolean: expected true or false (true | True | TRUE | false | False | FALSE).`);
 }
 function parseWait(value) {
-    switch (value.toLowerCase()) {
-        case 'true':
-            return 'finish';
-        case 'started':
-            return 'started';
-        case 'false':
-            return 'queued';
-        default:
-            throw new input_error/* InputError */.d(`Input 'wait' ('${(0,shorten/* clip */.$)(value)}') must be one of true, started, false.`);
-    }
+    return WAIT_MODES[oneOf(value, Input.Wait, ['true', 'started', 'false'])];
 }
 function parseBuild(value) {
-    const mode = BUILD_MODES.find(m => m === value.toLowerCase());
-    if (mode === undefined) {
-        throw new input_error/* InputError */.d(`Input 'build' ('${(0,shorten/* clip */.$)(value)}') must be one of ${BUILD_MODES.join(', ')}, a build number of the job (42), or a build or queue item URL Jenkins gave for it.`);
+    return oneOf(value, Input.Build, BUILD_MODES, ', a build number of the job (42), or a build or queue item URL Jenkins gave for it.');
+}
+/** The choice `value` names (in any case); else an error naming the input, the value and the choices, then `more`. */
+function oneOf(value, name, choices, more = '.') {
+    const choice = choices.find(c => c === value.toLowerCase());
+    if (choice === undefined) {
+        throw new input_error/* InputError */.d(`Input '${name}' ('${(0,shorten/* clip */.$)(value)}') must be one of ${choices.join(', ')}${more}`);
     }
-    return mode;
+    return choice;
 }
 function parseAccept(value) {
-    const expected = `expected a comma-separated list of ${constants/* BUILD_RESULTS */.IQ.join(', ')}`;
+    const expected = `expected a comma-separated list of ${BUILD_RESULTS.join(', ')}`;
     const items = value
         .split(',')
         .map(item => item.trim().toUpperCase())
@@ -38447,7 +38188,7 @@ function parseAccept(value) {
         throw new input_error/* InputError */.d(`Input 'accept' lists no result: ${expected}.`);
     const results = [];
     for (const item of items) {
-        const result = constants/* BUILD_RESULTS */.IQ.find(r => r === item);
+        const result = BUILD_RESULTS.find(r => r === item);
         if (result === undefined) {
             throw new input_error/* InputError */.d(`Input 'accept' has an unknown result '${(0,shorten/* clip */.$)(item)}': ${expected}.`);
         }
@@ -38466,10 +38207,7 @@ function parseBranch(value, where = "Input 'branch'") {
     return value;
 }
 function parseScan(value, hasBranch) {
-    const mode = SCAN_MODES.find(m => m === value.toLowerCase());
-    if (mode === undefined) {
-        throw new input_error/* InputError */.d(`Input 'scan' ('${(0,shorten/* clip */.$)(value)}') must be one of ${SCAN_MODES.join(', ')}.`);
-    }
+    const mode = oneOf(value, Input.Scan, SCAN_MODES);
     if (mode !== 'if-missing' && !hasBranch) {
         throw new input_error/* InputError */.d(`Input 'scan' ('${mode}') only applies with 'branch': set 'branch' to the branch or pull request of the multibranch project in 'job', or leave 'scan' out.`);
     }
@@ -38497,11 +38235,7 @@ function parsePullRequest(value) {
 }
 /** Input `comment-permission`. `read` is refused: on a public repository everyone has it. */
 function parseCommentPermission(value) {
-    const permission = COMMENT_PERMISSIONS.find(p => p === value.toLowerCase());
-    if (permission === undefined) {
-        throw new input_error/* InputError */.d(`Input 'comment-permission' ('${(0,shorten/* clip */.$)(value)}') must be one of ${COMMENT_PERMISSIONS.join(', ')}: the least role on the repository that the author of a comment command needs (read is not enough: on a public repository everyone has it).`);
-    }
-    return permission;
+    return oneOf(value, Input.CommentPermission, COMMENT_PERMISSIONS, ': the least role on the repository that the author of a comment command needs (read is not enough: on a public repository everyone has it).');
 }
 /** Input `commit-parameter`: the name of the job's parameter that takes the commit under test; undefined when empty. */
 function parseCommitParameter(value) {
@@ -41344,30 +41078,25 @@ function stringEnd(text, from) {
  * anything else too deep is refused with JsonTooDeep; malformed text is a
  * SyntaxError, as JSON.parse. One scan, one parse.
  */
-function readJenkinsJson(text, options = {}) {
-    const limit = options.limit ?? MAX_JSON_DEPTH;
-    const { at, cuts } = scan(text, limit, options.droppable ?? []);
+function readJenkinsJson(text, { droppable = [] } = {}) {
+    const { at, cuts } = scan(text, MAX_JSON_DEPTH, droppable);
     if (at >= 0)
-        throw new JsonTooDeep(limit, at);
-    let kept = text;
-    if (cuts.length > 0) {
-        const pieces = [];
-        let start = 0;
-        for (const cut of cuts) {
-            pieces.push(text.slice(start, cut.from));
-            start = cut.to;
-        }
-        pieces.push(text.slice(start));
-        kept = pieces.join('');
+        throw new JsonTooDeep(MAX_JSON_DEPTH, at);
+    let kept = '';
+    let start = 0;
+    for (const cut of cuts) {
+        kept += text.slice(start, cut.from);
+        start = cut.to;
     }
+    kept += text.slice(start);
     return { value: JSON.parse(kept), dropped: cuts.map(cut => cut.part) };
 }
 /**
  * JSON.parse of a Jenkins answer, refused with JsonTooDeep when nested
- * deeper than `limit`; SyntaxError for malformed text, as JSON.parse.
+ * deeper than MAX_JSON_DEPTH; SyntaxError for malformed text, as JSON.parse.
  */
-function parseJenkinsJson(text, limit = MAX_JSON_DEPTH) {
-    return readJenkinsJson(text, { limit }).value;
+function parseJenkinsJson(text) {
+    return readJenkinsJson(text).value;
 }
 
 ;// CONCATENATED MODULE: ./src/inputs/parameters.ts
@@ -41382,35 +41111,36 @@ const parameters_FORMS = 'expected `NAME=value` lines, or a JSON object such as 
  * twice is refused), or `NAME=value` lines (split on the first `=`; a name on
  * several lines is a multi-value parameter). Messages never echo a value:
  * values are often secrets. The rules: docs/internals.md, "The parameters input".
+ * `where` names the input in messages (an item of `jobs` has its own).
  */
-function parseParameters(text) {
+function parseParameters(text, where = "Input 'parameters'") {
     const trimmed = text.trim();
     if (trimmed === '')
         return {};
     // `[` too, so that a JSON array gets "must be an object" rather than a
     // confusing complaint about a line without `=`.
     if (trimmed.startsWith('{') || trimmed.startsWith('['))
-        return parseJson(trimmed);
-    return groupByName(nameValueLines(text, "Input 'parameters'", parameters_FORMS));
+        return parseJson(trimmed, where);
+    return groupByName(nameValueLines(text, where, parameters_FORMS));
 }
 /**
- * JSON.parse of an input, refused with a message naming the input, the
+ * JSON.parse of an input, refused with a message naming it (`where`), the
  * position and the expected forms. Only the position is kept: newer V8
  * messages quote the input, which may hold secrets.
  */
-function parseJsonInput(text, input, forms) {
+function parseJsonInput(text, where, forms) {
     // The duplicate-key check (momoa) and our walks recurse: bound the nesting first.
     const deep = tooDeepAt(text);
     if (deep >= 0) {
-        throw new input_error/* InputError */.d(`Input '${input}' is JSON nested more than ${MAX_JSON_DEPTH} levels deep (at character ${deep + 1}): ${forms}.`);
+        throw new input_error/* InputError */.d(`${where} is JSON nested more than ${MAX_JSON_DEPTH} levels deep (at character ${deep + 1}): ${forms}.`);
     }
     try {
         return JSON.parse(text);
     }
     catch (error) {
         const position = /position (\d+)/.exec(String(error))?.[1];
-        const where = position === undefined ? '' : ` (at character ${Number(position) + 1})`;
-        throw new input_error/* InputError */.d(`Input '${input}' is not valid JSON${where}: ${forms}.`);
+        const at = position === undefined ? '' : ` (at character ${Number(position) + 1})`;
+        throw new input_error/* InputError */.d(`${where} is not valid JSON${at}: ${forms}.`);
     }
 }
 /**
@@ -41431,24 +41161,26 @@ function nameValueLines(text, where, forms) {
     });
     return lines;
 }
-function parseJson(text) {
-    const data = parseJsonInput(text, 'parameters', parameters_FORMS);
+function parseJson(text, where) {
+    const data = parseJsonInput(text, where, parameters_FORMS);
     if (data === null || typeof data !== 'object' || Array.isArray(data)) {
-        throw new input_error/* InputError */.d(`Input 'parameters' is JSON but not an object: ${parameters_FORMS}.`);
+        throw new input_error/* InputError */.d(`${where} is JSON but not an object: ${parameters_FORMS}.`);
     }
     // Only the top level: a nested object is refused as a value anyway.
     const twice = duplicateKey(text, 1);
     if (twice) {
-        throw new input_error/* InputError */.d(`Input 'parameters' has the key '${twice.name}' twice (${twice.lines}): a key may appear once; for several values of one parameter give an array, such as {"${twice.name}": ["a", "b"]} (${parameters_FORMS}).`);
+        throw new input_error/* InputError */.d(`${where} has the key '${twice.name}' twice (${twice.lines}): a key may appear once; for several values of one parameter give an array, such as {"${twice.name}": ["a", "b"]} (${parameters_FORMS}).`);
     }
     const entries = [];
     for (const [name, value] of Object.entries(data)) {
         if (name.trim() === '') {
-            throw new input_error/* InputError */.d(`Input 'parameters' has an empty parameter name: ${parameters_FORMS}.`);
+            throw new input_error/* InputError */.d(`${where} has an empty parameter name: ${parameters_FORMS}.`);
         }
         entries.push([
             name,
-            Array.isArray(value) ? value.map(item => scalar(name, item)) : scalar(name, value)
+            Array.isArray(value)
+                ? value.map(item => scalar(where, name, item))
+                : scalar(where, name, value)
         ]);
     }
     // fromEntries defines own properties, so a parameter named `__proto__`
@@ -41490,7 +41222,7 @@ function duplicateKey(text, depth) {
     };
     return visit(momoa_parse(text, { mode: 'json' }).body, depth);
 }
-function scalar(name, value) {
+function scalar(where, name, value) {
     if (typeof value === 'string')
         return value;
     if (typeof value === 'boolean')
@@ -41498,7 +41230,7 @@ function scalar(name, value) {
     // JSON.parse turns 1e999 into Infinity, which no form field can carry.
     if (typeof value === 'number' && Number.isFinite(value))
         return String(value);
-    throw new input_error/* InputError */.d(`Input 'parameters' value of '${name}' is ${describe(value)}: each value must be a string, number, boolean, or an array of those (${parameters_FORMS}).`);
+    throw new input_error/* InputError */.d(`${where} value of '${name}' is ${describe(value)}: each value must be a string, number, boolean, or an array of those (${parameters_FORMS}).`);
 }
 function describe(value) {
     if (Array.isArray(value))
@@ -41981,14 +41713,14 @@ function parseBuildReference(value, baseUrl, job) {
     if (!/^[a-z][a-z0-9+.-]*:\/\//i.test(value))
         return undefined;
     const shown = (0,job_path/* redactUrl */.BO)(value);
-    const url = (0,http_url/* parseHttpUrl */.f)(value, `Input 'build' ('${shown}')`, build_reference_FORMS);
+    const url = (0,http_url/* parseHttpUrl */.f$)(value, `Input 'build' ('${shown}')`, build_reference_FORMS);
     if (url.username !== '' || url.password !== '') {
         throw new input_error/* InputError */.d(`Input 'build' URL must not contain credentials: give the URL as Jenkins wrote it (${build_reference_FORMS}).`);
     }
     if (url.search !== '' || url.hash !== '' || /[?#]/.test(value)) {
         throw new input_error/* InputError */.d(`Input 'build' URL ('${shown}') has a query or fragment: ${build_reference_FORMS}.`);
     }
-    if ((0,http_url/* hasDotSegment */.t)(value)) {
+    if ((0,http_url/* hasDotSegment */.tt)(value)) {
         throw new input_error/* InputError */.d(`Input 'build' URL ('${shown}') has a '.' or '..' segment: ${build_reference_FORMS}.`);
     }
     return locateReference(url, baseUrl, job, shown) ?? { kind: 'elsewhere', url, text: shown };
@@ -42077,8 +41809,16 @@ function notABuild(shown, jobPage) {
 
 
 
+/** What an item's key other than `job` takes besides a string (`parameters` and `files`: an object too; `build`: a number). */
+const ITEM_VALUES = {
+    parameters: 'an object such as {"NAME": "value"}, or NAME=value lines in a string',
+    files: 'an object such as {"PACKAGE": "dist/app.zip"}, or NAME=path lines in a string',
+    branch: 'a branch or pull-request name, e.g. "feature/x" or "PR-42"',
+    'values-file': 'the path of an artifact the build archives, e.g. "values.json"',
+    build: 'a build number of its job, or a build or queue item URL'
+};
 /** Keys an item object may have. */
-const ITEM_KEYS = ['job', 'parameters', 'files', 'branch', 'values-file', 'build'];
+const ITEM_KEYS = ['job', ...Object.keys(ITEM_VALUES)];
 /** More builds than this from one step is a mistake or an abuse: a matrix or several steps say it better. */
 const MAX_JOBS = 100;
 const jobs_input_FORMS = 'expected a JSON array whose items are a job path or {"job": "...", "parameters": {...} or "NAME=value lines", "files": {"NAME": "path"} or "NAME=path lines", "branch": "...", "values-file": "...", "build": 42 or "URL"}, or one job path per line';
@@ -42089,7 +41829,8 @@ const jobs_input_FORMS = 'expected a JSON array whose items are a job path or {"
  * Each item takes the shared `parameters` and `branch`; an item's own
  * parameters go over the shared ones (same name: the item's wins), its own
  * `branch` replaces the shared one (`""` for none). Messages name the item
- * (1-based) and never echo a parameter value.
+ * (1-based) and never echo a parameter value. `warnings`: for the step log
+ * (an item given twice).
  */
 function parseJobs(text, url, shared) {
     const trimmed = text.trim();
@@ -42109,15 +41850,11 @@ function parseJobs(text, url, shared) {
     return { entries, warnings: duplicateWarnings(entries) };
 }
 function lineItems(text) {
-    const items = [];
-    for (const line of text.split(/\r?\n/)) {
-        if (line.trim() !== '')
-            items.push({ index: items.length + 1, job: line.trim() });
-    }
-    return items;
+    const jobs = text.split(/\r?\n/).map(line => line.trim());
+    return jobs.filter(job => job !== '').map((job, i) => ({ index: i + 1, job }));
 }
 function jsonItems(text) {
-    const data = parseJsonInput(text, 'jobs', jobs_input_FORMS);
+    const data = parseJsonInput(text, "Input 'jobs'", jobs_input_FORMS);
     if (!Array.isArray(data))
         throw new input_error/* InputError */.d(`Input 'jobs' is JSON but not an array: ${jobs_input_FORMS}.`);
     const twice = duplicateKey(text, Infinity);
@@ -42132,29 +41869,23 @@ function rawItem(value, index) {
         return { index, job: value };
     if (!jobs_input_isObject(value))
         throw new input_error/* InputError */.d(`${where} is ${kindOf(value)}: ${jobs_input_FORMS}.`);
-    // as: a tuple's includes takes only its own members; any key is asked about.
     const unknown = Object.keys(value).filter(key => !ITEM_KEYS.includes(key));
     if (unknown.length > 0) {
         throw new input_error/* InputError */.d(`${where} has unknown key${unknown.length > 1 ? 's' : ''} ${unknown.map(k => `'${(0,shorten/* clip */.$)((0,job_path/* redactUrl */.BO)(k))}'`).join(', ')}: an item takes ${ITEM_KEYS.map(k => `'${k}'`).join(', ')} (${jobs_input_FORMS}).`);
     }
-    /** A string, or with `lines` an object too (NAME=… lines or their object). */
-    const own = (key, lines, what, expected) => {
-        const given = value[key];
-        if (given === undefined || typeof given === 'string' || (lines && jobs_input_isObject(given)))
-            return;
-        throw new input_error/* InputError */.d(`${where} has ${what} ${kindOf(given)}: expected ${expected}.`);
-    };
-    own('values-file', false, "a 'values-file' that is", 'the path of an artifact the build archives, e.g. "values.json"');
-    own('files', true, "'files' that are", 'an object such as {"PACKAGE": "dist/app.zip"}, or NAME=path lines in a string');
     const job = value['job'];
     if (typeof job !== 'string' || job.trim() === '') {
         throw new input_error/* InputError */.d(`${where} has no 'job' (a non-empty string naming the job): ${jobs_input_FORMS}.`);
     }
-    own('parameters', true, "'parameters' that are", 'an object such as {"NAME": "value"}, or NAME=value lines in a string');
-    own('branch', false, "a 'branch' that is", 'a branch or pull-request name, e.g. "feature/x" or "PR-42"');
-    const build = value['build'];
-    if (build !== undefined && typeof build !== 'number') {
-        own('build', false, "a 'build' that is", 'a build number of its job, or a build or queue item URL');
+    for (const [key, expected] of Object.entries(ITEM_VALUES)) {
+        const given = value[key];
+        const lines = key === 'parameters' || key === 'files';
+        if (given === undefined || typeof given === 'string')
+            continue;
+        if (lines ? jobs_input_isObject(given) : key === 'build' && typeof given === 'number')
+            continue;
+        const what = lines ? `'${key}' that are` : `a '${key}' that is`;
+        throw new input_error/* InputError */.d(`${where} has ${what} ${kindOf(given)}: expected ${expected}.`);
     }
     // as: every key is one of ITEM_KEYS, each checked for its kind above.
     return { ...value, index, job };
@@ -42228,7 +41959,7 @@ function ownParameters(item, where) {
     // The object was parsed with the rest; written out again it goes through
     // the same rules as the `parameters` input (value types, empty names).
     const text = typeof item.parameters === 'string' ? item.parameters : JSON.stringify(item.parameters);
-    return renamed(() => parseParameters(text), message => relabel(message, 'parameters', `${where}'s 'parameters'`));
+    return parseParameters(text, `${where}'s 'parameters'`);
 }
 /** Items after the first with the same context get ` (2)`, ` (3)`…, so that no status overwrites another's. */
 function nameContexts(entries) {
@@ -42302,48 +42033,30 @@ var github_login = __nccwpck_require__(6333);
 
 
 /**
- * The defaults of action.yml. The runner applies them, but library callers
- * and `core.getInput` cannot tell "unset" from "empty", so an empty value
- * always means the default. `github-token` defaults to `${{ github.token }}`,
- * which only the runner can evaluate.
+ * The non-empty defaults of action.yml (any other input defaults to '').
+ * The runner applies them, but library callers and `core.getInput` cannot
+ * tell "unset" from "empty", so an empty value always means the default.
+ * `github-token` defaults to `${{ github.token }}`, which only the runner
+ * can evaluate.
  * @internal
  */
 const INPUT_DEFAULTS = {
-    [constants/* Input */.pd.Url]: '',
-    [constants/* Input */.pd.User]: '',
-    [constants/* Input */.pd.Token]: '',
-    [constants/* Input */.pd.Job]: '',
-    [constants/* Input */.pd.Parameters]: '',
-    [constants/* Input */.pd.Files]: '',
-    [constants/* Input */.pd.Wait]: 'true',
-    [constants/* Input */.pd.Disable]: 'false',
-    [constants/* Input */.pd.Build]: 'new',
-    [constants/* Input */.pd.ListJobs]: 'false',
-    [constants/* Input */.pd.Settle]: 'false',
-    [constants/* Input */.pd.StatusCreator]: '',
-    [constants/* Input */.pd.Timeout]: '3600',
-    [constants/* Input */.pd.Accept]: 'SUCCESS',
-    [constants/* Input */.pd.Log]: 'true',
-    [constants/* Input */.pd.AbortOnCancel]: 'true',
-    [constants/* Input */.pd.CommitStatus]: 'false',
-    [constants/* Input */.pd.GithubToken]: '',
-    [constants/* Input */.pd.StatusContext]: '',
-    [constants/* Input */.pd.PrComment]: 'false',
-    [constants/* Input */.pd.Commit]: '',
-    [constants/* Input */.pd.PullRequest]: '',
-    [constants/* Input */.pd.CommitParameter]: '',
-    [constants/* Input */.pd.CommentPermission]: 'write',
-    [constants/* Input */.pd.Branch]: '',
-    [constants/* Input */.pd.Scan]: 'if-missing',
-    [constants/* Input */.pd.JobToken]: '',
-    [constants/* Input */.pd.Headers]: '',
-    [constants/* Input */.pd.CaCert]: '',
-    [constants/* Input */.pd.Artifacts]: '',
-    [constants/* Input */.pd.ArtifactsPath]: 'jenkins-artifacts',
-    [constants/* Input */.pd.Jobs]: '',
-    [constants/* Input */.pd.FailFast]: 'false',
-    [constants/* Input */.pd.ValuesFile]: '',
-    [constants/* Input */.pd.ValuesFileRequired]: 'false'
+    [Input.Wait]: 'true',
+    [Input.Disable]: 'false',
+    [Input.Build]: 'new',
+    [Input.ListJobs]: 'false',
+    [Input.Settle]: 'false',
+    [Input.Timeout]: '3600',
+    [Input.Accept]: 'SUCCESS',
+    [Input.Log]: 'true',
+    [Input.AbortOnCancel]: 'true',
+    [Input.CommitStatus]: 'false',
+    [Input.PrComment]: 'false',
+    [Input.CommentPermission]: 'write',
+    [Input.Scan]: 'if-missing',
+    [Input.ArtifactsPath]: 'jenkins-artifacts',
+    [Input.FailFast]: 'false',
+    [Input.ValuesFileRequired]: 'false'
 };
 /**
  * Pure: reads every input through `get` (tests pass a map) and validates it.
@@ -42354,36 +42067,33 @@ function parseSettings(get, env = currentEnvironment()) {
     // match what the user wrote; everything else is trimmed like core.getInput does.
     const read = (name) => {
         const value = MULTI_LINE.has(name) ? get(name) : get(name).trim();
-        return value.trim() === '' ? INPUT_DEFAULTS[name] : value;
+        return value.trim() === '' ? (INPUT_DEFAULTS[name] ?? '') : value;
     };
-    const url = parseBaseUrl(read(constants/* Input */.pd.Url));
-    const { user, token } = parseCredentials(read(constants/* Input */.pd.User), read(constants/* Input */.pd.Token));
-    const disable = readBoolean(read, constants/* Input */.pd.Disable);
-    const listJobs = readBoolean(read, constants/* Input */.pd.ListJobs);
-    const settle = readBoolean(read, constants/* Input */.pd.Settle);
-    const statusCreator = parseStatusCreator(read(constants/* Input */.pd.StatusCreator), settle);
-    const log = readBoolean(read, constants/* Input */.pd.Log);
-    const abortOnCancel = readBoolean(read, constants/* Input */.pd.AbortOnCancel);
-    const commitStatus = readBoolean(read, constants/* Input */.pd.CommitStatus);
-    const prComment = readBoolean(read, constants/* Input */.pd.PrComment);
-    const commit = parseCommit(read(constants/* Input */.pd.Commit));
-    const pullRequest = parsePullRequest(read(constants/* Input */.pd.PullRequest));
-    const commitParameter = parseCommitParameter(read(constants/* Input */.pd.CommitParameter));
-    const commentPermission = parseCommentPermission(read(constants/* Input */.pd.CommentPermission));
-    const wait = parseWait(read(constants/* Input */.pd.Wait));
-    const buildText = read(constants/* Input */.pd.Build);
-    const timeoutMs = (0,util_duration/* parseDuration */.E9)(read(constants/* Input */.pd.Timeout), constants/* Input */.pd.Timeout);
-    const accept = parseAccept(read(constants/* Input */.pd.Accept));
-    const parametersText = read(constants/* Input */.pd.Parameters);
+    const url = parseBaseUrl(read(Input.Url));
+    const { user, token } = parseCredentials(read(Input.User), read(Input.Token));
+    const bool = (name) => readBoolean(read, name);
+    const disable = bool(Input.Disable);
+    const listJobs = bool(Input.ListJobs);
+    const settle = bool(Input.Settle);
+    const statusCreator = parseStatusCreator(read(Input.StatusCreator), settle);
+    const statusContext = read(Input.StatusContext);
+    const commitStatus = bool(Input.CommitStatus);
+    const prComment = bool(Input.PrComment);
+    const commit = parseCommit(read(Input.Commit));
+    const pullRequest = parsePullRequest(read(Input.PullRequest));
+    const commitParameter = parseCommitParameter(read(Input.CommitParameter));
+    const wait = parseWait(read(Input.Wait));
+    const buildText = read(Input.Build);
+    const parametersText = read(Input.Parameters);
     const hasParameters = parametersText.trim() !== '';
     const parameters = parseParameters(parametersText);
-    const files = parseFiles(read(constants/* Input */.pd.Files));
-    const failFast = readBoolean(read, constants/* Input */.pd.FailFast);
-    const valuesFileRequired = readBoolean(read, constants/* Input */.pd.ValuesFileRequired);
-    const valuesFile = parseValuesFile(read(constants/* Input */.pd.ValuesFile), `Input '${constants/* Input */.pd.ValuesFile}'`);
-    const jobsText = read(constants/* Input */.pd.Jobs);
+    const files = parseFiles(read(Input.Files));
+    const failFast = bool(Input.FailFast);
+    const valuesFileRequired = bool(Input.ValuesFileRequired);
+    const valuesFile = parseValuesFile(read(Input.ValuesFile), `Input '${Input.ValuesFile}'`);
+    const jobsText = read(Input.Jobs);
     const several = jobsText.trim() !== '';
-    if (several && read(constants/* Input */.pd.Job) !== '') {
+    if (several && read(Input.Job) !== '') {
         throw conflict('jobs', 'job', `'jobs' names every job to build: add this one to it`);
     }
     if (several && listJobs) {
@@ -42395,25 +42105,22 @@ function parseSettings(get, env = currentEnvironment()) {
         parameters,
         hasParameters,
         files,
-        branch: parseBranch(read(constants/* Input */.pd.Branch)) ?? '',
+        branch: parseBranch(read(Input.Branch)) ?? '',
         ...(valuesFile === undefined ? {} : { valuesFile })
     };
     const jobs = several ? parseJobs(jobsText, url, shared) : undefined;
     // One `job` is the one-item case of `jobs`; with `jobs`, no job and the shared inputs.
     const one = jobs
         ? jobEntry(Object.freeze([]), { ...shared, branch: '' })
-        : jobEntry(parseJob(read(constants/* Input */.pd.Job), url, listJobs || settle), shared);
+        : jobEntry(parseJob(read(Input.Job), url, listJobs || settle), shared);
     const { job, branch } = one;
-    const scan = parseScan(read(constants/* Input */.pd.Scan), (jobs?.entries ?? [one]).some(entry => entry.branch !== undefined));
+    const scan = parseScan(read(Input.Scan), (jobs?.entries ?? [one]).some(entry => entry.branch !== undefined));
     const reference = parseGiven(buildText, url, job, jobs !== undefined);
     // A lastBuild or lastSuccessfulBuild URL below url is that mode.
     const given = reference?.kind === 'latest' ? undefined : reference;
     const build = reference?.kind === 'latest' ? reference.mode : given ? 'given' : parseBuild(buildText);
-    const jobToken = parseSecret(read(constants/* Input */.pd.JobToken), constants/* Input */.pd.JobToken, `the job's "Trigger builds remotely" token`);
-    const headers = parseExtraHeaders(read(constants/* Input */.pd.Headers), { credentials: user !== '' });
-    const caCerts = parseCaCert(read(constants/* Input */.pd.CaCert));
-    const artifacts = parseArtifacts(read(constants/* Input */.pd.Artifacts), env.platform);
-    const artifactsPath = parseArtifactsPath(read(constants/* Input */.pd.ArtifactsPath), env.workspace);
+    const jobToken = parseSecret(read(Input.JobToken), Input.JobToken, `the job's "Trigger builds remotely" token`);
+    const artifacts = parseArtifactPatterns(read(Input.Artifacts), env.platform);
     checkConflicts({
         disable,
         listJobs,
@@ -42427,17 +42134,17 @@ function parseSettings(get, env = currentEnvironment()) {
         hasArtifacts: artifacts.length > 0,
         jobs: jobs?.entries,
         failFast,
-        statusContext: read(constants/* Input */.pd.StatusContext) !== '',
+        statusContext: statusContext !== '',
         valuesFileRequired,
         hasValuesFile: (jobs?.entries ?? [one]).some(entry => entry.valuesFile !== undefined),
         commitParameter,
         parameters
     });
-    const githubToken = read(constants/* Input */.pd.GithubToken);
+    const githubToken = read(Input.GithubToken);
     const needsToken = [
-        [commitStatus, constants/* Input */.pd.CommitStatus, 'statuses: write'],
-        [settle, constants/* Input */.pd.Settle, 'statuses: write'],
-        [prComment, constants/* Input */.pd.PrComment, 'pull-requests: write']
+        [commitStatus, Input.CommitStatus, 'statuses: write'],
+        [settle, Input.Settle, 'statuses: write'],
+        [prComment, Input.PrComment, 'pull-requests: write']
     ];
     for (const [on, name, permission] of needsToken) {
         if (on && githubToken === '') {
@@ -42458,28 +42165,28 @@ function parseSettings(get, env = currentEnvironment()) {
             ? {
                 settle: {
                     ...(statusCreator === undefined ? {} : { creator: statusCreator }),
-                    ...(read(constants/* Input */.pd.StatusContext) === '' ? {} : { context: read(constants/* Input */.pd.StatusContext) })
+                    ...(statusContext === '' ? {} : { context: statusContext })
                 }
             }
             : {}),
-        timeoutMs,
-        accept,
-        log,
-        abortOnCancel,
+        timeoutMs: (0,duration/* parseDuration */.E9)(read(Input.Timeout), Input.Timeout),
+        accept: parseAccept(read(Input.Accept)),
+        log: bool(Input.Log),
+        abortOnCancel: bool(Input.AbortOnCancel),
         commitStatus,
         githubToken,
-        statusContext: read(constants/* Input */.pd.StatusContext) || one.statusContext,
+        statusContext: statusContext || one.statusContext,
         prComment,
         ...(commit === undefined ? {} : { commit }),
         ...(pullRequest === undefined ? {} : { pullRequest }),
         ...(commitParameter === undefined ? {} : { commitParameter }),
-        commentPermission,
+        commentPermission: parseCommentPermission(read(Input.CommentPermission)),
         scan,
         jobToken,
-        headers,
-        caCerts,
+        headers: parseExtraHeaders(read(Input.Headers), { credentials: user !== '' }),
+        caCerts: parseCaCert(read(Input.CaCert)),
         artifacts,
-        artifactsPath,
+        artifactsPath: parseArtifactsPath(read(Input.ArtifactsPath), env.workspace),
         workspace: env.workspace,
         ...(jobs ? { jobs: jobs.entries } : {}),
         failFast,
@@ -42489,10 +42196,10 @@ function parseSettings(get, env = currentEnvironment()) {
 }
 /** Inputs whose lines and whitespace matter. */
 const MULTI_LINE = new Set([
-    constants/* Input */.pd.Parameters,
-    constants/* Input */.pd.Files,
-    constants/* Input */.pd.Artifacts,
-    constants/* Input */.pd.Jobs
+    Input.Parameters,
+    Input.Files,
+    Input.Artifacts,
+    Input.Jobs
 ]);
 function currentEnvironment() {
     return {
@@ -42511,19 +42218,19 @@ function getSettings(options) {
         if (value !== '')
             options.mask(value);
     };
-    mask(getInput(constants/* Input */.pd.Token));
-    mask(getInput(constants/* Input */.pd.GithubToken));
-    mask(getInput(constants/* Input */.pd.JobToken));
+    mask(getInput(Input.Token));
+    mask(getInput(Input.GithubToken));
+    mask(getInput(Input.JobToken));
     // Header values are secrets (access tokens); values under 4 characters
     // are not, and masking them would blank every such string in the log.
-    for (const value of headerSecrets(getInput(constants/* Input */.pd.Headers))) {
+    for (const value of headerSecrets(getInput(Input.Headers))) {
         if (value.length >= 4)
             mask(value);
     }
-    for (const value of [getInput(constants/* Input */.pd.Url), getInput(constants/* Input */.pd.Job)]) {
+    for (const value of [getInput(Input.Url), getInput(Input.Job)]) {
         urlPasswords(value).forEach(mask);
     }
-    for (const line of getInput(constants/* Input */.pd.Jobs).split(/[\r\n",]+/)) {
+    for (const line of getInput(Input.Jobs).split(/[\r\n",]+/)) {
         urlPasswords(line.trim()).forEach(mask);
     }
     return parseSettings(name => getInput(name, { trimWhitespace: !MULTI_LINE.has(name) }));
@@ -42562,17 +42269,6 @@ function parseJob(value, url, listJobs) {
     }
     return parseProject(value, url, "Input 'job'");
 }
-function parseArtifacts(value, platform) {
-    try {
-        return parseArtifactPatterns(value, platform);
-    }
-    catch (error) {
-        if (error instanceof PatternError) {
-            throw new input_error/* InputError */.d(`Input 'artifacts' has a pattern that can never match: ${error.message}.`);
-        }
-        throw error;
-    }
-}
 /** Resolved against the workspace, which it must not leave (checked before any request). */
 function parseArtifactsPath(value, workspace) {
     const expected = `expected a folder inside the workspace (${workspace}), such as jenkins-artifacts`;
@@ -42597,13 +42293,13 @@ function settleConflicts(o) {
     if (o.disable)
         throw conflict('settle', 'disable', why);
     for (const name of [
-        constants/* Input */.pd.Parameters,
-        constants/* Input */.pd.Files,
-        constants/* Input */.pd.Build,
-        constants/* Input */.pd.JobToken,
-        constants/* Input */.pd.Artifacts
+        Input.Parameters,
+        Input.Files,
+        Input.Build,
+        Input.JobToken,
+        Input.Artifacts
     ]) {
-        if (o.read(name) !== INPUT_DEFAULTS[name])
+        if (o.read(name) !== (INPUT_DEFAULTS[name] ?? ''))
             throw conflict('settle', name, why);
     }
 }
@@ -42620,335 +42316,21 @@ function parseStatusCreator(value, settle) {
     return value;
 }
 
-// EXTERNAL MODULE: ./src/jenkins/reads/decode.ts
-var decode = __nccwpck_require__(9828);
-;// CONCATENATED MODULE: ./src/jenkins/trigger/shared-work.ts
-/**
- * Whether a queue item or build stands for more than one trigger request,
- * so that cancelling or stopping it would cancel someone else's work too:
- * Jenkins folds a request into an item already queued with the same
- * parameters and adds its cause, and every trigger by this action brings
- * exactly one cause, so more than one means another request shares it.
- * From Jenkins' source: docs/internals.md, "Work shared with another request".
- */
-
-/** The `tree` that makes a build GET export its causes (one entry per cause). */
-const CAUSES_TREE = 'actions[causes[shortDescription]]';
-/**
- * Causes exported in an `actions` array (CauseAction's `causes`); undefined when none is exported.
- * @internal
- */
-function causeCount(actions) {
-    return (0,decode/* entriesOf */.Mc)(actions, 'causes')?.length;
-}
-/**
- * True when the item or build answers for more requests than `own`, the
- * number of this step's own requests folded into it (more than one when a
- * step listed the same job twice with the same parameters).
- */
-function isShared(actions, own = 1) {
-    return sharedBeyond(causeCount(actions) ?? 0, own);
-}
-/** The rule itself: `count` exported causes stand for more requests than `own`. */
-function sharedBeyond(count, own) {
-    return count > Math.max(1, own);
-}
-/**
- * The cause a request by a signed-in (or anonymous) user records (ParameterizedJobMixIn.getBuildCause).
- * @internal
- */
-const USER_ID_CAUSE = 'hudson.model.Cause$UserIdCause';
-/**
- * True only when the work is one request of `user`'s and nothing else: one
- * exported cause (the shared-work rule above, for one request of ours), a
- * UserIdCause of that user. Work found by its shape rather than by the id
- * Jenkins gave us (a lost answer) may be cancelled or stopped only then:
- * another user's request, or a timer's that ours was folded into, has the
- * same shape. Without a user (anonymous, a job token) nothing is ours alone.
- */
-function isOwnAlone(found, user) {
-    const causes = found.causes ?? [];
-    if (user === undefined || causes.length === 0 || sharedBeyond(causes.length, 1))
-        return false;
-    const id = found.userIds?.length === 1 ? found.userIds[0] : undefined;
-    return causes[0] === USER_ID_CAUSE && sameUser(id, user);
-}
-/** Whether a cause's userId is `user`'s: Jenkins' default IdStrategy compares user ids case-insensitively. */
-function sameUser(id, user) {
-    return typeof id === 'string' && id.toLowerCase() === user.toLowerCase();
-}
-
-// EXTERNAL MODULE: ./src/util/wait.ts
-var wait = __nccwpck_require__(1643);
-;// CONCATENATED MODULE: ./src/follow/queue-ended.ts
-
+;// CONCATENATED MODULE: ./src/util/names.ts
 
 /**
- * The queue item this step queued ended in Jenkins without a build: it was
- * cancelled there (by a user, or the job was disabled), or Jenkins no longer
- * knows it and none of the job's recent builds came from it (a restart).
- * Nothing of it runs, so the step must not say it left work running, and the
- * post step has nothing to stop.
+ * Characters of a stage, test or job name wherever the step prints one: the
+ * log, annotations, messages, the summary. Jenkins accepts names of any
+ * length (a stage name is free text; 2,000 stages of 4 KB names make
+ * megabytes); what identifies one is in its first words, and its page in
+ * Jenkins has the whole.
  */
-class QueueItemEnded extends errors/* JenkinsError */.fF {
-    fate;
-    queueId;
-    constructor(message, fate, queueId) {
-        super(fate === 'cancelled' ? 'conflict' : 'not-found', message);
-        this.fate = fate;
-        this.queueId = queueId;
-        this.name = 'QueueItemEnded';
-    }
-    /** What Jenkins shows, for the post step: "queue item 5 was cancelled in Jenkins". */
-    get shown() {
-        return this.fate === 'cancelled'
-            ? `queue item ${this.queueId} was cancelled in Jenkins`
-            : `queue item ${this.queueId} is gone from Jenkins, with no build`;
-    }
-}
-/**
- * The build a queue item Jenkins has forgotten became (404: 5 minutes after
- * it left the queue, and on restart, jenkins-api.md 4): the one of the job's
- * recent builds whose `queueId` is `queueId`; undefined when none is.
- */
-async function buildNumberByQueueId(api, job, queueId) {
-    return (await api.recentBuilds(job, RECENT_BY_QUEUE_ID)).find(b => b.queueId === queueId)?.number;
-}
-/** How many of a job's builds are searched for a queue id: more than a queue item outlives. */
-const RECENT_BY_QUEUE_ID = 100;
-/** The job a queue item builds, from its `task` URL (Jenkins' root URL); undefined when Jenkins did not say. */
-function queueItemJob(item) {
-    const url = item.task?.url;
-    return typeof url === 'string' ? (0,decode/* jobNamesFromUrl */.$7)(url) : undefined;
+const NAME_CHARS = 200;
+/** A name as printed: at most NAME_CHARS characters, an ellipsis marking the cut. */
+function shortName(name) {
+    return (0,shorten/* cut */.J)(name, NAME_CHARS);
 }
 
-;// CONCATENATED MODULE: ./src/follow/cancel.ts
-
-
-
-
-
-/**
- * Why a scan is left running on cancel or timeout. Jenkins folds every scan
- * request for a project into the one queued item (ComputedFolder.doBuild →
- * Queue.schedule2), other requests can fold in between a look at its causes
- * and a cancel, and once the scan runs Jenkins exports no causes at all (a
- * FolderComputation has no API). A scan also indexes every branch of the
- * project, not only this step's: stopping it would leave the others unseen.
- */
-function scanLeft(project) {
-    return `left the scan of ${project} running: shared by every request waiting for the project's branches`;
-}
-/**
- * The runner sends SIGINT, then SIGTERM 7.5 s later, then kills: the whole
- * escalation has to fit well inside that. With a deadline (`until`), each
- * wait is also cut to a share of the time left, so that term and kill still
- * get their turn.
- */
-const DEFAULT_ABORT_TIMINGS = {
-    stopWaitMs: 3000,
-    termWaitMs: 1500,
-    killWaitMs: 1000,
-    pollMs: 250,
-    shareCheckMs: 1000
-};
-/**
- * Cancels the queue item or stops the build, escalating for Pipelines
- * (stop, then term, then kill: jenkins-api.md 7), and says what it did.
- * Work shared with another request is left alone: a 303 says so at once, and
- * a brief look (shareCheckMs) right before acting finds a request folded in
- * since (shared-work.ts); without an answer in time it acts on what the
- * trigger said. `until` (epoch ms) is the abort's budget. Never throws: the
- * caller is already failing the step.
- */
-async function abortRemote(api, target, logger, { timings = DEFAULT_ABORT_TIMINGS, until, sleep = wait/* sleep */.yy } = {}) {
-    try {
-        let build = target.build;
-        let queueId = target.queueId;
-        let found = '';
-        if (target.shared) {
-            return leftShared(build ? `build #${build.number}` : `queue item ${queueId ?? '?'}`);
-        }
-        if (!build && queueId === undefined && target.lostTrigger) {
-            // The trigger may have queued a build we never heard of: find it by
-            // its parameters (reads only), never send another trigger.
-            const lost = await api.findLostTrigger(target.lostTrigger);
-            if (!lost) {
-                return "the trigger's answer never came, and Jenkins shows no queued item or build for it: nothing to cancel";
-            }
-            found = " (found by its parameters: the trigger's answer never came)";
-            if (lost.buildNumber === undefined)
-                queueId = lost.queueId;
-            else
-                build = refOf(api, target.job, lost.buildNumber);
-        }
-        if (!build && queueId !== undefined) {
-            const id = queueId;
-            // undefined: no answer in time; null: Jenkins no longer knows the item.
-            let item = await briefly((0,errors/* unlessNotFound */.CA)(api.getQueueItem(id), null), timings.shareCheckMs);
-            if (item && isShared(item.actions, target.ownRequests))
-                return leftShared(`queue item ${id}`);
-            if (item === undefined || (item !== null && !hasLeft(item))) {
-                // No compare-and-cancel in Jenkins: a fold between the look and the
-                // cancel (one round trip) is not seen.
-                const outcome = await api.cancelQueueItem(id);
-                if (outcome === 'cancelled')
-                    return `cancelled Jenkins queue item ${id}${found}`;
-                // It left the queue meanwhile: read it again.
-                item = undefined;
-            }
-            // Too late: it left the queue, so a build may be running.
-            build = await buildOfQueueItem(api, { job: target.job, queueId: id, first: item, sleep });
-            if (!build)
-                return `queue item ${id} was no longer queued and started no build`;
-        }
-        if (!build)
-            return 'nothing was running in Jenkins yet';
-        const ref = build;
-        const current = await briefly(api.getBuild(ref.job, ref.number, { tree: `number,building,result,${CAUSES_TREE}` }), timings.shareCheckMs);
-        if (current && !current.building) {
-            return `build #${ref.number} had already finished (${current.result ?? 'no result'})`;
-        }
-        // Folded into after we queued it, or found through a 201 that folded ours in.
-        if (current && isShared(current.actions, target.ownRequests)) {
-            return leftShared(`build #${ref.number}`);
-        }
-        return `${await stopBuild(api, ref, logger, { timings, until, sleep })}${found}`;
-    }
-    catch (error) {
-        logger.warning(`Could not abort the Jenkins work: ${(0,error_text/* errorText */.k)(error)}`);
-        return COULD_NOT_ABORT;
-    }
-}
-/** abortRemote's answer when its requests failed: the work may still run, and the post step tries again. */
-const COULD_NOT_ABORT = 'could not abort the Jenkins work (see the warning above)';
-/** How abortRemote's answer ends when it left the work alone because another request shares it. */
-const SHARED_WORK_LEFT = 'running: shared with another request';
-function leftShared(what) {
-    return `left ${what} ${SHARED_WORK_LEFT}`;
-}
-/** What `read` gives within `ms`, or undefined when it failed or took longer (it is left to the client's own bound). */
-async function briefly(read, ms) {
-    let timer;
-    const late = new Promise(resolve => {
-        timer = setTimeout(() => resolve(undefined), ms);
-    });
-    try {
-        return await Promise.race([read.catch(() => undefined), late]);
-    }
-    finally {
-        clearTimeout(timer);
-    }
-}
-function refOf(api, job, number) {
-    return { job, number, url: api.buildUrl(job, number) };
-}
-/** A LeftItem: it carries `executable` (maybe null) and `cancelled` (jenkins-api.md 4). */
-function hasLeft(item) {
-    return (item._class?.endsWith('$LeftItem') === true || 'executable' in item || item.cancelled === true);
-}
-/** `first`: the item as just read (null: Jenkins no longer knows it), to save reading it again. */
-async function buildOfQueueItem(api, { job, queueId, first, sleep }) {
-    let number;
-    let item = first;
-    // A left item's executable is null for a moment while the run is
-    // created (jenkins-api.md 4): look again briefly before giving up.
-    for (let i = 0; i < 8 && number === undefined; i++) {
-        if (i > 0 || item === undefined)
-            item = await (0,errors/* unlessNotFound */.CA)(api.getQueueItem(queueId), null);
-        if (item === null)
-            break;
-        number = item.executable?.number;
-        if (number === undefined && (item.cancelled || item.executable === undefined))
-            break;
-        if (number === undefined)
-            await sleep(250);
-    }
-    if (item === null) {
-        // Expired or dropped by a restart: look the build up by its queue id.
-        number = await buildNumberByQueueId(api, job, queueId);
-    }
-    return number === undefined ? undefined : refOf(api, job, number);
-}
-/** Sends stop (then term, kill) and watches the build end; says what happened. */
-async function stopBuild(api, build, logger, { timings, until, sleep }) {
-    const label = `build #${build.number}`;
-    // [how, longest wait after it, share of the time left it may take]
-    const steps = [
-        ['stop', timings.stopWaitMs, 0.5],
-        ['term', timings.termWaitMs, 0.5],
-        ['kill', timings.killWaitMs, 1]
-    ];
-    let sent;
-    try {
-        for (const [how, waitMs, share] of steps) {
-            try {
-                await api.stopBuild(build, how);
-            }
-            catch (error) {
-                // Freestyle builds have no term/kill (404): stop is all there is.
-                if (how !== 'stop' && error instanceof errors/* JenkinsError */.fF && error.kind === 'not-found')
-                    break;
-                throw error;
-            }
-            sent = how;
-            logger.info(`Sent ${how} to Jenkins ${label}.`);
-            const longest = until === undefined ? waitMs : Math.min(waitMs, (until - Date.now()) * share);
-            const ended = await waitUntilOver(api, build, {
-                waitMs: Math.max(0, longest),
-                pollMs: timings.pollMs,
-                sleep
-            });
-            // Stop is a no-op on a build that had ended (jenkins-api.md 7): its result says which.
-            if (ended !== undefined) {
-                return how === 'stop' && ended !== 'ABORTED'
-                    ? `${label} had already finished (${ended})`
-                    : `stopped Jenkins ${label} (${how}; result ${ended})`;
-            }
-        }
-    }
-    catch (error) {
-        if (sent === undefined)
-            throw error;
-        return `sent ${sent} to Jenkins ${label}, but could not see it end: ${(0,error_text/* errorText */.k)(error)}`;
-    }
-    return `asked Jenkins to stop ${label}, but it was still running when the step gave up`;
-}
-async function waitUntilOver(api, build, { waitMs, pollMs, sleep }) {
-    const until = Date.now() + waitMs;
-    for (;;) {
-        const b = await api.getBuild(build.job, build.number, { tree: 'number,building,result' });
-        if (!b.building)
-            return b.result ?? 'no result';
-        if (Date.now() >= until)
-            return undefined;
-        await sleep(pollMs);
-    }
-}
-/**
- * Turns the runner's SIGINT/SIGTERM into an abort of `controller`, so the
- * follower stops waiting and main can stop the remote build. Returns a
- * function that removes the handlers.
- */
-function onCancelSignals(controller, logger) {
-    const handler = (signal) => {
-        if (controller.signal.aborted) {
-            logger.info(`Received ${signal} again; still stopping the Jenkins work.`);
-            return;
-        }
-        logger.info(`Received ${signal}: the workflow was cancelled.`);
-        controller.abort('cancelled');
-    };
-    process.on('SIGINT', handler);
-    process.on('SIGTERM', handler);
-    return () => {
-        process.off('SIGINT', handler);
-        process.off('SIGTERM', handler);
-    };
-}
-
-// EXTERNAL MODULE: ./src/util/names.ts
-var util_names = __nccwpck_require__(5888);
 ;// CONCATENATED MODULE: ./src/jenkins/trigger/parameter-values.ts
 
 
@@ -42986,7 +42368,7 @@ function checkParameterValues(info, name, params) {
             ? oneValueProblem(definition, value)
             : valuesProblem(definition, value);
         if (problem !== undefined) {
-            throw new errors/* JenkinsError */.fF('bad-request', `Parameter '${(0,util_names/* shortName */.l)(definition.name)}' of job '${name}' ${problem}. Nothing was triggered.`);
+            throw new JenkinsError('bad-request', `Parameter '${shortName(definition.name)}' of job '${name}' ${problem}. Nothing was triggered.`);
         }
     }
 }
@@ -43018,7 +42400,7 @@ function oneValueProblem(definition, value) {
 function booleanProblem(value) {
     if (/^(true|false)$/i.test(value))
         return undefined;
-    return `is '${(0,util_names/* shortName */.l)(value)}', but a boolean parameter takes true or false: Jenkins would run it as false`;
+    return `is '${shortName(value)}', but a boolean parameter takes true or false: Jenkins would run it as false`;
 }
 /**
  * Jenkins refuses a value its ChoiceParameterDefinition does not list with a
@@ -43030,9 +42412,322 @@ function choiceProblem(definition, value) {
     const choices = definition.choices;
     if (!choices?.length || choices.includes(value))
         return undefined;
-    const shown = choices.slice(0, MAX_CHOICES_SHOWN).map(choice => `'${(0,util_names/* shortName */.l)(choice)}'`);
+    const shown = choices.slice(0, MAX_CHOICES_SHOWN).map(choice => `'${shortName(choice)}'`);
     const more = choices.length > shown.length ? ` and ${choices.length - shown.length} more` : '';
-    return `is '${(0,util_names/* shortName */.l)(value)}', which is not one of its choices: ${shown.join(', ')}${more}`;
+    return `is '${shortName(value)}', which is not one of its choices: ${shown.join(', ')}${more}`;
+}
+
+;// CONCATENATED MODULE: ./src/jenkins/reads/decode.ts
+/**
+ * Pieces of Jenkins JSON that several reads export the same way: an item's
+ * names from its URL, the parameters and causes of an `actions` array, and
+ * a job's `builds` list. Decoded here, once, for the reads and the
+ * trigger's reconciliation alike: what leaves this file is true to its type.
+ */
+
+
+/** One of hudson.model.Result's five names (jenkins-api.md 5.2). */
+function isBuildResult(value) {
+    return BUILD_RESULTS.some(result => result === value);
+}
+/**
+ * A job's `builds` list (`job/…/api/json?tree=builds[…]`), newest first; an
+ * entry without a usable number is skipped.
+ */
+function buildsOf(raw, fields = {}) {
+    const builds = [];
+    for (const entry of Array.isArray(raw) ? raw : []) {
+        const build = entry;
+        if (!(0,model_counts/* isBuildNumber */.Y_)(build?.number))
+            continue;
+        const recent = { number: build.number };
+        if ((0,model_counts/* isCount */.my)(build.queueId))
+            recent.queueId = build.queueId;
+        if (fields.outcome) {
+            const summary = buildSummaryOf(build);
+            if (summary) {
+                recent.result = summary.result;
+                recent.duration = summary.duration;
+                recent.building = summary.building;
+            }
+        }
+        if (fields.actions) {
+            Object.assign(recent, actionsOf(build.actions));
+        }
+        builds.push(recent);
+    }
+    return builds;
+}
+/** A `builds` entry's number and outcome; undefined unless its number and duration are counts (it only aims polls). */
+function buildSummaryOf(raw) {
+    const b = raw;
+    if (!(0,model_counts/* isBuildNumber */.Y_)(b?.number) || !(0,model_counts/* isCount */.my)(b.duration))
+        return undefined;
+    return {
+        number: b.number,
+        result: isBuildResult(b.result) ? b.result : null,
+        duration: b.duration,
+        building: b.building === true
+    };
+}
+/** Decoded item names from a job URL (`…/job/a/job/b%20c/` → ['a', 'b c']); undefined if not a job URL. */
+function jobNamesFromUrl(url) {
+    const segments = (decode_pathOf(url) ?? '').split('/').filter(s => s !== '');
+    const names = [];
+    // The context path comes first; item names follow each 'job' marker.
+    const start = segments.indexOf('job');
+    if (start < 0)
+        return undefined;
+    for (let i = start; i < segments.length; i += 2) {
+        if (segments[i] !== 'job' || segments[i + 1] === undefined)
+            return undefined;
+        try {
+            names.push(decodeURIComponent(segments[i + 1]));
+        }
+        catch {
+            return undefined;
+        }
+    }
+    return names;
+}
+/**
+ * The parameters a build or queue item carries: those of every action that
+ * lists `parameters` (the ParametersAction; a plugin's subclass has its own
+ * `_class`), or undefined when no action does. The one reader of
+ * ParametersAction: the reconciliation matches by it, the summary shows it.
+ *
+ * A password's value is taken out of the JSON itself, so that nothing made
+ * of it (the `build` output) holds one: Jenkins marks a password by its
+ * value's class (PasswordParameterValue exports no value, jenkins-api.md
+ * 5.3; plugins' kin share the name) or by the job's definition (`passwords`),
+ * and a plugin, an older or a hostile Jenkins may still send a value.
+ */
+function parametersIn(actions, passwords) {
+    return entriesOf(actions, 'parameters')?.flatMap(raw => {
+        const p = raw;
+        if (typeof p?.name !== 'string')
+            return [];
+        const parameter = { name: p.name };
+        if (/Password/i.test(String(p._class ?? '')) || passwords?.has(p.name)) {
+            delete p.value;
+            parameter.password = true;
+        }
+        else if ('value' in p) {
+            parameter.value = p.value;
+        }
+        if (/FileParameterValue$/.test(String(p._class ?? '')))
+            parameter.file = true;
+        return [parameter];
+    });
+}
+/**
+ * What an exported `actions` array says of whose request it is and what it
+ * carries: `_class` of every cause (the CauseAction's list), the userId of
+ * each that has one (absent when none does), and the ParametersAction's
+ * parameters ([] when none).
+ */
+function actionsOf(actions) {
+    const causes = [];
+    const userIds = [];
+    for (const raw of entriesOf(actions, 'causes') ?? []) {
+        const cause = raw;
+        if (typeof cause?._class === 'string')
+            causes.push(cause._class);
+        const id = cause && 'userId' in cause ? cause.userId : undefined;
+        if (typeof id === 'string' || id === null)
+            userIds.push(id);
+    }
+    return {
+        causes,
+        ...(userIds.length > 0 ? { userIds } : {}),
+        parameters: parametersIn(actions) ?? []
+    };
+}
+/**
+ * The entries of the `field` list of every element of `list`, in order (the
+ * `causes` of each of a build's `actions`, the `parameterDefinitions` of each
+ * of a job's `property`); undefined when no element has one.
+ */
+function entriesOf(list, field) {
+    if (!Array.isArray(list))
+        return undefined;
+    let entries;
+    for (const element of list) {
+        const inner = element?.[field];
+        if (!Array.isArray(inner))
+            continue;
+        entries ??= [];
+        for (const entry of inner)
+            entries.push(entry);
+    }
+    return entries;
+}
+/**
+ * The build on each executor and one-off executor of a `computer` list
+ * (executors.ts), one entry per executor: a build on several is listed as
+ * often.
+ */
+function runningBuildsOf(computers) {
+    const builds = [];
+    for (const computer of list(computers)) {
+        const c = computer;
+        for (const executor of [...list(c?.executors), ...list(c?.oneOffExecutors)]) {
+            const raw = executor
+                ?.currentExecutable;
+            const build = typeof raw?.url === 'string' ? buildOfUrl(raw.url) : undefined;
+            if (!raw || !build)
+                continue;
+            if ((0,model_counts/* isCount */.my)(raw.queueId))
+                build.queueId = raw.queueId;
+            if ((0,model_counts/* isCount */.my)(raw.timestamp) && raw.timestamp > 0)
+                build.timestamp = raw.timestamp;
+            // -1: Jenkins has no estimate (Job.getEstimatedDuration).
+            if (Number.isSafeInteger(raw.estimatedDuration))
+                build.estimatedDuration = raw.estimatedDuration;
+            builds.push(build);
+        }
+    }
+    return builds;
+}
+/**
+ * A build's item names and number from its absolute URL (Jenkins' root URL,
+ * which may be another host: only the path counts). The context path comes
+ * first; names follow each `job` marker; the number ends it.
+ * @internal
+ */
+function buildOfUrl(url) {
+    const match = /^(.*\/)(\d+)\/?$/.exec(decode_pathOf(url) ?? '');
+    const number = Number(match?.[2]);
+    const job = match ? jobNamesFromUrl(match[1]) : undefined;
+    if (!job || job.length === 0 || !(0,model_counts/* isBuildNumber */.Y_)(number))
+        return undefined;
+    return { job, number };
+}
+/** The path of an absolute or relative URL; undefined when it is none. */
+function decode_pathOf(url) {
+    try {
+        return new URL(url, 'http://placeholder/').pathname;
+    }
+    catch {
+        return undefined;
+    }
+}
+function list(value) {
+    return Array.isArray(value) ? value : [];
+}
+/**
+ * A build's JSON, whole or with a `tree`, into a Build, once, where it is
+ * read. Counts that are not counts (1e+21 from a broken or hostile server)
+ * are left out rather than passed on; Run.getDescription is `@Exported`
+ * and null when none; Run.getDisplayName is `#N` unless the build set one;
+ * ParametersAction is decoded by parametersIn, `passwords` naming the job's
+ * password parameters. The JSON is kept as it came, but for the values of
+ * passwords, in `json`, for the `build` output only.
+ */
+function decodeBuild(json, options = {}) {
+    const raw = json;
+    const build = {
+        number: json.number,
+        building: raw.building === true,
+        result: json.result,
+        description: typeof raw.description === 'string' ? raw.description : '',
+        displayName: typeof raw.displayName === 'string' ? raw.displayName : `#${json.number}`,
+        json
+    };
+    if (typeof raw._class === 'string')
+        build._class = raw._class;
+    if (typeof raw.url === 'string')
+        build.url = raw.url;
+    if ((0,model_counts/* isCount */.my)(raw.duration))
+        build.duration = raw.duration;
+    // -1: Jenkins has no estimate (Job.getEstimatedDuration).
+    if (Number.isSafeInteger(raw.estimatedDuration))
+        build.estimatedDuration = raw.estimatedDuration;
+    if ((0,model_counts/* isCount */.my)(raw.timestamp))
+        build.timestamp = raw.timestamp;
+    if ((0,model_counts/* isCount */.my)(raw.queueId))
+        build.queueId = raw.queueId;
+    if (Array.isArray(raw.actions))
+        build.actions = raw.actions;
+    const parameters = parametersIn(raw.actions, options.passwords);
+    if (parameters)
+        build.parameters = parameters;
+    return build;
+}
+/**
+ * The `build-parameters` output: a ParametersAction's values by name with
+ * their JSON type. ParametersAction exports each ParameterValue's `value`
+ * for the types that export it (StringParameterValue,
+ * BooleanParameterValue…): FileParameterValue exports none (its file is
+ * served apart), shown as null; PasswordParameterValue none either (a
+ * Secret), left out. A prototype-less object: a parameter named
+ * `__proto__` is a key like any other.
+ */
+function parameterValues(parameters) {
+    const values = Object.create(null);
+    for (const p of parameters ?? []) {
+        if (p.value !== undefined)
+            values[p.name] = p.value;
+        else if (p.file)
+            values[p.name] = null;
+    }
+    return values;
+}
+
+;// CONCATENATED MODULE: ./src/jenkins/trigger/shared-work.ts
+/**
+ * Whether a queue item or build stands for more than one trigger request,
+ * so that cancelling or stopping it would cancel someone else's work too:
+ * Jenkins folds a request into an item already queued with the same
+ * parameters and adds its cause, and every trigger by this action brings
+ * exactly one cause, so more than one means another request shares it.
+ * From Jenkins' source: docs/internals.md, "Work shared with another request".
+ */
+
+/** The `tree` that makes a build GET export its causes (one entry per cause). */
+const CAUSES_TREE = 'actions[causes[shortDescription]]';
+/**
+ * Causes exported in an `actions` array (CauseAction's `causes`); undefined when none is exported.
+ * @internal
+ */
+function causeCount(actions) {
+    return entriesOf(actions, 'causes')?.length;
+}
+/**
+ * True when the item or build answers for more requests than `own`, the
+ * number of this step's own requests folded into it (more than one when a
+ * step listed the same job twice with the same parameters).
+ */
+function isShared(actions, own = 1) {
+    return sharedBeyond(causeCount(actions) ?? 0, own);
+}
+/** The rule itself: `count` exported causes stand for more requests than `own`. */
+function sharedBeyond(count, own) {
+    return count > Math.max(1, own);
+}
+/**
+ * The cause a request by a signed-in (or anonymous) user records (ParameterizedJobMixIn.getBuildCause).
+ * @internal
+ */
+const USER_ID_CAUSE = 'hudson.model.Cause$UserIdCause';
+/**
+ * True only when the work is one request of `user`'s and nothing else: one
+ * exported cause (the shared-work rule above, for one request of ours), a
+ * UserIdCause of that user. Work found by its shape rather than by the id
+ * Jenkins gave us (a lost answer) may be cancelled or stopped only then:
+ * another user's request, or a timer's that ours was folded into, has the
+ * same shape. Without a user (anonymous, a job token) nothing is ours alone.
+ */
+function isOwnAlone(found, user) {
+    const causes = found.causes ?? [];
+    if (user === undefined || causes.length === 0 || sharedBeyond(causes.length, 1))
+        return false;
+    const id = found.userIds?.length === 1 ? found.userIds[0] : undefined;
+    return causes[0] === USER_ID_CAUSE && sameUser(id, user);
+}
+/** Whether a cause's userId is `user`'s: Jenkins' default IdStrategy compares user ids case-insensitively. */
+function sameUser(id, user) {
+    return typeof id === 'string' && id.toLowerCase() === user.toLowerCase();
 }
 
 ;// CONCATENATED MODULE: ./src/jenkins/trigger/reconcile.ts
@@ -43161,7 +42856,7 @@ function looksLikeHtml(response, body) {
 }
 /** The error for an HTML page where JSON was expected. */
 function htmlError(context, status) {
-    return new errors/* JenkinsError */.fF('html', `Jenkins answered with an HTML page where JSON was expected — a login page or SSO proxy in front of Jenkins? (${context.what} at ${context.server}, status ${status}). If an authenticating proxy (Cloudflare Access, an IAP, oauth2-proxy) guards Jenkins, give it the headers it expects in 'headers'.`, status);
+    return new JenkinsError('html', `Jenkins answered with an HTML page where JSON was expected — a login page or SSO proxy in front of Jenkins? (${context.what} at ${context.server}, status ${status}). If an authenticating proxy (Cloudflare Access, an IAP, oauth2-proxy) guards Jenkins, give it the headers it expects in 'headers'.`, status);
 }
 /** `hudson.model.Item.Configure` → `Job/Configure`, as the Jenkins UI names permissions. */
 function permissionName(id) {
@@ -43212,43 +42907,44 @@ function errorForResponse(response, body, context) {
     const at = `Jenkins at ${context.server}`;
     const short = shortMessage(response, body);
     const detail = short ? `: ${short}` : '';
+    const fail = (kind, message) => new JenkinsError(kind, message, status);
     switch (status) {
         case 401:
             // Jenkins' own 401 always challenges Basic with realm "Jenkins"
             // (BasicAuthenticationEntryPoint, jenkins-api.md 2.1); one without it
             // comes from something in front of Jenkins.
             if (!/realm="?Jenkins/i.test(response.header('www-authenticate') ?? '')) {
-                return new errors/* JenkinsError */.fF('bad-credentials', `${at} answered ${context.what} with 401 without Jenkins' Basic challenge: an authenticating proxy in front of Jenkins? Give it the headers it expects in 'headers'${context.user ? '' : ', or set user and token if Jenkins itself asks'}.`, status);
+                return fail('bad-credentials', `${at} answered ${context.what} with 401 without Jenkins' Basic challenge: an authenticating proxy in front of Jenkins? Give it the headers it expects in 'headers'${context.user ? '' : ', or set user and token if Jenkins itself asks'}.`);
             }
-            return new errors/* JenkinsError */.fF('bad-credentials', context.user
+            return fail('bad-credentials', context.user
                 ? `${at} rejected the credentials for user '${context.user}' (401): check the user and API token`
-                : `${at} asked for credentials (401): set user and token`, status);
+                : `${at} asked for credentials (401): set user and token`);
         case 403:
             return forbiddenError(response, body, context);
         case 404:
-            return new errors/* JenkinsError */.fF('not-found', context.notFound ?? `${at} has no ${context.what} (404)`, status);
+            return fail('not-found', context.notFound ?? `${at} has no ${context.what} (404)`);
         case 409:
-            return new errors/* JenkinsError */.fF('conflict', context.conflict ?? `${at} refused ${context.what} (409 Conflict${detail})`, status);
+            return fail('conflict', context.conflict ?? `${at} refused ${context.what} (409 Conflict${detail})`);
         case 400:
         case 405:
-            return new errors/* JenkinsError */.fF('bad-request', `${at} rejected ${context.what} (${status}${detail})`, status);
+            return fail('bad-request', `${at} rejected ${context.what} (${status}${detail})`);
         case 431:
             // Node's own server and most proxies allow 8-16 KiB of headers; the
             // Authorization header is the one that can be that big.
-            return new errors/* JenkinsError */.fF('bad-request', `${at} refused the request headers as too large (431) for ${context.what}: the Authorization header is built from the 'user' and 'token' inputs; check that they hold a user name and an API token`, status);
+            return fail('bad-request', `${at} refused the request headers as too large (431) for ${context.what}: the Authorization header is built from the 'user' and 'token' inputs; check that they hold a user name and an API token`);
         case 429:
-            return new errors/* JenkinsError */.fF('server', `${at} is rate-limiting requests (429) for ${context.what}`, status);
+            return fail('server', `${at} is rate-limiting requests (429) for ${context.what}`);
     }
     if (status >= 500) {
         const hint = context.serverHint ? ` ${context.serverHint}` : '';
-        return new errors/* JenkinsError */.fF('server', `${at} failed ${context.what} (${status}${detail}).${hint}`, status);
+        return fail('server', `${at} failed ${context.what} (${status}${detail}).${hint}`);
     }
-    return new errors/* JenkinsError */.fF('protocol', `${at} answered ${context.what} with an unexpected status ${status}${detail}`, status);
+    return fail('protocol', `${at} answered ${context.what} with an unexpected status ${status}${detail}`);
 }
 function forbiddenError(response, body, context) {
     const at = `Jenkins at ${context.server}`;
     if (isCrumbRejection(response.status, body)) {
-        return new errors/* JenkinsError */.fF('crumb', `${at} rejected the CSRF crumb for ${context.what} (403 "No valid crumb") even with a fresh crumb and session: does a proxy drop the session cookie or the crumb header?`, 403);
+        return new JenkinsError('crumb', `${at} rejected the CSRF crumb for ${context.what} (403 "No valid crumb") even with a fresh crumb and session: does a proxy drop the session cookie or the crumb header?`, 403);
     }
     if (context.jobTokenSent)
         return jobTokenRefused(body, context);
@@ -43261,13 +42957,13 @@ function forbiddenError(response, body, context) {
         const sent = context.user
             ? ` Credentials for user '${context.user}' were sent but Jenkins treated the request as anonymous: is a proxy removing the Authorization header?`
             : '';
-        return new errors/* JenkinsError */.fF('auth-required', `Jenkins requires authentication: set user and token (${at} answered ${context.what} with 403).${sent}`, 403);
+        return new JenkinsError('auth-required', `Jenkins requires authentication: set user and token (${at} answered ${context.what} with 403).${sent}`, 403);
     }
     const permission = required ? permissionName(required) : context.permission;
     const needs = permission
         ? `the user lacks ${permission}${required ? ` (${required})` : ''}`
         : 'the user lacks a permission';
-    return new errors/* JenkinsError */.fF('forbidden', `${at} denied ${context.what} to user '${who ?? 'anonymous'}' (403): ${needs}`, 403);
+    return new JenkinsError('forbidden', `${at} denied ${context.what} to user '${who ?? 'anonymous'}' (403): ${needs}`, 403);
 }
 /**
  * A trigger that carried the job token got a 403: BuildAuthorizationToken
@@ -43279,7 +42975,7 @@ function forbiddenError(response, body, context) {
 function jobTokenRefused(body, context) {
     const invalid = /Invalid token provided/.test(body);
     const who = context.user ? `user '${context.user}'` : 'anonymous users';
-    return new errors/* JenkinsError */.fF('forbidden', `Jenkins at ${context.server} refused the job token for ${context.what} (403${invalid ? ' "Invalid token provided."' : ''}): it is not the job's "Trigger builds remotely" token${invalid ? '' : `, or the job has no such token and ${who} lack Job/Build`}. Check 'job-token' (its value is not shown).`, 403);
+    return new JenkinsError('forbidden', `Jenkins at ${context.server} refused the job token for ${context.what} (403${invalid ? ' "Invalid token provided."' : ''}): it is not the job's "Trigger builds remotely" token${invalid ? '' : `, or the job has no such token and ${who} lack Job/Build`}. Check 'job-token' (its value is not shown).`, 403);
 }
 /**
  * An anonymous read refused while the step holds only a job token. Jenkins
@@ -43289,7 +42985,7 @@ function jobTokenRefused(body, context) {
  */
 function anonymousReadRefused(context) {
     const at = `Jenkins at ${context.server}`;
-    return new errors/* JenkinsError */.fF('auth-required', context.following
+    return new JenkinsError('auth-required', context.following
         ? `${at} refused anonymous read of ${context.what} (403): the job token let this step queue the build, but following it needs read access: give user/token, or use wait: false.`
         : `${at} refused anonymous read of ${context.what} (403): a job token alone is not enough here, because Jenkins finds the job, and hands out the CSRF crumb its trigger needs, only to callers who may read it (Overall/Read and Job/Read). Give user/token (that user then needs only Job/Read: the job token stands in for Job/Build), or grant anonymous read.`, 403);
 }
@@ -43319,17 +43015,15 @@ const MIN_ATTEMPT_MS = 500;
 class TransientFailure extends Error {
     error;
     reason;
-    retryAfterMs;
-    maxAttempts;
+    limits;
+    name = 'TransientFailure';
     constructor(error, 
     /** Short reason for the debug log, e.g. '503' or 'ECONNRESET'. */
-    reason, { retryAfterMs, maxAttempts } = {}) {
+    reason, limits = {}) {
         super(error.message);
         this.error = error;
         this.reason = reason;
-        this.retryAfterMs = retryAfterMs;
-        this.maxAttempts = maxAttempts;
-        this.name = 'TransientFailure';
+        this.limits = limits;
     }
 }
 /**
@@ -43358,13 +43052,16 @@ function backoffDelay(retry, policy, random = Math.random) {
     const window = Math.min(policy.maxDelayMs, policy.baseDelayMs * 2 ** retry);
     return Math.floor(random() * window);
 }
-/** Waits `ms`; rejects with Interrupted as soon as `signal` fires. */
-function pause(ms, signal, what) {
+/** Waits `ms`; rejects with Interrupted as soon as `signal` fires (`lastFailure`: the failure a retry waited out). */
+function pause(ms, signal, what, { lastFailure } = {}) {
     // eslint-disable-next-line local/no-positional-undefined -- node:timers/promises takes the value to resolve with before its options
     return (0,promises_.setTimeout)(ms, undefined, { signal }).catch((error) => {
-        throw signal?.aborted
-            ? new errors/* Interrupted */.j$(`Stopped waiting to ${what}: ${(0,errors/* stopReason */.PJ)(signal)}`, { sent: false })
-            : error;
+        if (!signal?.aborted)
+            throw error;
+        throw new Interrupted(`Stopped waiting to ${what}: ${stopReason(signal)}`, {
+            sent: false,
+            lastFailure
+        });
     });
 }
 /**
@@ -43385,7 +43082,7 @@ async function withRetry(operation, options) {
     const attempts = Math.max(1, Math.floor(policy.attempts));
     const started = now();
     // Every give-up says the whole time waited, not only the last try's.
-    const tried = (attempt) => `after ${attempt} attempts in ${(0,util_duration/* formatDuration */.a3)(now() - started)}`;
+    const tried = (attempt) => `after ${attempt} attempts in ${(0,duration/* formatDuration */.a3)(now() - started)}`;
     for (let attempt = 1;; attempt++) {
         try {
             return await operation(attempt, started);
@@ -43393,26 +43090,21 @@ async function withRetry(operation, options) {
         catch (error) {
             if (!(error instanceof TransientFailure))
                 throw error;
-            const asked = error.retryAfterMs === undefined
-                ? ''
-                : `, Retry-After ${Math.round(error.retryAfterMs / 1000)} s`;
+            const { retryAfterMs, maxAttempts } = error.limits;
+            const asked = retryAfterMs === undefined ? '' : `, Retry-After ${Math.round(retryAfterMs / 1000)} s`;
             // A wait that the signal ends says what it was waiting out.
             const failure = error.error.message;
             const sleep = options.sleep ??
-                ((ms) => pause(ms, signal, `retry ${what} (${error.reason}${asked})`).catch((cut) => {
-                    throw cut instanceof errors/* Interrupted */.j$
-                        ? new errors/* Interrupted */.j$(cut.message, { sent: false, lastFailure: failure })
-                        : cut;
-                }));
-            const allowed = Math.min(attempts, error.maxAttempts ?? attempts);
+                ((ms) => pause(ms, signal, `retry ${what} (${error.reason}${asked})`, { lastFailure: failure }));
+            const allowed = Math.min(attempts, maxAttempts ?? attempts);
             if (attempt >= allowed)
                 throw giveUp(error.error, tried(attempt));
             let delay = backoffDelay(attempt - 1, policy, options.random);
-            if (error.retryAfterMs !== undefined) {
-                if (deadline === undefined && error.retryAfterMs > MAX_RETRY_AFTER_WITHOUT_DEADLINE_MS) {
-                    throw giveUp(error.error, `Jenkins asked to retry after ${Math.round(error.retryAfterMs / 1000)} s`);
+            if (retryAfterMs !== undefined) {
+                if (deadline === undefined && retryAfterMs > MAX_RETRY_AFTER_WITHOUT_DEADLINE_MS) {
+                    throw giveUp(error.error, `Jenkins asked to retry after ${Math.round(retryAfterMs / 1000)} s`);
                 }
-                delay = Math.max(delay, error.retryAfterMs);
+                delay = Math.max(delay, retryAfterMs);
             }
             if (deadline !== undefined) {
                 const left = deadline - now();
@@ -43427,14 +43119,14 @@ async function withRetry(operation, options) {
             logger.debug(`${what}: ${error.reason}${asked}; retry ${attempt}/${allowed - 1} in ${delay} ms`);
             const waited = now() - started;
             if (options.notice && waited >= options.notice.afterMs) {
-                options.notice.say(`${failure.replace(/\.$/, '')}; trying again in ${(0,silence/* seconds */.Y)(delay)} (try ${attempt + 1} of ${allowed}, ${(0,util_duration/* formatDuration */.a3)(waited)} since the first)`);
+                options.notice.say(`${failure.replace(/\.$/, '')}; trying again in ${(0,silence/* seconds */.Y)(delay)} (try ${attempt + 1} of ${allowed}, ${(0,duration/* formatDuration */.a3)(waited)} since the first)`);
             }
             await sleep(delay);
         }
     }
 }
 function giveUp(error, why) {
-    return new errors/* JenkinsError */.fF(error.kind, `${error.message} (${why})`, error.status);
+    return new JenkinsError(error.kind, `${error.message} (${why})`, error.status);
 }
 
 ;// CONCATENATED MODULE: ./src/jenkins/transport/answers.ts
@@ -43460,7 +43152,7 @@ async function bodyOf(reading) {
         return await reading;
     }
     catch (error) {
-        if (error instanceof errors/* JenkinsError */.fF && (error.kind === 'network' || error.kind === 'timeout')) {
+        if (error instanceof JenkinsError && (error.kind === 'network' || error.kind === 'timeout')) {
             throw new TransientFailure(error, error.kind === 'network' ? 'body broke off' : 'body too slow');
         }
         throw error;
@@ -43471,13 +43163,13 @@ async function bodyOf(reading) {
  * page (an SSO proxy's blip) and one invalid JSON answer are retried; an HTML
  * page on every try is the login page it looks like.
  */
-async function jsonBody(response, context, server, options = {}) {
+async function jsonBody(response, context, options = {}) {
     const body = await bodyOf(response.text(JSON_LIMIT, 'fail'));
     // An SSO proxy or login page can answer 200 with HTML.
     if (looksLikeHtml(response, body))
         throw htmlGlitch(context, response.status);
     try {
-        const { value, dropped } = readJenkinsJson(body, options.droppable ? { droppable: options.droppable } : {});
+        const { value, dropped } = readJenkinsJson(body, options);
         for (const part of dropped)
             options.onDropped?.(part);
         return value;
@@ -43485,21 +43177,21 @@ async function jsonBody(response, context, server, options = {}) {
     catch (error) {
         // The same answer again would be as deep: not a glitch to retry.
         if (error instanceof JsonTooDeep)
-            throw tooDeepError(server, context, error, response.status);
-        throw new TransientFailure(new errors/* JenkinsError */.fF('protocol', `Jenkins at ${server} answered ${context.what} with malformed JSON`, response.status), 'invalid JSON', { maxAttempts: GLITCH_ATTEMPTS });
+            throw tooDeepError(context, error, response.status);
+        throw new TransientFailure(new JenkinsError('protocol', `Jenkins at ${context.server} answered ${context.what} with malformed JSON`, response.status), 'invalid JSON', { maxAttempts: GLITCH_ATTEMPTS });
     }
 }
 /** What to say of an answer nested too deep to read. */
-function tooDeepError(server, context, error, status) {
-    return new errors/* JenkinsError */.fF('protocol', `Jenkins at ${server} answered ${context.what} with JSON nested more than ${error.limit} levels deep (at character ${error.offset}), which this action does not read: no Jenkins answer it asks for nests that deep, so a plugin or something in front of Jenkins sent it`, status);
+function tooDeepError(context, error, status) {
+    return new JenkinsError('protocol', `Jenkins at ${context.server} answered ${context.what} with JSON nested more than ${error.limit} levels deep (at character ${error.offset}), which this action does not read: no Jenkins answer it asks for nests that deep, so a plugin or something in front of Jenkins sent it`, status);
 }
 /**
  * What to say of a part left out as too deep (json.ts readJenkinsJson):
  * which answer, which element of which list, and whose data it was.
  */
-function droppedNote(server, context, part) {
+function droppedNote(context, part) {
     const whose = part.className === undefined ? '' : ` (${part.className})`;
-    return `Jenkins at ${server} answered ${context.what} with element ${part.index + 1} of its '${part.field}'${whose} nested more than ${MAX_JSON_DEPTH} levels deep (at character ${part.offset}): it is read without that element, as if Jenkins had not sent it (a plugin's data, or something in front of Jenkins that ignores tree=)`;
+    return `Jenkins at ${context.server} answered ${context.what} with element ${part.index + 1} of its '${part.field}'${whose} nested more than ${MAX_JSON_DEPTH} levels deep (at character ${part.offset}): it is read without that element, as if Jenkins had not sent it (a plugin's data, or something in front of Jenkins that ignores tree=)`;
 }
 /** A POST answer's body, redacted, as far as it came (the status and headers are the answer). */
 async function postBody(response, context, redact, logger) {
@@ -43507,28 +43199,11 @@ async function postBody(response, context, redact, logger) {
         return redact(await response.text(ERROR_BODY_LIMIT));
     }
     catch (error) {
-        if (error instanceof errors/* Interrupted */.j$)
+        if (error instanceof Interrupted)
             throw error;
         logger.debug(`Could not read the answer to ${context.what}: ${(0,error_text/* errorText */.k)(error)}`);
         return '';
     }
-}
-/**
- * The error for a non-2xx answer to a read: TransientFailure when worth
- * another try. `recheck` may replace the error (a 404 that is not Jenkins'
- * own, locate.ts).
- */
-async function readFailure(response, context, redact, recheck) {
-    // Redacted before anything quotes or cuts it: a secret cut in half would not match later.
-    const body = redact(await bodyOf(response.text(ERROR_BODY_LIMIT)));
-    const error = await recheck(errorForResponse(response, body, context));
-    return RETRYABLE_STATUSES.has(response.status) ? retryLater(response, error) : error;
-}
-/** A failed answer to try again, not before the Retry-After Jenkins gave, if any. */
-function retryLater(response, error) {
-    return new TransientFailure(error, String(response.status), {
-        retryAfterMs: parseRetryAfter(response.header('retry-after'))
-    });
 }
 
 ;// CONCATENATED MODULE: ./src/jenkins/reads/reads.ts
@@ -43557,7 +43232,7 @@ const JOB_BUILDS = 16;
  * before 2.150.1), gives the job's last finished builds at no extra request.
  * @internal
  */
-const JOB_TREE = `_class,name,fullName,url,buildable,disabled,color,nextBuildNumber,property[parameterDefinitions[name,type,defaultParameterValue[value],choices]],jobs[name],builds[number,result,duration,building]{0,${JOB_BUILDS}},lastSuccessfulBuild[number,result,duration,building]`;
+const JOB_TREE = `_class,name,buildable,disabled,nextBuildNumber,property[parameterDefinitions[name,type,defaultParameterValue[value],choices]],jobs[name],builds[number,result,duration,building]{0,${JOB_BUILDS}},lastSuccessfulBuild[number,result,duration,building]`;
 /**
  * The lists of a build whose elements are plugins' data: an action each
  * (every plugin adds its own), a change set per SCM. One element nested too
@@ -43601,6 +43276,14 @@ function listTree(depth) {
         fields = `name,_class,jobs[${fields}]`;
     return `jobs[${fields}]`;
 }
+/** The 404 of a job, which may exist unseen by anonymous users (`following`: Requester.anonymousHint). */
+function jobNotFound(http, name, hint = {}) {
+    return `Job '${name}' was not found on Jenkins at ${http.baseUrl} (404)${http.anonymousHint(hint)}`;
+}
+/** The 404 of a build. */
+function buildNotFound(http, name, number) {
+    return `Build #${number} of job '${name}' was not found on Jenkins at ${http.baseUrl} (404)`;
+}
 /** A job's JSON, reduced to what triggering it needs. */
 async function getJob(http, job) {
     // The crumb is needed before the trigger that usually follows: fetch it
@@ -43608,11 +43291,10 @@ async function getJob(http, job) {
     http.prefetchCrumb();
     const name = (0,job_path/* fullName */.fq)(job);
     const data = await http.getJson('job', `${(0,job_path/* jobUrl */.Ne)(http.baseUrl, job)}api/json?tree=${encodeURIComponent(JOB_TREE)}`, http.context(`job '${name}'`, {
-        notFound: `Job '${name}' was not found on Jenkins at ${http.baseUrl} (404)${http.anonymousHint()}`
+        notFound: jobNotFound(http, name)
     }));
     const info = {
         name: typeof data.name === 'string' ? data.name : (job[job.length - 1] ?? ''),
-        fullName: typeof data.fullName === 'string' ? data.fullName : name,
         // Jenkins' own `url` comes from its configured root URL, which may be
         // another host (jenkins-api.md 9): always our base.
         url: (0,job_path/* jobUrl */.Ne)(http.baseUrl, job),
@@ -43647,7 +43329,7 @@ async function getJob(http, job) {
 }
 /** The well-formed entries of a job's `builds`; anything else is skipped (it only aims polls). */
 function buildSummaries(raw) {
-    return (Array.isArray(raw) ? raw : []).flatMap(entry => (0,decode/* buildSummaryOf */.Wi)(entry) ?? []);
+    return (Array.isArray(raw) ? raw : []).flatMap(entry => buildSummaryOf(entry) ?? []);
 }
 /** Full names of every job below `folder` (root when empty), in one request. */
 async function listJobs(http, folder) {
@@ -43657,7 +43339,7 @@ async function listJobs(http, folder) {
         notFound: `Folder '${(0,job_path/* fullName */.fq)(folder)}' was not found on Jenkins at ${http.baseUrl} (404)${http.anonymousHint()}`
     }));
     if (!Array.isArray(data.jobs)) {
-        throw new errors/* JenkinsError */.fF('bad-request', `'${(0,job_path/* fullName */.fq)(folder)}' on Jenkins at ${http.baseUrl} is a job, not a folder: there are no jobs to list below it`);
+        throw new JenkinsError('bad-request', `'${(0,job_path/* fullName */.fq)(folder)}' on Jenkins at ${http.baseUrl} is a job, not a folder: there are no jobs to list below it`);
     }
     const names = [];
     collectJobs(http, data.jobs, folder.length > 0 ? `${(0,job_path/* fullName */.fq)(folder)}/` : '', names);
@@ -43670,7 +43352,7 @@ async function getQueueItem(http, queueId) {
         following: true
     }));
     if (typeof item !== 'object' || item === null || typeof item.id !== 'number') {
-        throw new errors/* JenkinsError */.fF('protocol', `Jenkins at ${http.baseUrl} answered queue item ${queueId} without an id`);
+        throw new JenkinsError('protocol', `Jenkins at ${http.baseUrl} answered queue item ${queueId} without an id`);
     }
     // The step prints it as it waits: a `why` that echoes the request's cookie or crumb must not.
     if (typeof item.why === 'string')
@@ -43681,7 +43363,7 @@ async function getQueueItem(http, queueId) {
     if (executable && executable.number !== undefined) {
         // A number that addresses no build would reach URLs and outputs.
         if (!(0,model_counts/* isBuildNumber */.Y_)(executable.number)) {
-            throw new errors/* JenkinsError */.fF('protocol', `Jenkins at ${http.baseUrl} answered queue item ${queueId} with a build whose number is ${(0,model_counts/* shownValue */.JJ)(executable.number)}: expected a whole number from 1 to ${Number.MAX_SAFE_INTEGER}`);
+            throw new JenkinsError('protocol', `Jenkins at ${http.baseUrl} answered queue item ${queueId} with a build whose number is ${(0,model_counts/* shownValue */.JJ)(executable.number)}: expected a whole number from 1 to ${Number.MAX_SAFE_INTEGER}`);
         }
         // Jenkins' own URL of the run, kept only when it sent one: requests go to
         // the `url` input's host and build their URLs from it (jenkins-api.md 9).
@@ -43719,26 +43401,21 @@ async function getBuild(http, job, which, options = {}) {
         ? `Job '${name}' has no builds yet on Jenkins at ${http.baseUrl} (no last build; or the job does not exist)`
         : which === 'lastSuccessfulBuild'
             ? `Job '${name}' has no last successful build on Jenkins at ${http.baseUrl} (or the job does not exist)`
-            : `Build #${which} of job '${name}' was not found on Jenkins at ${http.baseUrl} (404)`;
+            : buildNotFound(http, name, which);
     const build = await http.getJson('build', url, http.context(typeof which === 'number' ? `build #${which} of '${name}'` : `the ${which} of '${name}'`, { notFound, following: true }), { droppable: BUILD_PLUGIN_LISTS });
     if (typeof build !== 'object' || build === null || typeof build.number !== 'number') {
-        throw new errors/* JenkinsError */.fF('protocol', `Jenkins at ${http.baseUrl} answered a build of '${name}' without a number`);
+        throw new JenkinsError('protocol', `Jenkins at ${http.baseUrl} answered a build of '${name}' without a number`);
     }
     if (!(0,model_counts/* isBuildNumber */.Y_)(build.number)) {
-        throw new errors/* JenkinsError */.fF('protocol', `Jenkins at ${http.baseUrl} answered a build of '${name}' with the number ${(0,model_counts/* shownValue */.JJ)(build.number)}: expected a whole number from 1 to ${Number.MAX_SAFE_INTEGER}`);
+        throw new JenkinsError('protocol', `Jenkins at ${http.baseUrl} answered a build of '${name}' with the number ${(0,model_counts/* shownValue */.JJ)(build.number)}: expected a whole number from 1 to ${Number.MAX_SAFE_INTEGER}`);
     }
     const result = build.result;
     // Only hudson.model.Result's five names exist (jenkins-api.md 5.2); anything
     // else is a broken or hostile server, and would reach outputs and messages.
-    if (result !== undefined && result !== null && !constants/* BUILD_RESULTS */.IQ.some(r => r === result)) {
-        throw new errors/* JenkinsError */.fF('protocol', `Jenkins at ${http.baseUrl} answered build #${build.number} of '${name}' with an unexpected result ${quote(result)}: expected one of ${constants/* BUILD_RESULTS */.IQ.join(', ')}, or null while it runs`);
+    if (result !== undefined && result !== null && !isBuildResult(result)) {
+        throw new JenkinsError('protocol', `Jenkins at ${http.baseUrl} answered build #${build.number} of '${name}' with an unexpected result ${(0,model_counts/* shownValue */.JJ)(result, 60)}: expected one of ${BUILD_RESULTS.join(', ')}, or null while it runs`);
     }
-    return (0,decode/* decodeBuild */.zr)(build, { passwords: options.passwords });
-}
-/** A value Jenkins sent, for a message: JSON-quoted (control characters escaped) and cut to 60 characters. */
-function quote(value) {
-    const text = JSON.stringify(value) ?? String(value);
-    return text.length > 60 ? `${text.slice(0, 59)}…` : text;
+    return decodeBuild(build, { passwords: options.passwords });
 }
 /** Every item waiting in the queue, with its task's item names, causes and parameters. */
 async function getQueue(http) {
@@ -43749,16 +43426,13 @@ async function getQueue(http) {
         const url = item?.task?.url;
         if (!(0,model_counts/* isCount */.my)(item?.id) || typeof url !== 'string')
             continue;
-        const names = (0,decode/* jobNamesFromUrl */.$7)(url);
+        const names = jobNamesFromUrl(url);
         if (!names)
             continue;
-        const userIds = (0,decode/* userIdsOf */.fN)(item.actions);
         items.push({
             id: item.id,
             job: names,
-            causes: (0,decode/* causeClassesOf */.Zw)(item.actions),
-            ...(userIds ? { userIds } : {}),
-            parameters: (0,decode/* parametersOf */.mC)(item.actions),
+            ...actionsOf(item.actions),
             ...(typeof item.why === 'string' ? { why: http.redact(item.why) } : {})
         });
     }
@@ -43778,17 +43452,17 @@ async function recentBuilds(http, job, limit, options = {}) {
         fields += ',result,duration,building';
     const tree = `builds[${fields}]{0,${Math.max(1, Math.floor(limit))}}`;
     const data = await http.getJson('builds', `${(0,job_path/* jobUrl */.Ne)(http.baseUrl, job)}api/json?tree=${encodeURIComponent(tree)}`, http.context(`the builds of job '${name}'`, {
-        notFound: `Job '${name}' was not found on Jenkins at ${http.baseUrl} (404)${http.anonymousHint({ following: true })}`,
+        notFound: jobNotFound(http, name, { following: true }),
         following: true
     }));
-    return (0,decode/* buildsOf */.jV)(data.builds, options);
+    return buildsOf(data.builds, options);
 }
 /** GET logText/progressiveText?start=N, its body streamed. */
 async function progressiveText(http, build, start) {
     const name = (0,job_path/* fullName */.fq)(build.job);
     const url = `${(0,job_path/* buildUrl */.c$)(http.baseUrl, build.job, build.number)}logText/progressiveText?start=${start}`;
     const context = http.context(`the console of build #${build.number} of '${name}'`, {
-        notFound: `Build #${build.number} of job '${name}' was not found on Jenkins at ${http.baseUrl} (404)`,
+        notFound: buildNotFound(http, name, build.number),
         following: true
     });
     return http.read('log', url, context, response => {
@@ -43796,19 +43470,24 @@ async function progressiveText(http, build, start) {
             // A login page now and then is an SSO proxy's blip; every time, it is the answer.
             throw htmlGlitch(context, response.status);
         }
-        const textSize = (0,model_counts/* countOf */.pq)(response.header('x-text-size'));
-        if (textSize === undefined) {
-            throw new errors/* JenkinsError */.fF('protocol', `Jenkins at ${http.baseUrl} answered ${context.what} without a usable X-Text-Size header`);
-        }
+        const offsets = logOffsets(http, response, context);
         // Streamed, not buffered: a console can be hundreds of MB. The stream
-        // is still bounded (limits.ts: stall guard, deadline, cancel). The
-        // header is absent (never "false") once the log is complete (6.1).
-        return {
-            body: response.stream(),
-            textSize,
-            moreData: response.header('x-more-data') === 'true'
-        };
+        // is still bounded (limits.ts: stall guard, deadline, cancel).
+        return { body: response.stream(), ...offsets };
     }, http.deadline);
+}
+/**
+ * X-Text-Size and X-More-Data of a progressiveText answer (LargeText): the
+ * offset to ask for next, and whether more is coming; X-More-Data is absent
+ * (never "false") once the log is complete (jenkins-api.md 6.1).
+ */
+function logOffsets(http, response, context) {
+    const textSize = (0,model_counts/* countOf */.pq)(response.header('x-text-size'));
+    if (textSize === undefined) {
+        response.discard();
+        throw new JenkinsError('protocol', `Jenkins at ${http.baseUrl} answered ${context.what} without a usable X-Text-Size header`);
+    }
+    return { textSize, moreData: response.header('x-more-data') === 'true' };
 }
 // ---------------------------------------------------------------------------
 /**
@@ -43853,7 +43532,7 @@ function isFolder(item) {
     return ((typeof item._class === 'string' && FOLDER_CLASSES.has(item._class)) || Array.isArray(item.jobs));
 }
 function parameterDefinitions(property) {
-    return ((0,decode/* entriesOf */.Mc)(property, 'parameterDefinitions') ?? []).flatMap(raw => {
+    return (entriesOf(property, 'parameterDefinitions') ?? []).flatMap(raw => {
         const def = raw;
         if (typeof def?.name !== 'string')
             return [];
@@ -43872,8 +43551,8 @@ function parameterDefinitions(property) {
     });
 }
 
-// EXTERNAL MODULE: ./src/util/html.ts + 4 modules
-var html = __nccwpck_require__(1034);
+// EXTERNAL MODULE: ./node_modules/entities/dist/decode.js + 3 modules
+var decode = __nccwpck_require__(1161);
 ;// CONCATENATED MODULE: ./src/jenkins/trigger/trigger.ts
 
 
@@ -43932,13 +43611,7 @@ async function trigger(http, info, job, params, options = {}) {
     // `delay` is a request parameter; 0sec skips the quiet period (3.5).
     const endpoint = parameterized ? 'buildWithParameters' : 'build';
     const url = `${(0,job_path/* jobUrl */.Ne)(http.baseUrl, job)}${endpoint}?delay=0sec`;
-    const context = http.context(`the trigger of job '${name}'`, {
-        notFound: `Job '${name}' was not found on Jenkins at ${http.baseUrl} (404)${http.anonymousHint()}`,
-        conflict: disabledMessage(http, name),
-        permission: 'Job/Build',
-        jobTokenSent: http.jobToken !== undefined,
-        serverHint: parameterized ? `Jenkins also answers 500 to ${REFUSED_VALUE}.` : undefined
-    });
+    const context = triggerContext(http, name, parameterized ? `Jenkins also answers 500 to ${REFUSED_VALUE}.` : undefined);
     const expectation = {
         job,
         parameters: expectedParameters(info.parameterDefinitions, parameterized ? params : {}),
@@ -43948,7 +43621,7 @@ async function trigger(http, info, job, params, options = {}) {
     const jobPage = (0,job_path/* jobUrl */.Ne)(http.baseUrl, job);
     let mayHaveQueued = false;
     const interrupted = (error) => mayHaveQueued || error.sent
-        ? new errors/* Interrupted */.j$(`${error.message} (a trigger of '${name}' may have queued a build)`, {
+        ? new Interrupted(`${error.message} (a trigger of '${name}' may have queued a build)`, {
             sent: error.sent,
             lostTrigger: expectation,
             lastFailure: error.lastFailure
@@ -43960,37 +43633,25 @@ async function trigger(http, info, job, params, options = {}) {
             outcome = await triggerOnce(http, url, { form: form.toString() }, context, name);
         }
         catch (error) {
-            throw error instanceof errors/* Interrupted */.j$ ? interrupted(error) : error;
+            throw error instanceof Interrupted ? interrupted(error) : error;
         }
-        if ('queueId' in outcome) {
-            return {
-                queueId: outcome.queueId,
-                // Reverse proxies rewrite hosts, and the Location follows the request's
-                // own host (jenkins-api.md 3.1): rebuild it on our base.
-                queueUrl: (0,job_path/* queueItemUrl */.oJ)(http.baseUrl, outcome.queueId),
-                merged: outcome.merged,
-                unknownParameters: undefinedNames
-            };
-        }
+        if ('queueId' in outcome)
+            return { ...outcome, unknownParameters: undefinedNames };
         // The answer was lost: look for what Jenkins did before sending again
         // (reconcile.ts says why, and what risk remains).
         mayHaveQueued = true;
         const lost = outcome.lost;
         const settleMs = options.settleMs ?? (lost.slow ? SLOW_SETTLE_MS : SETTLE_MS);
-        const unknown = (why) => new errors/* JenkinsError */.fF(lost.error.kind === 'timeout' ? 'network' : lost.error.kind, `${lost.error.message} while triggering job '${name}' (${why}): the build may or may not have been queued. Check ${jobPage} before running again.`, lost.error.status);
+        const unknown = (why) => new JenkinsError(lost.error.kind === 'timeout' ? 'network' : lost.error.kind, `${lost.error.message} while triggering job '${name}' (${why}): the build may or may not have been queued. Check ${jobPage} before running again.`, lost.error.status);
         if (http.deadline !== undefined && Date.now() + settleMs > http.deadline) {
             throw unknown('no time left before the step timeout to check');
         }
         let adopted;
         try {
-            adopted = await reconcile(reconcileReader(http, job), expectation, {
-                settleMs,
-                sleep: ms => http.pause(ms, 'look for the lost trigger again'),
-                logger: http.logger
-            });
+            adopted = await lookFor(http, expectation, settleMs);
         }
         catch (error) {
-            if (error instanceof errors/* Interrupted */.j$)
+            if (error instanceof Interrupted)
                 throw interrupted(error);
             http.logger.debug(`Could not look for the lost trigger: ${(0,error_text/* errorText */.k)(error)}`);
             throw unknown('and Jenkins could not be asked what it did');
@@ -44028,7 +43689,7 @@ function checkBuildable(http, info, name, params = {}) {
     if (info.isFolder)
         throw notAJob(info, name, http.baseUrl);
     if (info.disabled === true || info.buildable === false) {
-        throw new errors/* JenkinsError */.fF('conflict', disabledMessage(http, name));
+        throw new JenkinsError('conflict', disabledMessage(http, name));
     }
     checkParameterValues(info, name, params);
 }
@@ -44040,16 +43701,15 @@ const LOST_SETTLE_MS = 1000;
  */
 async function findLostTrigger(http, lost) {
     const left = http.deadline === undefined ? Infinity : http.deadline - Date.now();
-    const adopted = await reconcile(reconcileReader(http, lost.job), lost, {
-        settleMs: Math.max(0, Math.min(LOST_SETTLE_MS, left / 4)),
+    return lookFor(http, lost, Math.max(0, Math.min(LOST_SETTLE_MS, left / 4)));
+}
+/** Looks for what a lost trigger did: now, and again after `settleMs` (reconcile.ts). */
+function lookFor(http, lost, settleMs) {
+    return reconcile(reconcileReader(http, lost.job), lost, {
+        settleMs,
         sleep: ms => http.pause(ms, 'look for the lost trigger again'),
         logger: http.logger
     });
-    if (!adopted)
-        return undefined;
-    return adopted.buildNumber === undefined
-        ? { queueId: adopted.queueId }
-        : { queueId: adopted.queueId, buildNumber: adopted.buildNumber };
 }
 /**
  * One trigger POST. A refusal that provably did nothing (503, 429,
@@ -44078,7 +43738,7 @@ async function triggerOnce(http, url, payload, context, name) {
         });
     }
     catch (error) {
-        if (lost && error instanceof errors/* JenkinsError */.fF && error.kind !== 'aborted')
+        if (lost && error instanceof JenkinsError && error.kind !== 'aborted')
             return { lost };
         throw error;
     }
@@ -44087,7 +43747,7 @@ async function triggerOnce(http, url, payload, context, name) {
     // value it does not accept), and a second send would be refused again.
     const refusal = response.status === 500 ? jenkinsRefusal(response, body) : undefined;
     if (refusal) {
-        throw new errors/* JenkinsError */.fF('bad-request', `Jenkins at ${http.baseUrl} refused to trigger job '${name}' (500): ${refusal}.`, 500);
+        throw new JenkinsError('bad-request', `Jenkins at ${http.baseUrl} refused to trigger job '${name}' (500): ${refusal}.`, 500);
     }
     if (AMBIGUOUS_STATUSES.has(response.status) && !fromJenkins(response)) {
         // A proxy's error says nothing of whether Jenkins got the POST.
@@ -44104,30 +43764,36 @@ async function triggerOnce(http, url, payload, context, name) {
     const queueId = response.status === 201 || response.status === 303 ? queueIdOf(response) : undefined;
     if (queueId === undefined) {
         const location = response.header('location');
-        throw new errors/* JenkinsError */.fF('protocol', `Jenkins at ${http.baseUrl} did not queue a build of '${name}': it answered ${response.status}${location ? ` with a redirect to ${safePath(location, url)}` : ''} instead of a queue item. A plugin may have vetoed the build, or '${name}' is a computed folder whose build is a scan.`, response.status);
+        throw new JenkinsError('protocol', `Jenkins at ${http.baseUrl} did not queue a build of '${name}': it answered ${response.status}${location ? ` with a redirect to ${safePath(location, url)}` : ''} instead of a queue item. A plugin may have vetoed the build, or '${name}' is a computed folder whose build is a scan.`, response.status);
     }
-    return { queueId, merged: response.status === 303 };
+    // Reverse proxies rewrite hosts, and the Location follows the request's
+    // own host (jenkins-api.md 3.1): rebuild it on our base.
+    return { queueId, queueUrl: (0,job_path/* queueItemUrl */.oJ)(http.baseUrl, queueId), merged: response.status === 303 };
 }
 /** Reads for reconcile.ts: the queue, and the job's recent builds with parameters and causes. */
 function reconcileReader(http, job) {
     const name = (0,job_path/* fullName */.fq)(job);
     return {
-        queue: async () => (await getQueue(http)).map(({ id, job, parameters, causes, userIds }) => ({
-            id,
-            job,
-            parameters,
-            causes,
-            ...(userIds ? { userIds } : {})
-        })),
+        queue: () => getQueue(http),
         builds: async () => {
             const data = await http.getJson('builds', `${(0,job_path/* jobUrl */.Ne)(http.baseUrl, job)}api/json?tree=${encodeURIComponent(RECENT_BUILDS_TREE)}`, http.context(`the builds of job '${name}'`));
-            return (0,decode/* buildsOf */.jV)(data.builds, { actions: true }).map(build => ({
+            return buildsOf(data.builds, { actions: true }).map(build => ({
                 ...build,
                 causes: build.causes ?? [],
                 parameters: build.parameters ?? []
             }));
         }
     };
+}
+/** What a trigger's errors say: the job's 404, its refusal as disabled, the permission it needs. */
+function triggerContext(http, name, serverHint) {
+    return http.context(`the trigger of job '${name}'`, {
+        notFound: jobNotFound(http, name),
+        conflict: disabledMessage(http, name),
+        permission: 'Job/Build',
+        jobTokenSent: http.jobToken !== undefined,
+        serverHint
+    });
 }
 function disabledMessage(http, name) {
     return `Job '${name}' on Jenkins at ${http.baseUrl} is disabled (not buildable): enable it first`;
@@ -44175,7 +43841,7 @@ const REASON_CHARS = 300;
  * Logging ID is what leads to the reason in Jenkins' log.
  */
 function jenkinsRefusal(response, body) {
-    const text = (0,html/* decodeEntities */.Sm)(body);
+    const text = (0,decode/* decodeHTML */.Gz)(body);
     const reason = REFUSAL.exec(text)?.[1]?.trim();
     if (reason)
         return (0,shorten/* cut */.J)(reason, REASON_CHARS);
@@ -44197,14 +43863,12 @@ function safePath(location, base) {
 /** The error for building an item that is not a job: what it is, and which input names a job in it. */
 function notAJob(info, name, origin) {
     const where = `(${info._class ?? 'folder'}, on ${origin})`;
-    switch (info.folderKind) {
-        case 'multibranch':
-            return new errors/* JenkinsError */.fF('bad-request', `Jenkins item ${name} is a multibranch project ${where}: its jobs are its branches and pull requests. Set 'branch' to the one to build (for example \`branch: main\` or \`branch: PR-\${{ github.event.number }}\`).`);
-        case 'organization':
-            return new errors/* JenkinsError */.fF('bad-request', `Jenkins item ${name} is an organization folder ${where}: name one of its repositories in 'job' (${name}/<repository>) and the branch or pull request in 'branch'.`);
-        default:
-            return new errors/* JenkinsError */.fF('bad-request', `Jenkins item ${name} is a folder, not a job ${where}: name a job inside it, or list them with list-jobs`);
-    }
+    const messages = {
+        multibranch: `Jenkins item ${name} is a multibranch project ${where}: its jobs are its branches and pull requests. Set 'branch' to the one to build (for example \`branch: main\` or \`branch: PR-\${{ github.event.number }}\`).`,
+        organization: `Jenkins item ${name} is an organization folder ${where}: name one of its repositories in 'job' (${name}/<repository>) and the branch or pull request in 'branch'.`,
+        folder: `Jenkins item ${name} is a folder, not a job ${where}: name a job inside it, or list them with list-jobs`
+    };
+    return new JenkinsError('bad-request', messages[info.folderKind ?? 'folder']);
 }
 
 ;// CONCATENATED MODULE: ./src/util/suggest.ts
@@ -44247,6 +43911,8 @@ function closestNames(name, candidates, max = 3) {
         .map(x => x.candidate);
 }
 
+// EXTERNAL MODULE: ./src/util/wait.ts
+var wait = __nccwpck_require__(1643);
 ;// CONCATENATED MODULE: ./src/follow/build-parts.ts
 
 
@@ -44263,49 +43929,46 @@ async function lastBuild(api, job, mode) {
         return await api.getBuild(job, which);
     }
     catch (error) {
-        if (!(error instanceof errors/* JenkinsError */.fF && error.kind === 'not-found'))
+        if (!(error instanceof JenkinsError && error.kind === 'not-found'))
             throw error;
         // Tell "no such job" (or not a job) from "no such build": all are 404.
         const info = await api.getJob(job);
         if (info.isFolder)
             throw notAJob(info, name, api.baseUrl);
-        throw new errors/* JenkinsError */.fF('not-found', `Jenkins job ${name} has no ${mode === 'last' ? '' : 'successful '}build yet (build: ${mode}), on ${api.baseUrl}.`, 404);
+        throw new JenkinsError('not-found', `Jenkins job ${name} has no ${mode === 'last' ? '' : 'successful '}build yet (build: ${mode}), on ${api.baseUrl}.`, 404);
     }
 }
 /**
- * A 404 on a job, with the closest job names Jenkins has; or, when Jenkins
- * has no job list at `url` either (its own 404, or `url` is a job's page),
- * where Jenkins' root is: `url` is then wrong, not the job (locateRoot).
+ * What `work` gives; a 404 it throws names the closest job names Jenkins
+ * has; or, when Jenkins has no job list at `url` either (its own 404, or
+ * `url` is a job's page), where Jenkins' root is: `url` is then wrong, not
+ * the job (locateRoot).
  */
-async function withJobSuggestions(api, job, error, logger) {
-    if (job.length === 0)
-        return error.message;
-    let names;
-    try {
-        names = await api.listJobs([]);
-    }
-    catch (listError) {
-        logger.debug(`Could not list jobs for suggestions: ${(0,error_text/* errorText */.k)(listError)}`);
-        const noRoot = listError instanceof errors/* JenkinsError */.fF &&
-            (listError.kind === 'not-found' || listError.kind === 'bad-request');
-        const where = `job '${(0,util_names/* shortName */.l)((0,job_path/* fullName */.fq)(job))}'`;
-        const root = noRoot ? await api.locateRoot(where).catch(() => undefined) : undefined;
-        return root ?? error.message;
-    }
-    const close = closestNames((0,job_path/* fullName */.fq)(job), names);
-    if (close.length === 0)
-        return error.message;
-    return `${error.message.replace(/\.?$/, '.')} Did you mean: ${close.map(util_names/* shortName */.l).join(', ')}?`;
-}
-/** What `work` gives; a 404 it throws names the closest jobs Jenkins has. */
 async function suggestingJobs(api, job, logger, work) {
     try {
         return await work;
     }
     catch (error) {
-        if (!(error instanceof errors/* JenkinsError */.fF && error.kind === 'not-found'))
+        if (!(error instanceof JenkinsError && error.kind === 'not-found'))
             throw error;
-        throw new Error(await withJobSuggestions(api, job, error, logger));
+        if (job.length === 0)
+            throw new Error(error.message);
+        let names;
+        try {
+            names = await api.listJobs([]);
+        }
+        catch (listError) {
+            logger.debug(`Could not list jobs for suggestions: ${(0,error_text/* errorText */.k)(listError)}`);
+            const noRoot = listError instanceof JenkinsError &&
+                (listError.kind === 'not-found' || listError.kind === 'bad-request');
+            const where = `job '${shortName((0,job_path/* fullName */.fq)(job))}'`;
+            const root = noRoot ? await api.locateRoot(where).catch(() => undefined) : undefined;
+            throw new Error(root ?? error.message);
+        }
+        const close = closestNames((0,job_path/* fullName */.fq)(job), names);
+        if (close.length === 0)
+            throw new Error(error.message);
+        throw new Error(`${error.message.replace(/\.?$/, '.')} Did you mean: ${close.map(shortName).join(', ')}?`);
     }
 }
 /** A commit status description for a step that failed before the build's result was known. */
@@ -44447,7 +44110,10 @@ const coreLogger = {
 var bytes = __nccwpck_require__(1671);
 // EXTERNAL MODULE: ./src/util/heap.ts + 2 modules
 var heap = __nccwpck_require__(6086);
+// EXTERNAL MODULE: ./src/util/html.ts
+var html = __nccwpck_require__(9263);
 ;// CONCATENATED MODULE: ./src/outcome/summary-cap.ts
+
 
 
 
@@ -44490,9 +44156,6 @@ function boundedSummary(summary, logger, options = {}) {
             (0,heap/* collectAllGarbage */.Dw)();
         }
     };
-    const reset = () => {
-        kept = new KeptUnits();
-    };
     const proxy = new Proxy(summary, {
         get(target, key, receiver) {
             const value = Reflect.get(target, key, receiver);
@@ -44507,7 +44170,7 @@ function boundedSummary(summary, logger, options = {}) {
                     const max = maxBytes - existing;
                     const added = kept.addedBytes;
                     const fitted = kept.fit(max);
-                    reset();
+                    kept = new KeptUnits();
                     if (fitted.leftOut > 0 || fitted.rows > 0) {
                         logger.warning(`The job summary was ${(0,bytes/* kib */.t)(added)}, over GitHub's limit of 1 MiB for a step: ${leftOutText(fitted, { inSummary: false })}`);
                     }
@@ -44520,19 +44183,17 @@ function boundedSummary(summary, logger, options = {}) {
                 return () => kept.text() + target.stringify();
             if (key === 'isEmptyBuffer')
                 return () => kept.bytes === 0 && target.isEmptyBuffer();
-            if (key === 'emptyBuffer' || key === 'clear') {
-                return (...args) => {
-                    reset();
-                    const result = Reflect.apply(value, target, args);
-                    return result === target ? proxy : result;
-                };
-            }
-            if (typeof key === 'string' && key.startsWith('add')) {
+            const add = typeof key === 'string' && key.startsWith('add');
+            if (add || key === 'emptyBuffer' || key === 'clear') {
                 return (...args) => {
                     // What an earlier call left in the buffer is a unit of its own.
-                    take();
+                    if (add)
+                        take();
+                    else
+                        kept = new KeptUnits();
                     const result = Reflect.apply(value, target, args);
-                    take();
+                    if (add)
+                        take();
                     return result === target ? proxy : result;
                 };
             }
@@ -44577,7 +44238,6 @@ class KeptUnits {
     open = [];
     /** The section units go to; it may have been left out (they are then too). */
     last;
-    lastKept = false;
     sectionCount = 0;
     leftOutCount = 0;
     /** The names of the first NAMED_SECTIONS sections left out, by document order. */
@@ -44598,9 +44258,9 @@ class KeptUnits {
                 bytes: 0
             };
             this.sections.push(this.last);
-            this.lastKept = true;
         }
-        if (!this.lastKept)
+        // Left out: no longer the last section kept.
+        if (this.sections.at(-1) !== this.last)
             return;
         this.last.units.push(unit);
         this.last.bytes += bytes;
@@ -44613,10 +44273,7 @@ class KeptUnits {
     /** What is kept cut to `maxBytes` (cut), and the text with its 'left out' line. */
     fit(maxBytes) {
         this.cut(maxBytes);
-        const fitted = this.leftOut();
-        const text = this.text();
-        fitted.text = fitted.leftOut > 0 || fitted.rows > 0 ? `${text}${leftOutLine(fitted)}\n` : text;
-        return fitted;
+        return { ...this.leftOut(), text: this.text() + this.line() };
     }
     /**
      * Leaves out whole sections, the largest first, never the first one
@@ -44626,7 +44283,7 @@ class KeptUnits {
      * 'left out' line fit in `maxBytes`.
      */
     cut(maxBytes) {
-        const fits = () => this.bytes + this.lineBytes() <= maxBytes;
+        const fits = () => this.bytes + Buffer.byteLength(this.line()) <= maxBytes;
         if (fits())
             return;
         const largestFirst = this.sections
@@ -44649,8 +44306,6 @@ class KeptUnits {
     leave(section) {
         this.sections = this.sections.filter(s => s !== section);
         this.bytes -= section.bytes;
-        if (section === this.last)
-            this.lastKept = false;
         this.leftOutCount++;
         this.leftOutNames.push({ index: section.index, name: section.name });
         this.leftOutNames.sort((a, b) => a.index - b.index);
@@ -44663,34 +44318,31 @@ class KeptUnits {
             section.units.forEach((unit, j) => {
                 const bytes = Buffer.byteLength(unit);
                 if (isTable(unit) && rowsOf(unit).length > 2 && bytes > (largest?.bytes ?? 0)) {
-                    largest = { section, unit: j, text: unit, bytes };
+                    largest = { section, unit: j, bytes };
                 }
             });
         }
         if (!largest)
             return false;
-        const table = largest.text;
+        const table = largest.section.units[largest.unit] ?? '';
         const tableRows = rowsOf(table);
-        const over = this.bytes + this.lineBytes({ anyway: true }) - maxBytes;
-        let drop = 0;
-        let freed = 0;
-        while (tableRows.length - drop > 2 && freed < over) {
-            freed += Buffer.byteLength(tableRows[tableRows.length - 1 - drop] ?? '');
-            drop++;
+        const over = this.bytes + Buffer.byteLength(this.line({ anyway: true })) - maxBytes;
+        let keep = tableRows.length;
+        for (let freed = 0; keep > 2 && freed < over; keep--) {
+            freed += Buffer.byteLength(tableRows[keep - 1] ?? '');
         }
-        const shorter = tableOf(table, tableRows.slice(0, tableRows.length - drop));
+        const shorter = tableOf(table, tableRows.slice(0, keep));
         const change = Buffer.byteLength(shorter) - largest.bytes;
         largest.section.units[largest.unit] = shorter;
         largest.section.bytes += change;
         this.bytes += change;
-        this.rows += drop;
+        this.rows += tableRows.length - keep;
         return true;
     }
-    /** Bytes of the 'left out' line and its line break: none while nothing was (unless `anyway`: about to be). */
-    lineBytes({ anyway = false } = {}) {
+    /** The 'left out' line and its line break: none while nothing was (unless `anyway`: about to be). */
+    line({ anyway = false } = {}) {
         const left = this.leftOut();
-        const any = anyway || left.leftOut > 0 || left.rows > 0;
-        return any ? Buffer.byteLength(leftOutLine(left)) + 1 : 0;
+        return anyway || left.leftOut > 0 || left.rows > 0 ? `${leftOutLine(left)}\n` : '';
     }
     leftOut() {
         return {
@@ -44742,11 +44394,7 @@ function leftOutText(left, { inSummary }) {
 }
 /** A heading's text, tags and entities taken out (it is escaped again where shown). */
 function headingText(unit) {
-    return unit
-        .replace(/<[^>]*>/g, '')
-        .replace(/&#(\d+);/g, (_, code) => String.fromCodePoint(Number(code)))
-        .replace(/&(amp|lt|gt|quot);/g, (_, name) => name === 'amp' ? '&' : name === 'lt' ? '<' : name === 'gt' ? '>' : '"')
-        .trim();
+    return (0,decode/* decodeHTML */.Gz)(unit.replace(/<[^>]*>/g, '')).trim();
 }
 /** The rows of a table written by core.summary.addTable (`<table><tr>…</tr>…</table>`). */
 function rowsOf(table) {
@@ -44823,13 +44471,14 @@ const coreStepIO = {
 
 
 
+
 // Each action retries within its own budget (Requester.actionDeadline), not
 // the step's deadline, so that it can still run once the step timed out.
 /** POST stop / term / kill on a build. */
-async function actions_stopBuild(http, build, how) {
+async function stopBuild(http, build, how) {
     const name = (0,job_path/* fullName */.fq)(build.job);
     const context = http.context(`the ${how} of build #${build.number} of '${name}'`, {
-        notFound: `Build #${build.number} of job '${name}' was not found on Jenkins at ${http.baseUrl} (404)${how === 'stop' ? '' : `; '${how}' exists only for Pipeline builds`}`,
+        notFound: `${buildNotFound(http, name, build.number)}${how === 'stop' ? '' : `; '${how}' exists only for Pipeline builds`}`,
         permission: 'Job/Cancel'
     });
     // Jenkins redirects back after a stop, also when the build was not running (jenkins-api.md 7).
@@ -44859,7 +44508,7 @@ async function cancelQueueItem(http, queueId) {
         case 404:
             return 'not-found';
         case 422:
-            throw new errors/* JenkinsError */.fF('forbidden', `Jenkins at ${http.baseUrl} refused to cancel queue item ${queueId} for user '${http.user ?? 'anonymous'}' (422): the user lacks Job/Cancel`, 422);
+            throw new JenkinsError('forbidden', `Jenkins at ${http.baseUrl} refused to cancel queue item ${queueId} for user '${http.user ?? 'anonymous'}' (422): the user lacks Job/Cancel`, 422);
     }
     throw errorForResponse(response, body, context);
 }
@@ -44867,7 +44516,7 @@ async function cancelQueueItem(http, queueId) {
 async function disableJob(http, job) {
     const name = (0,job_path/* fullName */.fq)(job);
     const context = http.context(`disabling job '${name}'`, {
-        notFound: `Job '${name}' was not found on Jenkins at ${http.baseUrl} (404)${http.anonymousHint()}`,
+        notFound: jobNotFound(http, name),
         permission: 'Job/Configure'
     });
     // HttpRedirect(".") on success, also when already disabled (jenkins-api.md 8).
@@ -44911,7 +44560,7 @@ async function listArtifacts(http, build, limit = MAX_ARTIFACTS) {
     const name = (0,job_path/* fullName */.fq)(build.job);
     const tree = `artifacts[relativePath]{0,${limit + 1}}`;
     const data = await http.getJson('artifacts', `${(0,job_path/* buildUrl */.c$)(http.baseUrl, build.job, build.number)}api/json?tree=${encodeURIComponent(tree)}`, http.context(`the artifacts of build #${build.number} of '${name}'`, {
-        notFound: `Build #${build.number} of job '${name}' was not found on Jenkins at ${http.baseUrl} (404)`
+        notFound: buildNotFound(http, name, build.number)
     }), 
     // A proxy that ignores tree= sends the whole build, plugins' data included.
     { droppable: BUILD_PLUGIN_LISTS });
@@ -44937,8 +44586,8 @@ async function listArtifacts(http, build, limit = MAX_ARTIFACTS) {
  */
 async function downloadArtifact(http, build, relativePath, open) {
     let attempts = 0;
-    const notFound = (name) => `Artifact '${relativePath}' of build #${build.number} of '${name}' was not found on Jenkins at ${http.baseUrl} (404): it was listed but is gone (deleted, or the build was discarded)`;
-    return getArtifact(http, { build, relativePath, notFound }, async (response, context) => {
+    const notFound = `Artifact '${relativePath}' of build #${build.number} of '${(0,job_path/* fullName */.fq)(build.job)}' was not found on Jenkins at ${http.baseUrl} (404): it was listed but is gone (deleted, or the build was discarded)`;
+    return getArtifact(http, build, { relativePath, notFound }, async (response, context) => {
         attempts++;
         const length = (0,model_counts/* countOf */.pq)(response.header('content-length'));
         const sink = await open();
@@ -44950,7 +44599,7 @@ async function downloadArtifact(http, build, relativePath, open) {
         });
         if (length !== undefined && bytes !== length) {
             await sink.discard();
-            throw new TransientFailure(new errors/* JenkinsError */.fF('network', `${context.what} ended after ${bytes} of ${length} bytes (Content-Length)`), 'short body');
+            throw new TransientFailure(new JenkinsError('network', `${context.what} ended after ${bytes} of ${length} bytes (Content-Length)`), 'short body');
         }
         await sink.commit();
         return { bytes, attempts };
@@ -44964,8 +44613,8 @@ async function downloadArtifact(http, build, relativePath, open) {
  * 404 (not archived) is a JenkinsError 'not-found', as for any read.
  */
 async function readArtifact(http, build, relativePath, maxBytes) {
-    const notFound = (name) => `Build #${build.number} of '${name}' has no artifact '${relativePath}' on Jenkins at ${http.baseUrl} (404)`;
-    return getArtifact(http, { build, relativePath, notFound }, async (response) => {
+    const notFound = `Build #${build.number} of '${(0,job_path/* fullName */.fq)(build.job)}' has no artifact '${relativePath}' on Jenkins at ${http.baseUrl} (404)`;
+    return getArtifact(http, build, { relativePath, notFound }, async (response) => {
         const length = (0,model_counts/* countOf */.pq)(response.header('content-length'));
         if (length !== undefined && length > maxBytes) {
             response.discard();
@@ -44988,15 +44637,14 @@ async function readArtifact(http, build, relativePath, maxBytes) {
 /**
  * The one GET of `<build>/artifact/<relativePath>`: `take` gets the answer
  * (each attempt's, as `http.read` retries) once it is known not to be a
- * login page; `notFound` words the 404, given the job's full name.
+ * login page; `notFound` words the 404.
  */
-function getArtifact(http, { build, relativePath, notFound }, take) {
-    const name = (0,job_path/* fullName */.fq)(build.job);
+function getArtifact(http, build, { relativePath, notFound }, take) {
     const url = `${(0,job_path/* buildUrl */.c$)(http.baseUrl, build.job, build.number)}artifact/${artifactHref(relativePath)}`;
-    const context = http.context(`artifact '${relativePath}' of build #${build.number} of '${name}'`, {
+    const context = http.context(`artifact '${relativePath}' of build #${build.number} of '${(0,job_path/* fullName */.fq)(build.job)}'`, {
         // Run.doArtifact checks it when Jenkins turns it on (hudson.security.ArtifactsPermission).
         permission: 'Run/Artifacts',
-        notFound: notFound(name)
+        notFound
     });
     const fileName = relativePath.slice(relativePath.lastIndexOf('/') + 1);
     return http.read('artifact', url, context, response => {
@@ -45052,13 +44700,13 @@ async function copy(body, sink) {
         if (first?.side === 'sink')
             throw first.error;
         const cause = first?.error ?? error;
-        if (cause instanceof errors/* Interrupted */.j$)
+        if (cause instanceof Interrupted)
             throw cause;
-        if (cause instanceof errors/* JenkinsError */.fF && (cause.kind === 'network' || cause.kind === 'timeout')) {
+        if (cause instanceof JenkinsError && (cause.kind === 'network' || cause.kind === 'timeout')) {
             throw new BodyFailure(cause, cause.kind === 'network' ? 'body broke off' : 'body stalled');
         }
         const code = cause.code ?? 'body error';
-        throw new BodyFailure(new errors/* JenkinsError */.fF('network', `The download broke off after ${bytes} bytes (${code})`), code);
+        throw new BodyFailure(new JenkinsError('network', `The download broke off after ${bytes} bytes (${code})`), code);
     }
 }
 
@@ -45089,19 +44737,17 @@ const EXECUTORS_TREE = `computer[executors[${EXECUTABLE}],oneOffExecutors[${EXEC
 async function runningBuilds(http, options = {}) {
     const data = await http.getJson('computer', `${http.baseUrl}/computer/api/json?tree=${encodeURIComponent(EXECUTORS_TREE)}`, http.context('the running builds (computer/api/json)'), { deadline: options.deadline ?? http.deadline });
     const builds = new Map();
-    for (const build of (0,decode/* runningBuildsOf */.AX)(data.computer)) {
+    for (const build of runningBuildsOf(data.computer)) {
         const key = runningKey(build.job, build.number);
         const known = builds.get(key);
-        builds.set(key, known ? { ...build, ...definedOnly(known) } : build);
+        // Each entry holds only the fields it has: the first one's win.
+        builds.set(key, { ...build, ...known });
     }
     return [...builds.values()];
 }
 /** The key a build is matched by: its jobKey and number. */
 function runningKey(job, number) {
     return `${(0,job_path/* jobKey */.tv)(job)}#${number}`;
-}
-function definedOnly(value) {
-    return Object.fromEntries(Object.entries(value).filter(([, v]) => v !== undefined));
 }
 
 ;// CONCATENATED MODULE: ./src/jenkins/reads/multibranch.ts
@@ -45110,7 +44756,6 @@ function definedOnly(value) {
  * log. Sources: cloudbees-folder's ComputedFolder.doBuild and
  * FolderComputation, branch-api's MultiBranchProject.getIndexing.
  */
-
 
 
 
@@ -45154,18 +44799,9 @@ async function indexingLog(http, project, start) {
         notFound: `Multibranch project '${name}' has no scan log on Jenkins at ${http.baseUrl} (404)`
     });
     return http.read('scan-log', `${(0,job_path/* jobUrl */.Ne)(http.baseUrl, project)}indexing/logText/progressiveText?start=${start}`, context, async (response) => {
-        const size = (0,model_counts/* countOf */.pq)(response.header('x-text-size'));
-        if (size === undefined) {
-            response.discard();
-            throw new errors/* JenkinsError */.fF('protocol', `Jenkins at ${http.baseUrl} answered ${context.what} without a usable X-Text-Size header`);
-        }
+        const offsets = logOffsets(http, response, context);
         const text = await response.text(LOG_CHUNK_LIMIT);
-        return {
-            text,
-            textSize: size,
-            moreData: response.header('x-more-data') === 'true',
-            truncated: Buffer.byteLength(text) >= LOG_CHUNK_LIMIT
-        };
+        return { text, ...offsets, truncated: Buffer.byteLength(text) >= LOG_CHUNK_LIMIT };
     }, http.deadline);
 }
 
@@ -45184,11 +44820,11 @@ const MAX_STAGES = 500;
  */
 async function describeRun(http, build) {
     const name = (0,job_path/* fullName */.fq)(build.job);
-    const data = await (0,errors/* unlessNotFound */.CA)(http.getJson('stages', `${build.url}wfapi/describe`, http.context(`the stages of build #${build.number} of '${name}'`)), undefined);
+    const data = await unlessNotFound(http.getJson('stages', `${build.url}wfapi/describe`, http.context(`the stages of build #${build.number} of '${name}'`)), undefined);
     if (data === undefined)
         return undefined;
     if (typeof data !== 'object' || data === null) {
-        throw new errors/* JenkinsError */.fF('protocol', `Jenkins at ${http.baseUrl} answered the stages of build #${build.number} of '${name}' without an object`);
+        throw new JenkinsError('protocol', `Jenkins at ${http.baseUrl} answered the stages of build #${build.number} of '${name}' without an object`);
     }
     const stages = [];
     for (const raw of (Array.isArray(data.stages) ? data.stages : []).slice(0, MAX_STAGES)) {
@@ -45203,8 +44839,9 @@ async function describeRun(http, build) {
             startTimeMillis: count(stage.startTimeMillis),
             pauseDurationMillis: count(stage.pauseDurationMillis)
         };
-        if (typeof stage.error?.message === 'string')
-            out.error = stage.error.message;
+        const error = stage.error?.message;
+        if (typeof error === 'string')
+            out.error = error;
         stages.push(out);
     }
     return {
@@ -45467,13 +45104,8 @@ async function readFailedTests(http, build, options = {}) {
     read.requests++;
     const blocksPage = await readPage(http, `${reportUrl}api/json?tree=${encodeURIComponent(BLOCKS_TREE)}`, context, Math.min(budget.pageTarget, budget.totalBytes));
     read.bytesRead += blocksPage.bytes;
-    addBlocks(own, blocksPage.data.suites);
-    for (const child of list(blocksPage.data.childReports)) {
-        const entry = child;
-        const url = entry?.child?.url;
-        if (typeof url === 'string')
-            addBlocks(stateOf(url), entry?.result?.suites);
-    }
+    for (const { state, suites } of reportsOf(blocksPage.data))
+        addBlocks(state, suites);
     for (;;) {
         const room = budget.totalBytes - read.bytesRead;
         const limit = Math.min(budget.pageLimit, room);
@@ -45483,23 +45115,11 @@ async function readFailedTests(http, build, options = {}) {
             return stop();
         }
         read.requests++;
-        const page = await readPage(http, `${reportUrl}api/json?tree=${encodeURIComponent(reportTree(range.from, range.to, range.caseFrom, range.caseTo, traces))}`, context, limit);
+        const page = await readPage(http, `${reportUrl}api/json?tree=${encodeURIComponent(reportTree(range, traces))}`, context, limit);
         read.bytesRead += page.bytes;
         casesBytes += page.bytes;
-        // The build's own report, or one per child build of an aggregated one.
-        const parts = [];
-        if (Array.isArray(page.data.suites))
-            parts.push({ state: own, suites: page.data.suites });
-        const children = Array.isArray(page.data.childReports) ? page.data.childReports : [];
-        for (const child of children) {
-            const entry = child;
-            const url = entry?.child?.url;
-            if (typeof url !== 'string' || !entry?.result)
-                continue;
-            const state = stateOf(url);
-            const suites = entry.result.suites;
-            parts.push({ state, suites: Array.isArray(suites) ? suites : [] });
-        }
+        const parts = reportsOf(page.data);
+        const children = test_report_list(page.data.childReports);
         // Where the next page starts: the suite after the last one read, or
         // the rest of the last one when its cases filled the page's range.
         const window = range.caseTo - range.caseFrom;
@@ -45529,7 +45149,7 @@ async function readFailedTests(http, build, options = {}) {
             return stop();
         if (lastGoesOn || page.cut?.openKeys.join('/') === 'suites/cases') {
             // The rest of the last suite: from its first case not read whole.
-            const lastCases = Math.max(0, ...parts.map(p => list(p.suites[widest - 1]?.cases).length));
+            const lastCases = Math.max(0, ...parts.map(p => test_report_list(p.suites[widest - 1]?.cases).length));
             suitesDone += widest - 1;
             range = nextRange(range.from + widest - 1, lastCases + (widest === 1 ? range.caseFrom : 0));
             continue;
@@ -45539,6 +45159,20 @@ async function readFailedTests(http, build, options = {}) {
         if (!page.cut && widest < range.to - range.from)
             return read;
         range = nextRange(range.from + widest, 0);
+    }
+    /** The build's own report, or one per child build of an aggregated one, with its suites. */
+    function reportsOf(data) {
+        const parts = Array.isArray(data.suites)
+            ? [{ state: own, suites: data.suites }]
+            : [];
+        for (const child of test_report_list(data.childReports)) {
+            const entry = child;
+            const url = entry?.child?.url;
+            if (typeof url !== 'string' || !entry?.result)
+                continue;
+            parts.push({ state: stateOf(url), suites: test_report_list(entry.result.suites) });
+        }
+        return parts;
     }
     /** The next page from suite `from` (case `caseFrom` of it), sized from what was read so far. */
     function nextRange(from, caseFrom) {
@@ -45559,7 +45193,7 @@ async function readFailedTests(http, build, options = {}) {
 const BLOCKS_TREE = 'suites[enclosingBlocks],childReports[child[url],result[suites[enclosingBlocks]]]';
 /** Adds the first enclosing block of each suite (the one TestResult.hasMultipleBlocks compares). */
 function addBlocks(state, suites) {
-    for (const suite of list(suites)) {
+    for (const suite of test_report_list(suites)) {
         const first = stringList(suite?.enclosingBlocks)[0];
         if (first !== undefined)
             state.blocks.add(first);
@@ -45571,16 +45205,14 @@ function addBlocks(state, suites) {
  * for failed cases.
  * @internal
  */
-function reportTree(from, to, caseFrom, caseTo, traces = true) {
+function reportTree({ from, to, caseFrom, caseTo }, traces = true) {
     const fields = `className,name,status,errorDetails${traces ? ',errorStackTrace' : ''}`;
     const suites = `suites[name,enclosingBlocks,enclosingBlockNames,cases[${fields}]{${caseFrom},${caseTo}}]{${from},${to}}`;
     return `${suites},childReports[child[url],result[${suites}]]`;
 }
 /** Reads one suite's cases (those of the page's range); returns how many there were. */
 function scanSuite(suite, state, read, want) {
-    const blocks = stringList(suite.enclosingBlocks);
-    if (blocks[0] !== undefined)
-        state.blocks.add(blocks[0]);
+    addBlocks(state, [suite]);
     const blockNames = stringList(suite.enclosingBlockNames);
     const rawCases = Array.isArray(suite.cases) ? suite.cases : [];
     for (const raw of rawCases) {
@@ -45634,10 +45266,10 @@ async function readPage(http, url, context, limit) {
         }
         catch (error) {
             if (error instanceof JsonTooDeep)
-                throw tooDeepError(http.baseUrl, context, error, response.status);
+                throw tooDeepError(context, error, response.status);
             // A character split at the cut decodes to U+FFFD: 3 bytes for 1 to 3.
             if (bytes < limit - 3) {
-                throw new errors/* JenkinsError */.fF('protocol', `Jenkins at ${http.baseUrl} answered ${context.what} with malformed JSON`, response.status);
+                throw new JenkinsError('protocol', `Jenkins at ${http.baseUrl} answered ${context.what} with malformed JSON`, response.status);
             }
             // Not one whole element (one test larger than the page): nothing to use.
             const prefix = parseJsonPrefix(body);
@@ -45645,12 +45277,12 @@ async function readPage(http, url, context, limit) {
             cut = { openKeys: prefix?.openKeys ?? [] };
         }
         if (typeof data !== 'object' || data === null) {
-            throw new errors/* JenkinsError */.fF('protocol', `Jenkins at ${http.baseUrl} answered ${context.what} without an object`);
+            throw new JenkinsError('protocol', `Jenkins at ${http.baseUrl} answered ${context.what} without an object`);
         }
         return { data: data, bytes, ...(cut ? { cut } : {}) };
     }, http.deadline);
 }
-function list(value) {
+function test_report_list(value) {
     return Array.isArray(value) ? value : [];
 }
 function stringList(value) {
@@ -45719,19 +45351,20 @@ class CrumbCache {
     }
 }
 /**
- * The crumb from Jenkins' crumb issuer (`getJson` reads crumbIssuer/api/json),
+ * The crumb from Jenkins' crumb issuer (crumbIssuer/api/json),
  * or undefined when there is none: Jenkins' own 404 means CSRF protection is
  * off (jenkins-api.md 1.4). A 404 from something else than Jenkins (kind
  * 'not-jenkins', locate.ts) is a wrong url, and thrown like any failure.
  */
-async function readCrumb(getJson, server, logger) {
+async function readCrumb(http) {
+    const server = http.baseUrl;
     let data;
     try {
-        data = await getJson();
+        data = await http.getJson('crumb', `${server}/crumbIssuer/api/json`, http.context('the CSRF crumb'));
     }
     catch (error) {
-        if (error instanceof errors/* JenkinsError */.fF && error.kind === 'not-found') {
-            logger.debug(`Jenkins at ${server} has no crumb issuer: CSRF protection is off`);
+        if (error instanceof JenkinsError && error.kind === 'not-found') {
+            http.logger.debug(`Jenkins at ${server} has no crumb issuer: CSRF protection is off`);
             return undefined;
         }
         throw error;
@@ -45739,9 +45372,9 @@ async function readCrumb(getJson, server, logger) {
     if (typeof data.crumb !== 'string' ||
         typeof data.crumbRequestField !== 'string' ||
         !data.crumbRequestField) {
-        throw new errors/* JenkinsError */.fF('protocol', `Jenkins at ${server} answered the crumb request without crumb and crumbRequestField`);
+        throw new JenkinsError('protocol', `Jenkins at ${server} answered the crumb request without crumb and crumbRequestField`);
     }
-    logger.debug(`Got a CSRF crumb (header ${data.crumbRequestField})`);
+    http.logger.debug(`Got a CSRF crumb (header ${data.crumbRequestField})`);
     return { field: data.crumbRequestField, value: data.crumb };
 }
 /**
@@ -45753,8 +45386,8 @@ async function notSentIfInterrupted(step) {
         return await step;
     }
     catch (error) {
-        if (error instanceof errors/* Interrupted */.j$ && error.sent) {
-            throw new errors/* Interrupted */.j$(error.message, { sent: false, lastFailure: error.lastFailure });
+        if (error instanceof Interrupted && error.sent) {
+            throw new Interrupted(error.message, { sent: false, lastFailure: error.lastFailure });
         }
         throw error;
     }
@@ -45789,7 +45422,6 @@ class ExchangeLimits {
     slowTimer;
     message;
     received = 0;
-    sent = 0;
     released = false;
     onStepAbort = () => this.cut(this.interruption());
     constructor(settings, 
@@ -45808,6 +45440,7 @@ class ExchangeLimits {
             this.slowTimer = setTimeout(() => slow.notify(Date.now() - this.started), slow.afterMs);
         }
     }
+    /** Fires when the exchange must end: the request and the body are destroyed with `signal.reason`. */
     get signal() {
         return this.controller.signal;
     }
@@ -45861,18 +45494,13 @@ class ExchangeLimits {
         this.settings.signal?.removeEventListener('abort', this.onStepAbort);
     }
     /**
-     * Counts request body bytes sent (an upload): the answer's time, and a
+     * Notes request body bytes sent (an upload): the answer's time, and a
      * stalled upload's, runs from the last of them rather than from the start,
      * so a large file on a slow link is not cut by the request timeout.
      */
-    sending(bytes) {
-        this.sent += bytes;
+    sending() {
         if (this.phase === 'headers' && !this.released)
             this.arm(this.settings.requestTimeoutMs);
-    }
-    /** Request body bytes sent so far. */
-    get bytesSent() {
-        return this.sent;
     }
     /** Counts body bytes (for messages). */
     count(bytes) {
@@ -45890,13 +45518,13 @@ class ExchangeLimits {
     bodyFailure(error) {
         if (this.controller.signal.aborted)
             return this.controller.signal.reason;
-        if (error instanceof errors/* JenkinsError */.fF)
+        if (error instanceof JenkinsError)
             return error;
-        return new errors/* JenkinsError */.fF('network', `The connection to Jenkins at ${this.server} broke off while receiving ${this.what} (${this.received} bytes received)`);
+        return new JenkinsError('network', `The connection to Jenkins at ${this.server} broke off while receiving ${this.what} (${this.received} bytes received)`);
     }
     /** A stalled stream. */
     stalled(windowBytes) {
-        this.cut(new errors/* JenkinsError */.fF('timeout', `Jenkins at ${this.server} stopped sending ${this.what}: ${windowBytes} bytes in ${(0,silence/* seconds */.Y)(this.settings.stallMs)} (${this.received} bytes in all)`));
+        this.cut(new JenkinsError('timeout', `Jenkins at ${this.server} stopped sending ${this.what}: ${windowBytes} bytes in ${(0,silence/* seconds */.Y)(this.settings.stallMs)} (${this.received} bytes in all)`));
     }
     begin(message, phase) {
         this.message = message;
@@ -45936,7 +45564,7 @@ class ExchangeLimits {
         const state = this.phase === 'headers'
             ? `no answer to ${this.what} after ${this.waited()}`
             : `it had sent ${this.received} bytes of ${this.what} in ${this.elapsed()}`;
-        return new errors/* Interrupted */.j$(`Stopped waiting for Jenkins at ${this.server}: ${state}`, {
+        return new Interrupted(`Stopped waiting for Jenkins at ${this.server}: ${state}`, {
             sent: true
         });
     }
@@ -45945,15 +45573,15 @@ class ExchangeLimits {
         const deadline = limit === 'deadline';
         const within = deadline ? 'before the deadline' : `within ${(0,silence/* seconds */.Y)(limit)}`;
         if (this.phase === 'headers') {
-            return new NetworkFailure(new errors/* JenkinsError */.fF('timeout', `No answer from Jenkins at ${this.server} to ${this.what} ${within}`), deadline ? 'deadline' : 'timeout', { transient: !deadline });
+            return new NetworkFailure(new JenkinsError('timeout', `No answer from Jenkins at ${this.server} to ${this.what} ${within}`), deadline ? 'deadline' : 'timeout', { transient: !deadline });
         }
         const sending = deadline
             ? `had not finished sending ${this.what} at the deadline`
             : `did not finish sending ${this.what} ${within}`;
-        return new errors/* JenkinsError */.fF('timeout', `Jenkins at ${this.server} ${sending} (${this.received} bytes received)`);
+        return new JenkinsError('timeout', `Jenkins at ${this.server} ${sending} (${this.received} bytes received)`);
     }
     tooLarge(size, limit) {
-        return new errors/* JenkinsError */.fF('protocol', `Jenkins at ${this.server} answered ${this.what} with ${size}, more than the ${(0,bytes/* formatBytes */.z)(limit)} this action reads: the answer is too large`);
+        return new JenkinsError('protocol', `Jenkins at ${this.server} answered ${this.what} with ${size}, more than the ${(0,bytes/* formatBytes */.z)(limit)} this action reads: the answer is too large`);
     }
 }
 /**
@@ -46103,7 +45731,7 @@ function itemOf(segments) {
             return undefined;
         }
     }
-    return names.length > 0 ? `'${(0,util_names/* shortName */.l)(names.join('/'))}'` : undefined;
+    return names.length > 0 ? `'${shortName(names.join('/'))}'` : undefined;
 }
 /** Whether Jenkins' root answers at `base`: its login page, a success that carries X-Jenkins (below the root, Jenkins answers /login with its 404). */
 async function isJenkinsRoot(base, look) {
@@ -46115,7 +45743,7 @@ async function isJenkinsRoot(base, look) {
 }
 /** The error for a request whose 404 showed that `baseUrl` is not Jenkins' address. */
 function notJenkinsError(baseUrl, what, where) {
-    return new errors/* JenkinsError */.fF('not-jenkins', `The server at ${baseUrl} answered ${what} with a 404 that is not Jenkins' (no X-Jenkins header), and ${baseUrl}/login is no Jenkins page either: 'url' is not the address of Jenkins. ${where}`, 404);
+    return new JenkinsError('not-jenkins', `The server at ${baseUrl} answered ${what} with a 404 that is not Jenkins' (no X-Jenkins header), and ${baseUrl}/login is no Jenkins page either: 'url' is not the address of Jenkins. ${where}`, 404);
 }
 /** Whether a Jenkins answers at `base`: its login page carries X-Jenkins. */
 async function isJenkins(base, look) {
@@ -46137,62 +45765,6 @@ async function rootRedirect(origin, look) {
         return undefined;
     }
 }
-/**
- * Tells a 404 that is not Jenkins' own from one that is, on the client's
- * answers: once any answer carried X-Jenkins, every 404 is Jenkins'. Before
- * that, a 404 without the header asks where Jenkins is (once per client).
- */
-class Foreign404Check {
-    baseUrl;
-    look;
-    /** Whether any answer carried X-Jenkins: from then on a 404 is Jenkins' own. */
-    jenkinsSeen = false;
-    /** Where Jenkins answers, when `baseUrl` turned out not to be it (asked once, on the first foreign 404). */
-    located;
-    constructor(baseUrl, look) {
-        this.baseUrl = baseUrl;
-        this.look = look;
-    }
-    /** Notes an answer the client got. */
-    saw(answer) {
-        if (answer.header('x-jenkins') !== undefined)
-            this.jenkinsSeen = true;
-    }
-    /** A 404 before Jenkins ever answered that is not Jenkins' own says where Jenkins is; anything else is returned as it is. */
-    async check(answer, error, what) {
-        if (answer.status !== 404 || this.jenkinsSeen || answer.header('x-jenkins') !== undefined) {
-            return error;
-        }
-        this.located ??= locateJenkins(this.baseUrl, this.look);
-        const where = await this.located;
-        return where === undefined ? error : notJenkinsError(this.baseUrl, what, where);
-    }
-}
-
-;// CONCATENATED MODULE: ./src/jenkins/transport/request-settings.ts
-
-const DEFAULT_TIMEOUT_MS = 30_000;
-const DEFAULT_STALL_MS = 30_000;
-const DEFAULT_STALL_BYTES = 16 * 1024;
-const DEFAULT_ACTION_BUDGET_MS = 15_000;
-const DEFAULT_USER_AGENT = 'jenkins-build-action';
-/** The bounds of every exchange (limits.ts): the settings, defaults for what they leave out. */
-function limitSettings(settings) {
-    return {
-        signal: settings.signal,
-        deadline: settings.deadline,
-        requestTimeoutMs: settings.requestTimeoutMs ?? DEFAULT_TIMEOUT_MS,
-        stallMs: settings.stall?.ms ?? DEFAULT_STALL_MS,
-        stallBytes: settings.stall?.bytes ?? DEFAULT_STALL_BYTES
-    };
-}
-/** The retry policy: the defaults, with what the settings tune. */
-function retryPolicy(settings) {
-    return { ...DEFAULT_RETRY_POLICY, ...request_settings_definedOnly(settings.retry ?? {}) };
-}
-function request_settings_definedOnly(value) {
-    return Object.fromEntries(Object.entries(value).filter(([, v]) => v !== undefined));
-}
 
 ;// CONCATENATED MODULE: ./src/jenkins/transport/requester.ts
 
@@ -46208,6 +45780,11 @@ function request_settings_definedOnly(value) {
 
 
 
+const DEFAULT_TIMEOUT_MS = 30_000;
+const DEFAULT_STALL_MS = 30_000;
+const DEFAULT_STALL_BYTES = 16 * 1024;
+/** Retry budget of stop/term/kill, cancelItem and disable, counted from each call; the deadline still bounds it. */
+const ACTION_BUDGET_MS = 15_000;
 /** Tries of a read within the step's deadline (with the default backoff, over a minute of outage). */
 const READ_ATTEMPTS = 12;
 /** Time for each request that looks for Jenkins after a 404 that was not its own (only on that error path). */
@@ -46232,8 +45809,8 @@ const FIRST_CONTACT_NOTICE_MS = 5_000;
  * ExchangeLimits (limits.ts: the client's signal, its deadline, the request
  * timeout, the stall guard); and every message that leaves it, thrown or
  * logged, has gone through the one redaction list (`redact`). What it makes
- * of an answer's body and of a failed answer is answers.ts; its settings and
- * their defaults, request-settings.ts.
+ * of an answer's body is answers.ts, of a failed answer `failure`; its
+ * settings are request-settings.ts, their defaults here.
  */
 class Requester {
     /** The configured Jenkins URL without a trailing slash; every message that names the server names it. */
@@ -46250,7 +45827,6 @@ class Requester {
     transport;
     crumbs;
     policy;
-    actionBudgetMs;
     limits;
     /**
      * The client's redaction list (util/redaction.ts), over every secret the
@@ -46261,62 +45837,75 @@ class Requester {
     firstContactAttempts;
     /** Whether any HTTP answer came back: until then a failed connection is the first contact failing. */
     answered = false;
-    /** Tells a 404 that is not Jenkins' own (a wrong url), and says where Jenkins is. */
-    foreign404;
+    /** Whether any answer carried X-Jenkins: from then on a 404 is Jenkins' own. */
+    jenkinsSeen = false;
+    /** Where Jenkins answers, when `url` turned out not to be it (asked once, on the first foreign 404: locate.ts). */
+    located;
     /** The visible lines about requests Jenkins leaves unanswered. */
     notices;
     /** Parts of answers left out as too deep, said once each (every poll of a build may carry them). */
     droppedSaid = new Set();
     constructor(options) {
-        this.baseUrl = options.baseUrl;
-        this.user = options.user;
+        // The `url` input checked it (inputs/input-values.ts parseBaseUrl); credentials never ride in it.
+        const base = (0,http_url/* parseHttpUrl */.f$)(options.url.trim(), 'The Jenkins URL', 'http(s)://host[:port][/context-path]');
+        this.baseUrl = base.origin + base.pathname.replace(/\/+$/, '');
+        this.user = options.user || undefined;
         this.firstContactAttempts = options.firstContactAttempts;
         this.deadline = options.deadline;
         this.jobToken = options.jobToken || undefined;
         this.signal = options.signal;
-        this.limits = limitSettings(options);
-        this.actionBudgetMs = options.actionBudgetMs ?? DEFAULT_ACTION_BUDGET_MS;
-        this.policy = retryPolicy(options);
-        // Header values (an auth proxy's tokens) are secrets; values under 4
-        // characters are not, and the redaction leaves them alone.
+        this.limits = {
+            signal: options.signal,
+            deadline: options.deadline,
+            requestTimeoutMs: options.requestTimeoutMs ?? DEFAULT_TIMEOUT_MS,
+            stallMs: options.stall?.ms ?? DEFAULT_STALL_MS,
+            stallBytes: options.stall?.bytes ?? DEFAULT_STALL_BYTES
+        };
+        this.policy = { ...DEFAULT_RETRY_POLICY, ...options.retry };
+        // Preemptive Basic on every request: Jenkins never challenges anonymous
+        // requests with a 401, so a handler waiting for one would never send
+        // credentials (jenkins-api.md 2.1).
+        const authorization = this.user && `Basic ${Buffer.from(`${this.user}:${options.token ?? ''}`).toString('base64')}`;
+        // What the step was given never appears in a message: the credentials,
+        // header values (an auth proxy's tokens) and, though public, certificates.
+        // Values under 4 characters are not secrets, and the redaction leaves them alone.
         const secrets = new redaction/* Redaction */.k();
         for (const value of [
             this.jobToken,
+            options.token,
+            authorization,
+            authorization?.slice('Basic '.length),
             ...(options.headers ?? []).flatMap(([, value]) => headerValueSecrets(value)),
-            // Certificates are public, but nothing the user gave the step is echoed.
             ...(options.ca ?? [])
         ]) {
-            if (value !== undefined)
+            if (value)
                 secrets.add(value);
         }
         this.redact = text => secrets.redact(text);
         this.logger = (0,redaction/* redactingLogger */.S)(options.logger, this.redact);
         this.notices = new silence/* SilenceNotices */.D(this.logger, () => this.firstContact() ? FIRST_CONTACT_NOTICE_MS : SLOW_NOTICE_MS);
+        /** Every crumb and session cookie value Jenkins gave: they stay secret after they change. */
+        const given = new Set();
         this.transport = new Transport({
             baseUrl: this.baseUrl,
-            user: this.user,
-            token: options.token,
+            authorization,
             logger: this.logger,
-            insecure: options.insecure ?? false,
-            userAgent: options.userAgent ?? DEFAULT_USER_AGENT,
             headers: options.headers,
             ca: options.ca,
-            // A crumb or session cookie joins the list before anything could print it.
+            // A crumb or session cookie joins the list, and goes to onSecret, before
+            // anything could print it (a proxy or a plugin may echo it in a queue `why`).
             onSecret: value => {
+                if (given.has(value))
+                    return;
+                given.add(value);
                 secrets.add(value);
                 options.onSecret?.(value);
             },
             cookies: options.session?.cookies
         });
-        for (const value of this.transport.credentials)
-            secrets.add(value);
-        this.crumbs = new CrumbCache(() => readCrumb(() => this.getJson('crumb', `${this.baseUrl}/crumbIssuer/api/json`, this.context('the CSRF crumb'), { deadline: this.deadline }), this.baseUrl, this.logger), crumb => this.transport.setCrumb(crumb));
+        this.crumbs = new CrumbCache(() => readCrumb(this), crumb => this.transport.setCrumb(crumb));
         if (options.session?.crumb !== undefined)
             this.crumbs.seed(options.session.crumb);
-        this.foreign404 = new Foreign404Check(this.baseUrl, (url, o) => this.probe(url, o));
-        if (options.insecure) {
-            this.logger.warning(`TLS certificate verification is OFF for ${this.baseUrl} (insecure): anyone between this runner and Jenkins can read the credentials. Prefer giving the server's CA in ca-cert.`);
-        }
     }
     /** HTTP requests sent, by operation ('job', 'trigger', 'queue', 'build', 'log', 'crumb', …) and 'total'. */
     get requestCounts() {
@@ -46340,17 +45929,16 @@ class Requester {
      * is not). Elements of the `droppable` lists nested too deep are left out
      * with a warning, once per answer and list (json.ts).
      */
-    async getJson(label, url, context, options = {}) {
+    async getJson(label, url, context, { deadline = this.deadline, droppable } = {}) {
         const onDropped = (part) => {
             const key = `${context.what}\n${part.field}\n${part.className ?? part.index}`;
             if (this.droppedSaid.has(key))
                 return;
             this.droppedSaid.add(key);
-            this.logger.warning(droppedNote(this.baseUrl, context, part));
+            this.logger.warning(droppedNote(context, part));
         };
-        return this.read(label, url, context, response => jsonBody(response, context, this.baseUrl, {
-            ...(options.droppable ? { droppable: options.droppable, onDropped } : {})
-        }), 'deadline' in options ? options.deadline : this.deadline);
+        const options = droppable && { droppable, onDropped };
+        return this.read(label, url, context, response => jsonBody(response, context, options), deadline);
     }
     /**
      * A GET with read retries: a non-2xx answer is turned into an error here,
@@ -46359,9 +45947,12 @@ class Requester {
      */
     async read(label, url, context, accept, deadline, options = {}) {
         return this.guarded(() => withRetry(async (number, started) => {
-            const response = await this.send({ method: 'GET', url, label, ...options }, context.what, { retryNetwork: f => f.transient, attempt: { started, number } });
+            const exchange = { method: 'GET', url, label, ...options };
+            const response = await this.send(exchange, context.what, { attempt: { started, number } });
             if (response.status < 200 || response.status >= 300) {
-                throw await readFailure(response, context, this.redact, error => this.foreign404.check(response, error, context.what));
+                // Redacted before anything quotes or cuts it: a secret cut in half would not match later.
+                const body = this.redact(await bodyOf(response.text(ERROR_BODY_LIMIT)));
+                throw await this.failure(response, body, context, RETRYABLE_STATUSES);
             }
             try {
                 return await accept(response);
@@ -46371,7 +45962,7 @@ class Requester {
                 response.discard();
                 throw error;
             }
-        }, this.readRetryOptions(`GET ${context.what}`, deadline)));
+        }, this.retryOptions(`GET ${context.what}`, deadline, { read: true })));
     }
     /**
      * A POST with the crumb: fetched before the first POST, and on a "No valid
@@ -46393,11 +45984,7 @@ class Requester {
             upload: options.upload
         };
         const sendOnce = async (attempt) => {
-            const response = await this.send(exchange, context.what, {
-                retryNetwork: options.retryNetwork,
-                onNetworkFailure: options.onNetworkFailure,
-                attempt
-            });
+            const response = await this.send(exchange, context.what, { ...options, attempt });
             return { response, body: await postBody(response, context, this.redact, this.logger) };
         };
         return this.guarded(() => withRetry(async (number, started) => {
@@ -46410,21 +45997,40 @@ class Requester {
                 await notSentIfInterrupted(this.crumbs.refresh());
                 answer = await sendOnce({ started, number });
             }
-            if (answer.response.status === 404) {
-                const error = errorForResponse(answer.response, answer.body, context);
-                const foreign = await this.foreign404.check(answer.response, error, context.what);
-                if (foreign !== error)
-                    throw foreign;
-            }
-            if (options.retryStatuses.has(answer.response.status)) {
-                throw retryLater(answer.response, errorForResponse(answer.response, answer.body, context));
+            const { response, body } = answer;
+            if (response.status === 404 || options.retryStatuses.has(response.status)) {
+                const error = await this.failure(response, body, context, options.retryStatuses);
+                if (error instanceof TransientFailure || error.kind === 'not-jenkins')
+                    throw error;
             }
             return answer;
         }, this.retryOptions(`POST ${context.what}`, options.deadline)));
     }
+    /**
+     * The error for a failed answer: a 404 before Jenkins ever answered that
+     * is not Jenkins' own says where Jenkins is (locate.ts), and one of `retry`
+     * is a TransientFailure, not tried again before the Retry-After Jenkins
+     * gave, if any.
+     */
+    async failure(response, body, context, retry) {
+        let error = errorForResponse(response, body, context);
+        if (response.status === 404 &&
+            !this.jenkinsSeen &&
+            response.header('x-jenkins') === undefined) {
+            this.located ??= locateJenkins(this.baseUrl, (url, o) => this.probe(url, o));
+            const where = await this.located;
+            if (where !== undefined)
+                error = notJenkinsError(this.baseUrl, context.what, where);
+        }
+        if (!retry.has(response.status))
+            return error;
+        return new TransientFailure(error, String(response.status), {
+            retryAfterMs: parseRetryAfter(response.header('retry-after'))
+        });
+    }
     /** When a stop/cancel/disable started now stops retrying: its own budget, within the client's deadline. */
     actionDeadline() {
-        const own = Date.now() + this.actionBudgetMs;
+        const own = Date.now() + ACTION_BUDGET_MS;
         return this.deadline === undefined ? own : Math.min(own, this.deadline);
     }
     /** Waits `ms`, ending with Interrupted when the client's signal fires. */
@@ -46433,11 +46039,8 @@ class Requester {
     }
     /** What an error message needs to know about the request. */
     context(what, extra = {}) {
-        const context = { server: this.baseUrl, user: this.user, what, ...extra };
-        if (this.jobToken && !this.user && extra.jobTokenOnly === undefined) {
-            context.jobTokenOnly = true;
-        }
-        return context;
+        const jobTokenOnly = Boolean(this.jobToken && !this.user) || undefined;
+        return { server: this.baseUrl, user: this.user, what, jobTokenOnly, ...extra };
     }
     /** Added to a 404 of something anonymous users may be unable to see. */
     anonymousHint({ following = false } = {}) {
@@ -46449,25 +46052,22 @@ class Requester {
             ? '; if it exists, anonymous users may not read it: give user/token, or use wait: false'
             : '; if it exists, anonymous users may not see it, and a job token alone cannot reach a job they cannot read: give user/token';
     }
-    /** Belt and braces: no message leaves with a credential, crumb or session in it. */
-    scrub(error) {
-        if (error instanceof Error) {
-            const message = this.redact(error.message);
-            if (message !== error.message) {
-                error.message = message;
-                if (error.stack)
-                    error.stack = this.redact(error.stack);
-            }
-        }
-        return error;
-    }
-    /** Runs an operation so that whatever it throws is scrubbed: every operation of the client goes through it. */
+    /**
+     * Runs an operation so that whatever it throws is scrubbed (belt and
+     * braces: no message leaves with a credential, crumb or session in it).
+     * Every operation of the client goes through it.
+     */
     async guarded(operation) {
         try {
             return await operation();
         }
         catch (error) {
-            throw this.scrub(error);
+            if (error instanceof Error && this.redact(error.message) !== error.message) {
+                error.message = this.redact(error.message);
+                if (error.stack)
+                    error.stack = this.redact(error.stack);
+            }
+            throw error;
         }
     }
     // ---------------------------------------------------------------------------
@@ -46476,21 +46076,18 @@ class Requester {
      * TransientFailure (to retry) or JenkinsError. None starts once the
      * client's signal fired.
      */
-    async send(exchange, what, { retryNetwork, onNetworkFailure, attempt }) {
+    async send(exchange, what, { retryNetwork = failure => failure.transient, onNetworkFailure = failure => failure.error, attempt }) {
         if (this.signal?.aborted) {
-            throw new errors/* Interrupted */.j$(`Did not send ${exchange.method} ${what} to Jenkins at ${this.baseUrl}: ${(0,errors/* stopReason */.PJ)(this.signal)}`, { sent: false });
+            throw new Interrupted(`Did not send ${exchange.method} ${what} to Jenkins at ${this.baseUrl}: ${stopReason(this.signal)}`, { sent: false });
         }
-        const limits = this.firstContact()
-            ? {
-                ...this.limits,
-                headersTimeoutMs: Math.min(FIRST_CONTACT_HEADERS_MS, this.limits.requestTimeoutMs)
-            }
-            : this.limits;
-        const waitsUpTo = limits.headersTimeoutMs ?? limits.requestTimeoutMs;
-        const bounds = new ExchangeLimits(limits, what, this.baseUrl, {
+        const headersTimeoutMs = this.firstContact()
+            ? Math.min(FIRST_CONTACT_HEADERS_MS, this.limits.requestTimeoutMs)
+            : undefined;
+        const waitsUpTo = headersTimeoutMs ?? this.limits.requestTimeoutMs;
+        const bounds = new ExchangeLimits({ ...this.limits, headersTimeoutMs }, what, this.baseUrl, {
             attempt,
             // The first try says it is waiting; the retries after it say so themselves (retry.ts).
-            slow: attempt?.number === 1
+            slow: attempt.number === 1
                 ? {
                     afterMs: this.notices.afterMs(),
                     notify: waited => this.notices.say(`No answer yet from Jenkins at ${this.baseUrl} to ${what} after ${(0,silence/* seconds */.Y)(waited)}; waiting up to ${(0,silence/* seconds */.Y)(waitsUpTo)} for it`)
@@ -46506,49 +46103,40 @@ class Requester {
             if (!(error instanceof NetworkFailure))
                 throw error;
             if (!retryNetwork(error))
-                throw onNetworkFailure ? onNetworkFailure(error) : error.error;
-            if (error.reason === 'timeout' && this.firstContact()) {
-                // Connected (or still connecting) and never answered, before anything
-                // ever did: a wrong port or a hung Jenkins, said within seconds too.
-                throw new TransientFailure(new errors/* JenkinsError */.fF(error.error.kind, `${error.error.message}. That was the first request, and nothing has answered at that address yet: check the 'url' input (its host and port) and that Jenkins is running and answering`, error.error.status), error.reason, { maxAttempts: FIRST_CONTACT_SILENT_ATTEMPTS });
-            }
-            if (error.connect && this.firstContact()) {
-                // Nothing ever answered: a wrong url or a Jenkins that is down, not
-                // a restart to ride out. Said within seconds, not after a minute.
-                throw new TransientFailure(new errors/* JenkinsError */.fF(error.error.kind, `${error.error.message}. That was the first request, and nothing has answered at that address yet: check the 'url' input (its host and port) and that Jenkins is running and reachable from this runner`, error.error.status), error.reason, { maxAttempts: this.firstContactAttempts });
+                throw onNetworkFailure(error);
+            // Nothing ever answered: a wrong url, a Jenkins that is down or hung (a
+            // connection accepted and never answered), not a restart to ride out.
+            // Said within seconds, not after a minute.
+            const silent = error.reason === 'timeout';
+            if ((silent || error.connect) && this.firstContact()) {
+                throw new TransientFailure(new JenkinsError(error.error.kind, `${error.error.message}. That was the first request, and nothing has answered at that address yet: check the 'url' input (its host and port) and that Jenkins is running and ${silent ? 'answering' : 'reachable from this runner'}`, error.error.status), error.reason, { maxAttempts: silent ? FIRST_CONTACT_SILENT_ATTEMPTS : this.firstContactAttempts });
             }
             throw new TransientFailure(error.error, error.reason);
         }
         this.answered = true;
-        this.foreign404.saw(response);
+        if (response.header('x-jenkins') !== undefined)
+            this.jenkinsSeen = true;
         return response;
     }
     /** Whether nothing has answered the step's own client yet (only it counts first contact). */
     firstContact() {
         return !this.answered && this.firstContactAttempts !== undefined;
     }
-    retryOptions(what, deadline) {
+    /**
+     * Reads (`read`) may always repeat: within the step's deadline they get
+     * more tries than a POST, so that a flaky network hours into a build (a
+     * socket hang up, a proxy 502 burst) does not lose its result. The
+     * deadline bounds them.
+     */
+    retryOptions(what, deadline, { read = false } = {}) {
+        const attempts = read && deadline !== undefined ? READ_ATTEMPTS : 0;
         return {
-            policy: this.policy,
+            policy: { ...this.policy, attempts: Math.max(this.policy.attempts, attempts) },
             deadline,
             logger: this.logger,
             what,
             signal: this.signal,
-            notice: { afterMs: this.notices.afterMs(), say: message => this.notices.say(message) }
-        };
-    }
-    /**
-     * Reads may always repeat: within the step's deadline they get more tries
-     * than a POST, so that a flaky network hours into a build (a socket hang up,
-     * a proxy 502 burst) does not lose its result. The deadline bounds them.
-     */
-    readRetryOptions(what, deadline) {
-        const options = this.retryOptions(what, deadline);
-        if (deadline === undefined)
-            return options;
-        return {
-            ...options,
-            policy: { ...this.policy, attempts: Math.max(this.policy.attempts, READ_ATTEMPTS) }
+            notice: { afterMs: this.notices.afterMs(), say: (line) => this.notices.say(line) }
         };
     }
     /** Where Jenkins' root is when `url` is a path below it (locate.ts): a sentence for the message, or undefined. */
@@ -46557,11 +46145,8 @@ class Requester {
     }
     /** One GET that only looks (status and headers), short and bounded; undefined when it got no answer. */
     async probe(url, { follow }) {
-        const limits = {
-            ...this.limits,
-            requestTimeoutMs: Math.min(this.limits.requestTimeoutMs, PROBE_TIMEOUT_MS)
-        };
-        const bounds = new ExchangeLimits(limits, 'a look for Jenkins', this.baseUrl);
+        const requestTimeoutMs = Math.min(this.limits.requestTimeoutMs, PROBE_TIMEOUT_MS);
+        const bounds = new ExchangeLimits({ ...this.limits, requestTimeoutMs }, 'a look for Jenkins', this.baseUrl);
         try {
             const response = await this.transport.send({
                 method: 'GET',
@@ -46576,7 +46161,7 @@ class Requester {
         catch (error) {
             bounds.release();
             // A cancel still ends the step; anything else only means "not here".
-            if (error instanceof errors/* Interrupted */.j$)
+            if (error instanceof Interrupted)
                 throw error;
             this.logger.debug(`Looking for Jenkins at ${pathOf(url)}: ${(0,error_text/* errorText */.k)(error)}`);
             return undefined;
@@ -46692,6 +46277,7 @@ async function recoverUpload(http, upload) {
     const { name, lost } = upload;
     const jobPage = (0,job_path/* jobUrl */.Ne)(http.baseUrl, upload.job);
     const what = `${lost.error.message} while uploading to job '${name}'${upload.cut ? ` (${upload.cut})` : ''}`;
+    const failure = (rest) => new JenkinsError('network', `${what}${rest}`);
     http.logger.info(`The upload's answer was lost (${lost.reason}); looking in Jenkins for what it queued, without sending it again.`);
     const settleMs = upload.settleMs ?? (lost.slow ? SLOW_SETTLE_MS : SETTLE_MS);
     let complete = [];
@@ -46706,9 +46292,9 @@ async function recoverUpload(http, upload) {
         }
     }
     catch (error) {
-        if (error instanceof errors/* JenkinsError */.fF && error.kind === 'aborted')
+        if (error instanceof JenkinsError && error.kind === 'aborted')
             throw error;
-        throw new errors/* JenkinsError */.fF('network', `${what}, and Jenkins could not be asked what it queued (${(0,error_text/* errorText */.k)(error)}): a build without the files may be queued or running. Check ${jobPage}; nothing was sent again.`);
+        throw failure(`, and Jenkins could not be asked what it queued (${(0,error_text/* errorText */.k)(error)}): a build without the files may be queued or running. Check ${jobPage}; nothing was sent again.`);
     }
     const describe = (found) => found.buildNumber !== undefined
         ? `build #${found.buildNumber} (${(0,job_path/* buildUrl */.c$)(http.baseUrl, upload.job, found.buildNumber)})`
@@ -46716,7 +46302,7 @@ async function recoverUpload(http, upload) {
     if (broken.length === 0 && complete.length === 1) {
         const found = complete[0];
         if (found.queueId === undefined) {
-            throw new errors/* JenkinsError */.fF('network', `${what}. Jenkins shows ${describe(found)} with these parameters and files, but not its queue item: check it; nothing was sent again.`);
+            throw failure(`. Jenkins shows ${describe(found)} with these parameters and files, but not its queue item: check it; nothing was sent again.`);
         }
         http.logger.info(`Jenkins shows ${describe(found)} of '${name}' with these parameters and files: following it.`);
         return {
@@ -46727,19 +46313,19 @@ async function recoverUpload(http, upload) {
         };
     }
     if (broken.length + complete.length === 0) {
-        throw new errors/* JenkinsError */.fF('network', `${what}. Jenkins shows no build queued from it (the upload did not reach the job, or Jenkins refused the broken body); nothing was sent again: run the step again to upload the files.`);
+        throw failure(`. Jenkins shows no build queued from it (the upload did not reach the job, or Jenkins refused the broken body); nothing was sent again: run the step again to upload the files.`);
     }
     if (broken.length === 1 && complete.length === 0) {
         const found = broken[0];
         const user = upload.broken.user;
         if (!isOwnAlone(found.causes, user)) {
-            throw new errors/* JenkinsError */.fF('network', `${what}. Jenkins shows ${describe(found)} with every parameter at its default and no file, as the broken upload would have queued it, but ${notOurs(found.causes, user)}: it was left alone. Check it (it may run without the files); nothing was sent again.`);
+            throw failure(`. Jenkins shows ${describe(found)} with every parameter at its default and no file, as the broken upload would have queued it, but ${notOurs(found.causes, user)}: it was left alone. Check it (it may run without the files); nothing was sent again.`);
         }
         const done = await removeBroken(http, upload, found);
-        throw new errors/* JenkinsError */.fF('network', `${what}. Jenkins queued ${describe(found)} from the broken upload with every parameter at its default and no file: ${done}. Nothing was sent again: run the step again to upload the files.`);
+        throw failure(`. Jenkins queued ${describe(found)} from the broken upload with every parameter at its default and no file: ${done}. Nothing was sent again: run the step again to upload the files.`);
     }
     const all = [...complete, ...broken].map(describe).join(', ');
-    throw new errors/* JenkinsError */.fF('network', `${what}. Jenkins shows several items of '${name}' that this upload may have queued, and they cannot be told apart from other triggers: ${all}. None was touched and nothing was sent again; check them (one may run without the files).`);
+    throw failure(`. Jenkins shows several items of '${name}' that this upload may have queued, and they cannot be told apart from other triggers: ${all}. None was touched and nothing was sent again; check them (one may run without the files).`);
 }
 /** One look at the queue and the builds since the trigger, for both shapes. */
 async function look2(http, upload) {
@@ -46797,11 +46383,11 @@ async function removeBroken(http, upload, found) {
         }
         if (number === undefined)
             return 'could not tell which build it is';
-        await actions_stopBuild(http, { job, number, url: '' }, 'stop');
+        await stopBuild(http, { job, number, url: '' }, 'stop');
         return `stopped build #${number}`;
     }
     catch (error) {
-        if (error instanceof errors/* JenkinsError */.fF && error.kind === 'aborted')
+        if (error instanceof JenkinsError && error.kind === 'aborted')
             throw error;
         return `could not cancel or stop it (${(0,error_text/* errorText */.k)(error)}): stop it by hand`;
     }
@@ -46816,7 +46402,6 @@ async function removeBroken(http, upload, found) {
  * lost answer is looked into (upload-recovery.ts). Why, from Jenkins' source:
  * docs/internals.md, "A trigger that carries files".
  */
-
 
 
 
@@ -46857,7 +46442,7 @@ function checkUploads(info, name, files) {
     })
         .join('; ');
     const given = wrong.length === 1 ? 'a file for a parameter that takes' : 'files for parameters that take';
-    throw new errors/* JenkinsError */.fF('bad-request', `Input 'files' gives job '${name}' ${given} none: ${what}. ${has}. Nothing was triggered.`);
+    throw new JenkinsError('bad-request', `Input 'files' gives job '${name}' ${given} none: ${what}. ${has}. Nothing was triggered.`);
 }
 /** Queues one build of `job` with `files` uploaded; see the file comment. */
 async function triggerUpload(http, info, job, params, files, options = {}) {
@@ -46881,7 +46466,7 @@ async function triggerUpload(http, info, job, params, files, options = {}) {
     }
     const unsendable = [...fields.map(([key]) => key), ...files.map(file => file.name)].find(key => UNSENDABLE.test(key));
     if (unsendable !== undefined) {
-        throw new errors/* JenkinsError */.fF('bad-request', `Parameter name ${JSON.stringify(unsendable)} cannot be sent in a multipart body (it holds a quote or a line break). Nothing was triggered.`);
+        throw new JenkinsError('bad-request', `Parameter name ${JSON.stringify(unsendable)} cannot be sent in a multipart body (it holds a quote or a line break). Nothing was triggered.`);
     }
     const body = multipartBody(fields, files);
     let sent = 0;
@@ -46900,13 +46485,7 @@ async function triggerUpload(http, info, job, params, files, options = {}) {
     };
     http.logger.info(`Uploading ${files.map(file => `${file.name} (${file.fileName}, ${(0,bytes/* formatBytes */.z)(file.size)})`).join(', ')} to '${name}': ${(0,bytes/* formatBytes */.z)(body.length)} in all.`);
     const url = `${(0,job_path/* jobUrl */.Ne)(http.baseUrl, job)}buildWithParameters?delay=0sec`;
-    const context = http.context(`the trigger of job '${name}'`, {
-        notFound: `Job '${name}' was not found on Jenkins at ${http.baseUrl} (404)${http.anonymousHint()}`,
-        conflict: disabledMessage(http, name),
-        permission: 'Job/Build',
-        jobTokenSent: http.jobToken !== undefined,
-        serverHint: 'Jenkins also answers 500 to a parameter value it does not accept, and the File Parameters plugin to an upload it could not read.'
-    });
+    const context = triggerContext(http, name, 'Jenkins also answers 500 to a parameter value it does not accept, and the File Parameters plugin to an upload it could not read.');
     // What Jenkins stores from this request: our values, and each file parameter we upload (exported by name only).
     const complete = expectedParameters(info.parameterDefinitions, params);
     // What it stores from a body it could not parse: every default, no file at all.
@@ -46927,20 +46506,15 @@ async function triggerUpload(http, info, job, params, files, options = {}) {
         outcome = await triggerOnce(http, url, { upload: counted }, context, name);
     }
     catch (error) {
-        if (error instanceof errors/* Interrupted */.j$ && error.sent) {
+        if (error instanceof Interrupted && error.sent) {
             // A cancel mid-upload: the abort path looks for what this request queued.
-            throw new errors/* Interrupted */.j$(`${error.message} (the upload to '${name}' was cut at ${(0,bytes/* formatBytes */.z)(sent)} of ${(0,bytes/* formatBytes */.z)(body.length)}: Jenkins may have queued a build ${finished ? 'with the files' : 'without them'})`, { sent: true, lostTrigger: expectation(), lastFailure: error.lastFailure });
+            throw new Interrupted(`${error.message} (the upload to '${name}' was cut at ${(0,bytes/* formatBytes */.z)(sent)} of ${(0,bytes/* formatBytes */.z)(body.length)}: Jenkins may have queued a build ${finished ? 'with the files' : 'without them'})`, { sent: true, lostTrigger: expectation(), lastFailure: error.lastFailure });
         }
         throw error;
     }
     if ('queueId' in outcome) {
         http.logger.info(uploadedLine(body, Date.now() - started));
-        return {
-            queueId: outcome.queueId,
-            queueUrl: (0,job_path/* queueItemUrl */.oJ)(http.baseUrl, outcome.queueId),
-            merged: outcome.merged,
-            unknownParameters: undefinedNames
-        };
+        return { ...outcome, unknownParameters: undefinedNames };
     }
     const found = await recoverUpload(http, {
         name,
@@ -46962,11 +46536,10 @@ const MIN_RATE_MS = 1000;
  */
 function uploadedLine(body, elapsedMs) {
     const rate = elapsedMs >= MIN_RATE_MS ? ` (${(0,bytes/* formatBytes */.z)(body.length / (elapsedMs / 1000))}/s)` : '';
-    return `Uploaded ${(0,bytes/* formatBytes */.z)(body.fileBytes)} of files in ${(0,util_duration/* formatDuration */.a3)(elapsedMs)}${rate}.`;
+    return `Uploaded ${(0,bytes/* formatBytes */.z)(body.fileBytes)} of files in ${(0,duration/* formatDuration */.a3)(elapsedMs)}${rate}.`;
 }
 
 ;// CONCATENATED MODULE: ./src/jenkins/client.ts
-
 
 
 
@@ -46989,25 +46562,17 @@ function uploadedLine(body, elapsedMs) {
 class JenkinsClient {
     baseUrl;
     http;
-    triggerSettleMs;
-    triggerCause;
+    triggerOptions;
     /**
      * The password parameters of each job read (by jobKey): a build's value of
      * one is never kept, whatever its class says (decode.ts parametersIn).
      */
     passwords = new Map();
     constructor(options) {
-        // The `url` input checked it (inputs/input-values.ts parseBaseUrl); credentials never ride in it.
-        const base = (0,http_url/* parseHttpUrl */.f)(options.url.trim(), 'The Jenkins URL', 'http(s)://host[:port][/context-path]');
-        this.baseUrl = base.origin + base.pathname.replace(/\/+$/, '');
-        this.triggerSettleMs = options.triggerSettleMs;
-        this.triggerCause = options.triggerCause;
         // The whole settings object: a setting added to RequestSettings reaches the requester unlisted.
-        this.http = new Requester({
-            ...options,
-            baseUrl: this.baseUrl,
-            user: options.user || undefined
-        });
+        this.http = new Requester(options);
+        this.baseUrl = this.http.baseUrl;
+        this.triggerOptions = { settleMs: options.triggerSettleMs, cause: options.triggerCause };
     }
     /** HTTP requests sent, by operation ('job', 'trigger', 'queue', 'build', 'log', 'crumb', …) and 'total'. */
     get requestCounts() {
@@ -47027,80 +46592,40 @@ class JenkinsClient {
     buildUrl(job, number) {
         return (0,job_path/* buildUrl */.c$)(this.baseUrl, job, number);
     }
-    async getJob(job) {
-        const info = await this.http.guarded(() => getJob(this.http, job));
+    /** An operation over this client's requester, whatever it throws scrubbed (Requester.guarded). */
+    guarded(operation) {
+        return (...args) => this.http.guarded(() => operation(this.http, ...args));
+    }
+    getJob = this.guarded(async (http, job) => {
+        const info = await getJob(http, job);
         const passwords = info.parameterDefinitions.filter(d => d.password).map(d => d.name);
         if (passwords.length > 0)
             this.passwords.set((0,job_path/* jobKey */.tv)(job), new Set(passwords));
         return info;
-    }
-    listJobs(folder) {
-        return this.http.guarded(() => listJobs(this.http, folder));
-    }
-    trigger(info, job, params, files = []) {
-        const options = { settleMs: this.triggerSettleMs, cause: this.triggerCause };
-        return this.http.guarded(() => files.length > 0
-            ? triggerUpload(this.http, info, job, params, files, options)
-            : trigger(this.http, info, job, params, options));
-    }
-    rootUrl() {
-        return this.http.guarded(() => rootUrl(this.http));
-    }
-    locateRoot(what) {
-        return this.http.guarded(() => this.http.locateRoot(what));
-    }
-    getQueueItem(queueId) {
-        return this.http.guarded(() => getQueueItem(this.http, queueId));
-    }
-    cancelQueueItem(queueId) {
-        return this.http.guarded(() => cancelQueueItem(this.http, queueId));
-    }
-    getBuild(job, which, options = {}) {
-        const passwords = this.passwords.get((0,job_path/* jobKey */.tv)(job));
-        return this.http.guarded(() => getBuild(this.http, job, which, { ...options, passwords }));
-    }
-    recentBuilds(job, limit, options = {}) {
-        return this.http.guarded(() => recentBuilds(this.http, job, limit, options));
-    }
-    getQueue() {
-        return this.http.guarded(() => getQueue(this.http));
-    }
-    runningBuilds(options = {}) {
-        return this.http.guarded(() => runningBuilds(this.http, options));
-    }
-    scanMultibranch(project) {
-        return this.http.guarded(() => scanMultibranch(this.http, project));
-    }
-    indexingLog(project, start) {
-        return this.http.guarded(() => indexingLog(this.http, project, start));
-    }
-    progressiveText(build, start) {
-        return this.http.guarded(() => progressiveText(this.http, build, start));
-    }
-    stopBuild(build, how) {
-        return this.http.guarded(() => actions_stopBuild(this.http, build, how));
-    }
-    findLostTrigger(lost) {
-        return this.http.guarded(() => findLostTrigger(this.http, lost));
-    }
-    disableJob(job) {
-        return this.http.guarded(() => disableJob(this.http, job));
-    }
-    failedTests(build, options = {}) {
-        return readFailedTests(this.http, build, options);
-    }
-    describeRun(build) {
-        return describeRun(this.http, build);
-    }
-    listArtifacts(build) {
-        return listArtifacts(this.http, build);
-    }
-    downloadArtifact(build, relativePath, open) {
-        return downloadArtifact(this.http, build, relativePath, open);
-    }
-    readArtifact(build, relativePath, maxBytes) {
-        return readArtifact(this.http, build, relativePath, maxBytes);
-    }
+    });
+    getBuild = this.guarded((http, job, which, options = {}) => getBuild(http, job, which, { ...options, passwords: this.passwords.get((0,job_path/* jobKey */.tv)(job)) }));
+    trigger = this.guarded((http, info, job, params, files = []) => files.length > 0
+        ? triggerUpload(http, info, job, params, files, this.triggerOptions)
+        : trigger(http, info, job, params, this.triggerOptions));
+    locateRoot = this.guarded((http, what) => http.locateRoot(what));
+    listJobs = this.guarded(listJobs);
+    rootUrl = this.guarded(rootUrl);
+    getQueueItem = this.guarded(getQueueItem);
+    cancelQueueItem = this.guarded(cancelQueueItem);
+    recentBuilds = this.guarded(recentBuilds);
+    getQueue = this.guarded(getQueue);
+    runningBuilds = this.guarded(runningBuilds);
+    scanMultibranch = this.guarded(scanMultibranch);
+    indexingLog = this.guarded(indexingLog);
+    progressiveText = this.guarded(progressiveText);
+    stopBuild = this.guarded(stopBuild);
+    findLostTrigger = this.guarded(findLostTrigger);
+    disableJob = this.guarded(disableJob);
+    failedTests = this.guarded(readFailedTests);
+    describeRun = this.guarded(describeRun);
+    listArtifacts = this.guarded((http, build) => listArtifacts(http, build));
+    downloadArtifact = this.guarded(downloadArtifact);
+    readArtifact = this.guarded(readArtifact);
 }
 
 ;// CONCATENATED MODULE: ./src/step/create-client.ts
@@ -47108,18 +46633,12 @@ class JenkinsClient {
 
 
 /**
- * Tries of a request whose connection fails before Jenkins ever answered the
- * step (about 1.5 s of waits with the default backoff): a wrong url or a
- * Jenkins that is down is said within seconds (requester.ts).
+ * The Jenkins client for the step, bounded by `bounds`: the step's timeout
+ * and cancel signal, or an abort budget, and the session it continues. The
+ * abort and post clients keep retrying a first contact, as they talk to a
+ * server the step already reached (a restart is ridden out).
  */
-const FIRST_CONTACT_ATTEMPTS = 3;
-/**
- * The Jenkins client for the step, bounded by `bounds`. `firstContact`
- * 'quick' is for the step's own client, whose first request may be the
- * first to meet the server; the abort and post clients keep retrying, as
- * they talk to a server the step already reached (a restart is ridden out).
- */
-function createClient(settings, bounds = {}, firstContact = 'patient') {
+function createClient(settings, bounds = {}) {
     return new JenkinsClient({
         url: settings.url,
         user: settings.user,
@@ -47129,7 +46648,6 @@ function createClient(settings, bounds = {}, firstContact = 'patient') {
         ca: settings.caCerts,
         triggerCause: runUrl(),
         logger: coreLogger,
-        firstContactAttempts: firstContact === 'quick' ? FIRST_CONTACT_ATTEMPTS : undefined,
         // Like the token: the runner masks a crumb or session cookie wherever it
         // shows, Jenkins' console and a proxy's echo included, and the step
         // redacts it from every text it writes (secrets.ts).
@@ -47157,8 +46675,331 @@ function runUrl() {
     return `GitHub Actions ${server}/${repo}/actions/runs/${run}`;
 }
 
-// EXTERNAL MODULE: ./src/util/logger.ts
-var util_logger = __nccwpck_require__(6618);
+;// CONCATENATED MODULE: ./src/follow/queue-ended.ts
+
+
+/**
+ * The queue item this step queued ended in Jenkins without a build: it was
+ * cancelled there (by a user, or the job was disabled), or Jenkins no longer
+ * knows it and none of the job's recent builds came from it (a restart).
+ * Nothing of it runs, so the step must not say it left work running, and the
+ * post step has nothing to stop.
+ */
+class QueueItemEnded extends JenkinsError {
+    fate;
+    queueId;
+    constructor(message, 
+    /** What Jenkins shows of the item. */
+    fate, queueId) {
+        super(fate === 'cancelled' ? 'conflict' : 'not-found', message);
+        this.fate = fate;
+        this.queueId = queueId;
+        this.name = 'QueueItemEnded';
+    }
+    /** What Jenkins shows, for the post step: "queue item 5 was cancelled in Jenkins". */
+    get shown() {
+        return this.fate === 'cancelled'
+            ? `queue item ${this.queueId} was cancelled in Jenkins`
+            : `queue item ${this.queueId} is gone from Jenkins, with no build`;
+    }
+}
+/**
+ * The build a queue item Jenkins has forgotten became (404: 5 minutes after
+ * it left the queue, and on restart, jenkins-api.md 4): the one of the job's
+ * recent builds whose `queueId` is `queueId`; undefined when none is.
+ */
+async function buildNumberByQueueId(api, job, queueId) {
+    return (await api.recentBuilds(job, RECENT_BY_QUEUE_ID)).find(b => b.queueId === queueId)?.number;
+}
+/** How many of a job's builds are searched for a queue id: more than a queue item outlives. */
+const RECENT_BY_QUEUE_ID = 100;
+/** The job a queue item builds, from its `task` URL (Jenkins' root URL); undefined when Jenkins did not say. */
+function queueItemJob(item) {
+    const url = item.task?.url;
+    return typeof url === 'string' ? jobNamesFromUrl(url) : undefined;
+}
+
+;// CONCATENATED MODULE: ./src/follow/cancel.ts
+
+
+
+
+
+/**
+ * Why a scan is left running on cancel or timeout. Jenkins folds every scan
+ * request for a project into the one queued item (ComputedFolder.doBuild →
+ * Queue.schedule2), other requests can fold in between a look at its causes
+ * and a cancel, and once the scan runs Jenkins exports no causes at all (a
+ * FolderComputation has no API). A scan also indexes every branch of the
+ * project, not only this step's: stopping it would leave the others unseen.
+ */
+function scanLeft(project) {
+    return `left the scan of ${project} running: shared by every request waiting for the project's branches`;
+}
+/**
+ * The runner sends SIGINT, then SIGTERM 7.5 s later, then kills: the whole
+ * escalation has to fit well inside that. With a deadline (`until`), each
+ * wait is also cut to a share of the time left, so that term and kill still
+ * get their turn.
+ */
+const DEFAULT_ABORT_TIMINGS = {
+    /** How long to wait for `stop` to end the build before escalating (ms). */
+    stopWaitMs: 3000,
+    /** How long to wait after `term` before `kill` (ms). */
+    termWaitMs: 1500,
+    /** How long to wait after `kill` (ms). */
+    killWaitMs: 1000,
+    pollMs: 250,
+    /** How long the look for a request folded into ours may take before we act anyway (ms). */
+    shareCheckMs: 1000
+};
+/**
+ * Cancels the queue item or stops the build, escalating for Pipelines
+ * (stop, then term, then kill: jenkins-api.md 7), and says what it did.
+ * Work shared with another request is left alone: a 303 says so at once, and
+ * a brief look (shareCheckMs) right before acting finds a request folded in
+ * since (shared-work.ts); without an answer in time it acts on what the
+ * trigger said. `until` (epoch ms) is the abort's budget. Never throws: the
+ * caller is already failing the step.
+ */
+async function abortRemote(api, target, logger, { timings = DEFAULT_ABORT_TIMINGS, until, sleep = wait/* sleep */.yy } = {}) {
+    try {
+        let build = target.build;
+        let queueId = target.queueId;
+        let found = '';
+        if (target.shared) {
+            return leftShared(build ? `build #${build.number}` : `queue item ${queueId ?? '?'}`);
+        }
+        if (!build && queueId === undefined && target.lostTrigger) {
+            // The trigger may have queued a build we never heard of: find it by
+            // its parameters (reads only), never send another trigger.
+            const lost = await api.findLostTrigger(target.lostTrigger);
+            if (!lost) {
+                return "the trigger's answer never came, and Jenkins shows no queued item or build for it: nothing to cancel";
+            }
+            found = " (found by its parameters: the trigger's answer never came)";
+            if (lost.buildNumber === undefined)
+                queueId = lost.queueId;
+            else
+                build = refOf(api, target.job, lost.buildNumber);
+        }
+        if (!build && queueId !== undefined) {
+            const id = queueId;
+            // undefined: no answer in time; null: Jenkins no longer knows the item.
+            let item = await briefly(unlessNotFound(api.getQueueItem(id), null), timings.shareCheckMs);
+            if (item && isShared(item.actions, target.ownRequests))
+                return leftShared(`queue item ${id}`);
+            if (item === undefined || (item !== null && !hasLeft(item))) {
+                // No compare-and-cancel in Jenkins: a fold between the look and the
+                // cancel (one round trip) is not seen.
+                const outcome = await api.cancelQueueItem(id);
+                if (outcome === 'cancelled')
+                    return `cancelled Jenkins queue item ${id}${found}`;
+                // It left the queue meanwhile: read it again.
+                item = undefined;
+            }
+            // Too late: it left the queue, so a build may be running.
+            build = await buildOfQueueItem(api, { job: target.job, queueId: id, first: item, sleep });
+            if (!build)
+                return `queue item ${id} was no longer queued and started no build`;
+        }
+        if (!build)
+            return 'nothing was running in Jenkins yet';
+        const ref = build;
+        const current = await briefly(api.getBuild(ref.job, ref.number, { tree: `number,building,result,${CAUSES_TREE}` }), timings.shareCheckMs);
+        if (current && !current.building) {
+            return `build #${ref.number} had already finished (${current.result ?? 'no result'})`;
+        }
+        // Folded into after we queued it, or found through a 201 that folded ours in.
+        if (current && isShared(current.actions, target.ownRequests)) {
+            return leftShared(`build #${ref.number}`);
+        }
+        return `${await cancel_stopBuild(api, ref, logger, { timings, until, sleep })}${found}`;
+    }
+    catch (error) {
+        logger.warning(`Could not abort the Jenkins work: ${(0,error_text/* errorText */.k)(error)}`);
+        return COULD_NOT_ABORT;
+    }
+}
+/** abortRemote's answer when its requests failed: the work may still run, and the post step tries again. */
+const COULD_NOT_ABORT = 'could not abort the Jenkins work (see the warning above)';
+/** How abortRemote's answer ends when it left the work alone because another request shares it. */
+const SHARED_WORK_LEFT = 'running: shared with another request';
+function leftShared(what) {
+    return `left ${what} ${SHARED_WORK_LEFT}`;
+}
+/** What `read` gives within `ms`, or undefined when it failed or took longer (it is left to the client's own bound). */
+async function briefly(read, ms) {
+    let timer;
+    const late = new Promise(resolve => {
+        timer = setTimeout(() => resolve(undefined), ms);
+    });
+    try {
+        return await Promise.race([read.catch(() => undefined), late]);
+    }
+    finally {
+        clearTimeout(timer);
+    }
+}
+function refOf(api, job, number) {
+    return { job, number, url: api.buildUrl(job, number) };
+}
+/** A LeftItem: it carries `executable` (maybe null) and `cancelled` (jenkins-api.md 4). */
+function hasLeft(item) {
+    return (item._class?.endsWith('$LeftItem') === true || 'executable' in item || item.cancelled === true);
+}
+/** `first`: the item as just read (null: Jenkins no longer knows it), to save reading it again. */
+async function buildOfQueueItem(api, { job, queueId, first, sleep }) {
+    let number;
+    let item = first;
+    // A left item's executable is null for a moment while the run is
+    // created (jenkins-api.md 4): look again briefly before giving up.
+    for (let i = 0; i < 8 && number === undefined; i++) {
+        if (i > 0 || item === undefined)
+            item = await unlessNotFound(api.getQueueItem(queueId), null);
+        if (item === null)
+            break;
+        number = item.executable?.number;
+        if (number === undefined && (item.cancelled || item.executable === undefined))
+            break;
+        if (number === undefined)
+            await sleep(250);
+    }
+    if (item === null) {
+        // Expired or dropped by a restart: look the build up by its queue id.
+        number = await buildNumberByQueueId(api, job, queueId);
+    }
+    return number === undefined ? undefined : refOf(api, job, number);
+}
+/** Sends stop (then term, kill) and watches the build end; says what happened. */
+async function cancel_stopBuild(api, build, logger, { timings, until, sleep }) {
+    const label = `build #${build.number}`;
+    // [how, longest wait after it, share of the time left it may take]
+    const steps = [
+        ['stop', timings.stopWaitMs, 0.5],
+        ['term', timings.termWaitMs, 0.5],
+        ['kill', timings.killWaitMs, 1]
+    ];
+    let sent;
+    try {
+        for (const [how, waitMs, share] of steps) {
+            try {
+                await api.stopBuild(build, how);
+            }
+            catch (error) {
+                // Freestyle builds have no term/kill (404): stop is all there is.
+                if (how !== 'stop' && error instanceof JenkinsError && error.kind === 'not-found')
+                    break;
+                throw error;
+            }
+            sent = how;
+            logger.info(`Sent ${how} to Jenkins ${label}.`);
+            const longest = until === undefined ? waitMs : Math.min(waitMs, (until - Date.now()) * share);
+            const ended = await waitUntilOver(api, build, {
+                waitMs: Math.max(0, longest),
+                pollMs: timings.pollMs,
+                sleep
+            });
+            // Stop is a no-op on a build that had ended (jenkins-api.md 7): its result says which.
+            if (ended !== undefined) {
+                return how === 'stop' && ended !== 'ABORTED'
+                    ? `${label} had already finished (${ended})`
+                    : `stopped Jenkins ${label} (${how}; result ${ended})`;
+            }
+        }
+    }
+    catch (error) {
+        if (sent === undefined)
+            throw error;
+        return `sent ${sent} to Jenkins ${label}, but could not see it end: ${(0,error_text/* errorText */.k)(error)}`;
+    }
+    return `asked Jenkins to stop ${label}, but it was still running when the step gave up`;
+}
+async function waitUntilOver(api, build, { waitMs, pollMs, sleep }) {
+    const until = Date.now() + waitMs;
+    for (;;) {
+        const b = await api.getBuild(build.job, build.number, { tree: 'number,building,result' });
+        if (!b.building)
+            return b.result ?? 'no result';
+        if (Date.now() >= until)
+            return undefined;
+        await sleep(pollMs);
+    }
+}
+/**
+ * Turns the runner's SIGINT/SIGTERM into an abort of `controller`, so the
+ * follower stops waiting and main can stop the remote build. Returns a
+ * function that removes the handlers.
+ */
+function onCancelSignals(controller, logger) {
+    const handler = (signal) => {
+        if (controller.signal.aborted) {
+            logger.info(`Received ${signal} again; still stopping the Jenkins work.`);
+            return;
+        }
+        logger.info(`Received ${signal}: the workflow was cancelled.`);
+        controller.abort('cancelled');
+    };
+    process.on('SIGINT', handler);
+    process.on('SIGTERM', handler);
+    return () => {
+        process.off('SIGINT', handler);
+        process.off('SIGTERM', handler);
+    };
+}
+
+;// CONCATENATED MODULE: ./src/util/logger.ts
+/**
+ * A logger that drops everything (for library use and tests that do not care).
+ * @internal
+ */
+const silentLogger = {
+    debug: () => undefined,
+    info: () => undefined,
+    warning: () => undefined
+};
+/** A logger whose info lines start with `name: ` (several builds' lines that say "build #N" only). */
+function namedLogger(logger, name) {
+    return { ...logger, info: message => logger.info(`${name}: ${message}`) };
+}
+/**
+ * Says that a part of a build's outcome (test report, stages, artifacts
+ * list) could not be read: a warning in the log, and the same words in
+ * `unread` for the summary. The build's result stands.
+ */
+function warnUnread(message, logger, unread) {
+    logger.warning(message);
+    unread.push(message);
+}
+
+;// CONCATENATED MODULE: ./src/util/request-bounds.ts
+/**
+ * The bounds of the step's requests to GitHub, which outlive the step's own
+ * signal: until the step is stopped they are its cancel signal and its
+ * `timeout` (a request in flight then ends at once, so that stopping the
+ * Jenkins work never waits on GitHub); from the stop on, new requests (the
+ * final commit status and comment) get what is left of the abort's budget.
+ * runBounded (step/bounded-step.ts) switches them, the moment the signal fires.
+ */
+/** The step's bounds, then the abort's budget. */
+class StepBounds {
+    step;
+    budgetEnd;
+    constructor(step) {
+        this.step = step;
+    }
+    /** The bounds a request starting now gets. */
+    current() {
+        if (this.budgetEnd === undefined)
+            return this.step;
+        return { deadline: this.budgetEnd };
+    }
+    /** The step was stopped: requests from now on end by `until` (epoch ms), the abort's budget. */
+    budget(until) {
+        this.budgetEnd = until;
+    }
+}
+
 ;// CONCATENATED MODULE: ./src/step/remote-work.ts
 
 
@@ -47213,10 +47054,6 @@ class RemoteWork {
     get adopted() {
         return this.items.filter(e => e.ref !== undefined && e.queueId === undefined && !e.lost).length;
     }
-    /** Whether the main step dealt with all of it (done(), or one of the notes below). */
-    get isDone() {
-        return this.items.every(e => e.done);
-    }
     /** Every item is dealt with (the step ends, or gave up on them on purpose), but the jobs (by jobKey) in `except`: the post step stops their work. */
     done({ except } = {}) {
         for (const item of this.items)
@@ -47226,28 +47063,22 @@ class RemoteWork {
     }
     /** The step failed for another reason than cancel or timeout and leaves its work running (`urls`): the post step must not stop it. */
     leftRunning(urls) {
-        this.io.saveState(constants/* State */.Uw.LeftRunning, urls);
+        this.io.saveState(State.LeftRunning, urls);
         this.done();
     }
-    /** The item's queue item ended in Jenkins without a build (`shown` says how, with its link): nothing of it runs. */
-    ended(index, shown) {
-        this.entry(index).note = { key: constants/* State */.Uw.Ended, shown };
-        this.finished(index);
-    }
-    /** The step returns without waiting for the item's work (`wait: false` or `started`), as asked: `shown` says what runs on, with its link. */
-    returned(index, shown) {
-        this.entry(index).note = { key: constants/* State */.Uw.Returned, shown };
+    /**
+     * The main step dealt with the item, and the post step is told how
+     * (`shown`, with its link): its queue item ended in Jenkins without a
+     * build, nothing of it runs (`Ended`); or the step returns without waiting
+     * for its work (`wait: false` or `started`), as asked (`Returned`).
+     */
+    noted(index, key, shown) {
+        this.entry(index).note = { key, shown };
         this.finished(index);
     }
     /** The work still running that this step started, one target per queue item. */
     targets(api) {
-        const targets = [];
-        for (const group of this.groups()) {
-            const [first] = group;
-            if (!first || group.every(e => e.done))
-                continue;
-            targets.push({ name: (0,job_path/* fullName */.fq)(first.job), ...targetOf(first, group, api) });
-        }
+        const targets = this.groups().flatMap(group => (group.done ? [] : [targetOf(group, api)]));
         for (const item of this.items) {
             if (item.queueId === undefined && item.lost && !item.done) {
                 targets.push({ name: (0,job_path/* fullName */.fq)(item.job), job: item.job, lostTrigger: item.lost });
@@ -47258,31 +47089,35 @@ class RemoteWork {
     /** The work the item at `index` started (with the items that started the same), while it may run. */
     targetOf(index, api) {
         const item = this.entry(index);
-        const group = this.groups().find(g => g.includes(item));
-        if (group)
-            return targetOf(item, group, api);
+        if (item.queueId !== undefined) {
+            const group = this.groups().find(g => g.queueId === item.queueId);
+            return group && targetOf(group, api);
+        }
         if (item.lost && !item.done)
             return { job: item.job, lostTrigger: item.lost };
         return undefined;
     }
-    /** Whether the item at `index` shares its work with a request that is not this step's. */
-    shared(index) {
-        const group = this.groups().find(g => g.includes(this.entry(index)));
-        return group !== undefined && group.every(e => e.merged);
-    }
-    /** Items by the queue item they started (Jenkins folds identical requests into one). */
+    /** The queue items started, each as saved (Jenkins folds identical requests into one). */
     groups() {
         const byQueue = new Map();
         for (const item of this.items) {
             if (item.queueId === undefined)
                 continue;
-            const group = byQueue.get(item.queueId);
-            if (group)
-                group.push(item);
-            else
-                byQueue.set(item.queueId, [item]);
+            byQueue.set(item.queueId, [...(byQueue.get(item.queueId) ?? []), item]);
         }
-        return [...byQueue.values()];
+        // JSON leaves out what is undefined.
+        return [...byQueue.values()].flatMap(([first, ...rest]) => {
+            if (!first)
+                return [];
+            return {
+                job: first.job,
+                queueId: first.queueId,
+                number: first.ref?.number,
+                own: rest.length + 1,
+                shared: first.merged && rest.every(e => e.merged),
+                done: first.done && rest.every(e => e.done) ? true : undefined
+            };
+        });
     }
     entry(index) {
         const item = this.items[index];
@@ -47291,50 +47126,31 @@ class RemoteWork {
         return item;
     }
     persist() {
-        const saved = this.groups().flatMap(group => {
-            const [first] = group;
-            if (!first)
-                return [];
-            return {
-                job: [...first.job],
-                ...(first.queueId === undefined ? {} : { queueId: first.queueId }),
-                ...(first.ref === undefined ? {} : { number: first.ref.number }),
-                own: group.length,
-                shared: group.every(e => e.merged),
-                ...(group.every(e => e.done) ? { done: true } : {})
-            };
-        });
-        this.io.saveState(constants/* State */.Uw.Builds, JSON.stringify(saved));
-        this.io.saveState(constants/* State */.Uw.Done, saved.every(e => e.done) ? 'true' : 'false');
-        for (const key of [constants/* State */.Uw.Returned, constants/* State */.Uw.Ended]) {
+        const saved = this.groups();
+        this.io.saveState(State.Builds, JSON.stringify(saved));
+        this.io.saveState(State.Done, saved.every(e => e.done) ? 'true' : 'false');
+        for (const key of [State.Returned, State.Ended]) {
             const shown = this.items.flatMap(item => (item.note?.key === key ? [item.note.shown] : []));
             if (shown.length > 0)
                 this.io.saveState(key, shown.join('; '));
         }
     }
 }
-function targetOf(first, group, api) {
-    const { job, queueId, ref } = first;
-    return {
-        job,
-        queueId,
-        build: ref === undefined
-            ? undefined
-            : { job, number: ref.number, url: api.buildUrl(job, ref.number) },
-        // Every request of ours folded into one already queued: not ours alone.
-        shared: group.every(e => e.merged),
-        ownRequests: group.length
-    };
+/** A queue item's work as a target to stop (`name`: its job's). */
+function targetOf({ job, queueId, number, own, shared }, api) {
+    const build = number === undefined ? undefined : { job, number, url: api.buildUrl(job, number) };
+    // Every request of ours folded into one already queued: not ours alone.
+    return { name: (0,job_path/* fullName */.fq)(job), job, queueId, build, shared, ownRequests: own };
 }
 /** Reads what the main step saved (the post step's one reader of the state this file writes). */
 function savedWork(getState) {
-    if (getState(constants/* State */.Uw.Done) === 'false') {
-        return { dealt: false, targets: api => savedTargets(getState(constants/* State */.Uw.Builds), api) };
+    if (getState(State.Done) === 'false') {
+        return { dealt: false, targets: api => savedTargets(getState(State.Builds), api) };
     }
     const notes = [
-        ['left running', getState(constants/* State */.Uw.LeftRunning)],
-        ['ended', getState(constants/* State */.Uw.Ended)],
-        ['returned', getState(constants/* State */.Uw.Returned)]
+        ['left running', getState(State.LeftRunning)],
+        ['ended', getState(State.Ended)],
+        ['returned', getState(State.Returned)]
     ];
     const [dealt, shown] = notes.find(([, text]) => text !== '') ?? ['finished', ''];
     return { dealt, shown };
@@ -47353,29 +47169,174 @@ function savedTargets(state, api) {
     }
     if (!Array.isArray(saved))
         return [];
-    const targets = [];
-    for (const raw of saved.map((entry) => typeof entry === 'object' && entry !== null ? entry : undefined)) {
-        if (!raw || !Array.isArray(raw.job) || !raw.job.every(n => typeof n === 'string'))
-            continue;
-        if (raw.done === true)
-            continue;
-        const job = Object.freeze([...raw.job]);
-        const own = typeof raw.own === 'number' && raw.own > 0 ? raw.own : 1;
-        const number = typeof raw.number === 'number' ? raw.number : undefined;
-        targets.push({
-            name: (0,job_path/* fullName */.fq)(job),
-            ...targetOf({
-                job,
-                queueId: typeof raw.queueId === 'number' ? raw.queueId : undefined,
-                ref: number === undefined ? undefined : { job, number, url: api.buildUrl(job, number) }
-            }, Array.from({ length: own }, () => ({ merged: raw.shared === true })), api)
-        });
-    }
-    return targets;
+    return saved.flatMap((raw) => {
+        if (typeof raw !== 'object' || raw === null || raw.done === true)
+            return [];
+        const { job, queueId, number, own } = raw;
+        if (!Array.isArray(job) || !job.every(n => typeof n === 'string'))
+            return [];
+        return targetOf({
+            job: Object.freeze([...job]),
+            queueId: typeof queueId === 'number' ? queueId : undefined,
+            number: typeof number === 'number' ? number : undefined,
+            own: typeof own === 'number' && own > 0 ? own : 1,
+            shared: raw.shared === true
+        }, api);
+    });
 }
 
-// EXTERNAL MODULE: ./src/outcome/build-outputs.ts
-var build_outputs = __nccwpck_require__(4487);
+;// CONCATENATED MODULE: ./src/step/bounded-step.ts
+
+
+
+
+
+
+
+
+
+/**
+ * A mode of the step, bounded by `timeout` and stopped by the runner's
+ * cancel signals. Both fire one signal: the client's requests in flight end
+ * at once and none start after it, and the abort (stop or cancel what was
+ * started) runs with its own client and budget. GitHub's requests in flight
+ * end with them; those sent after (the final status and comment) get the
+ * abort's budget (`githubBounds`). The only place a step's abort controller,
+ * timer, signal handlers and clients' bounds are made.
+ */
+async function runBounded(settings, io, mode) {
+    const started = Date.now();
+    const controller = new AbortController();
+    const { signal } = controller;
+    const deadline = started + settings.timeoutMs;
+    const githubBounds = new StepBounds({ signal, deadline });
+    let abortedAt;
+    let until;
+    // First of the signal's listeners: GitHub requests sent from here on (the
+    // final status and comment) already get the abort's budget.
+    signal.addEventListener('abort', () => {
+        abortedAt = Date.now();
+        until = abortedAt + budgetMs((0,wait/* abortReason */.Js)(signal));
+        githubBounds.budget(until);
+    }, { once: true });
+    const timer = setTimeout(() => controller.abort('timeout'), settings.timeoutMs);
+    const removeSignalHandlers = onCancelSignals(controller, io.logger);
+    // Its first request may be the first to meet the server: a connection that fails before
+    // Jenkins ever answered is tried 3 times (about 1.5 s of waits): a wrong url or a Jenkins
+    // that is down is said within seconds (requester.ts).
+    const api = createClient(settings, { deadline, signal, firstContactAttempts: 3 });
+    const step = {
+        settings,
+        io,
+        api,
+        signal,
+        githubBounds,
+        work: new RemoteWork(mode.jobs, io)
+    };
+    try {
+        await mode.run(step);
+    }
+    catch (error) {
+        // Whatever failed once the signal fired failed because of it.
+        if (signal.aborted || error instanceof wait/* StepAborted */.M4) {
+            const reason = (0,wait/* abortReason */.Js)(signal);
+            const at = abortedAt ?? Date.now();
+            const head = reason === 'timeout'
+                ? `Timed out after ${(0,duration/* formatDuration */.a3)(at - started)} (timeout: ${(0,duration/* formatDuration */.a3)(settings.timeoutMs)}) waiting for ${mode.waitingFor}`
+                : `The workflow was cancelled while waiting for ${mode.waitingFor}`;
+            const end = until ?? at + budgetMs(reason);
+            throw new Error(await mode.stopped(step, { error, reason, head, until: end }));
+        }
+        throw await mode.failed(step, error);
+    }
+    finally {
+        clearTimeout(timer);
+        removeSignalHandlers();
+    }
+}
+/**
+ * How long the abort after a cancel signal may take. The runner sends
+ * SIGINT, SIGTERM 7.5 s later, then kills: this leaves 2 s to report and exit.
+ */
+const CANCEL_BUDGET_MS = 5500;
+/** How long the abort after the timeout may take: the step ends by `timeout` + 5 s, with 1.5 s to report and exit. */
+const TIMEOUT_BUDGET_MS = 3500;
+/** How long the abort may take after the step was stopped for `reason`. */
+function budgetMs(reason) {
+    return reason === 'timeout' ? TIMEOUT_BUDGET_MS : CANCEL_BUDGET_MS;
+}
+/**
+ * Cancels or stops what the step started (unless told not to), every target
+ * at once within `until`, and says what it did: the text that ends the abort
+ * message, and what was said of each job (by jobKey). With `named` (several
+ * builds) each line names its job.
+ */
+async function stopWork({ settings, work, api }, { log, until, named }) {
+    const said = new Map();
+    /** Jobs (by jobKey) whose work the abort could not reach: left to the post step. */
+    const unstopped = new Set();
+    try {
+        if (!work.anything) {
+            const adopted = work.adopted;
+            if (adopted > 0) {
+                const it = adopted === 1 ? 'it' : 'them';
+                return { outcome: `; left ${it} running (this step did not start ${it}).`, said };
+            }
+            const left = [...new Set(work.scans)].map(scanLeft);
+            for (const line of left)
+                log.info(`Jenkins: ${line}.`);
+            const outcome = left.length > 0 ? `; ${left.join('; ')}.` : '; nothing was started in Jenkins.';
+            return { outcome, said };
+        }
+        if (!settings.abortOnCancel) {
+            return { outcome: '; left the Jenkins work running (abort-on-cancel: false).', said };
+        }
+        // The step's own client was stopped with it: the abort gets its own, bounded by its budget.
+        const client = budgetClient(settings, { until, continuing: api });
+        const done = await abortTargets(client, work.targets(client), { log, until, named });
+        for (const { key, what, line } of done) {
+            said.set(key, what);
+            if (what === COULD_NOT_ABORT)
+                unstopped.add(key);
+            log.info(`Jenkins${named ? '' : ':'} ${line}.`);
+        }
+        if (unstopped.size > 0)
+            log.info('Jenkins: the post step will try again to stop it.');
+        const lines = done.map(d => d.line).join('; ');
+        return { outcome: lines ? `; ${lines}.` : '; none of it was still running.', said };
+    }
+    finally {
+        // Only now: if the runner kills us before this, the post step stops the work;
+        // it also stops what the abort could not reach.
+        work.done({ except: unstopped });
+    }
+}
+/** Stops or cancels every target at once within `until`: what was said of each (by jobKey), in a line that names its job with `named`. */
+function abortTargets(api, targets, { log, until, named }) {
+    return Promise.all(targets.map(async (target) => {
+        const what = await abortRemote(api, target, named ? namedLogger(log, target.name) : log, {
+            until
+        });
+        return { key: (0,job_path/* jobKey */.tv)(target.job), what, line: named ? `${target.name}: ${what}` : what };
+    }));
+}
+/**
+ * A failure that is not a cancel or timeout leaves the work running, as
+ * `abort-on-cancel` promises, and says so with its links (in the
+ * presenter's words); the post step is told not to stop it.
+ */
+function leavingWorkRunning({ api, work, io }, error, present) {
+    const left = work.targets(api);
+    if (left.length === 0) {
+        work.done();
+        return error;
+    }
+    const urls = left.map(t => t.build?.url ?? (0,job_path/* queueItemUrl */.oJ)(api.baseUrl, t.queueId));
+    work.leftRunning(urls.join(' '));
+    io.logger.debug(`Left running: ${urls.join(', ')}`);
+    return new Error(`${(0,error_text/* errorText */.k)(error).replace(/\.?$/, '.')} ${present.leftRunning(left, urls)} (this step stops Jenkins work only when it is cancelled or times out).`);
+}
+
 ;// CONCATENATED MODULE: ./src/util/console-line.ts
 /**
  * A console line as the failure message quotes it (outcome/report.ts) and as
@@ -47393,11 +47354,457 @@ function plainConsoleLine(line) {
     return line.replace(ANSI, '').replace(console_line_CONTROL, '');
 }
 
-// EXTERNAL MODULE: ./src/outcome/history.ts
-var outcome_history = __nccwpck_require__(6380);
-// EXTERNAL MODULE: ./src/outcome/summary-sections.ts + 1 modules
-var summary_sections = __nccwpck_require__(976);
+;// CONCATENATED MODULE: ./src/outcome/output-cap.ts
+/**
+ * JSON array outputs within a byte cap. GitHub allows 1 MB for all of a
+ * job's outputs together (counted as UTF-16); a list Jenkins makes long
+ * (stages, archived files) must not take it all, nor fail the job.
+ */
+/**
+ * `entries` as a JSON array of at most `maxBytes` UTF-8 bytes: the first
+ * entries that fit, each whole, so that it stays valid JSON; `kept` of
+ * them, and the size of the whole array as JSON (`fullBytes`).
+ */
+function cappedArray(entries, maxBytes) {
+    const texts = entries.map(entry => JSON.stringify(entry) ?? 'null');
+    let fullBytes = 2;
+    let bytes = 2;
+    let kept = 0;
+    texts.forEach((text, i) => {
+        const size = Buffer.byteLength(text) + (i > 0 ? 1 : 0);
+        fullBytes += size;
+        if (kept === i && bytes + size <= maxBytes) {
+            bytes += size;
+            kept++;
+        }
+    });
+    return { json: `[${texts.slice(0, kept).join(',')}]`, kept, fullBytes };
+}
+
+;// CONCATENATED MODULE: ./src/outcome/build-outputs.ts
+
+
+
+
+
+
+/**
+ * Cap of the `build` output, in UTF-8 bytes (action.yml, README). GitHub
+ * allows 1 MB of job outputs per job, counted as UTF-16 (two bytes a
+ * character for JSON's ASCII): 256 KiB of JSON is half of that, so the
+ * output can still be passed on as a job output beside the others. Build
+ * JSON is a few KB; what exceeds this is long change logs or many actions.
+ * @internal
+ */
+const BUILD_OUTPUT_MAX_BYTES = 256 * 1024;
+/**
+ * The `build` output: the build JSON within `maxBytes`. When it is too
+ * large, whole top-level fields are left out (`dropped`), largest first,
+ * until it fits: the output stays valid JSON with Jenkins' own field names,
+ * and what is there is complete. `fullBytes`: the whole JSON's size.
+ * @internal
+ */
+function buildOutput(build, maxBytes = BUILD_OUTPUT_MAX_BYTES) {
+    const json = JSON.stringify(build);
+    const fullBytes = Buffer.byteLength(json);
+    if (fullBytes <= maxBytes)
+        return { json, dropped: [], fullBytes };
+    const kept = { ...build };
+    const dropped = [];
+    const largestFirst = Object.entries(build)
+        .map(([key, value]) => ({ key, bytes: Buffer.byteLength(JSON.stringify(value) ?? '') }))
+        .sort((a, b) => b.bytes - a.bytes);
+    let cut = json;
+    for (const { key } of largestFirst) {
+        if (Buffer.byteLength(cut) <= maxBytes)
+            break;
+        delete kept[key];
+        dropped.push(key);
+        cut = JSON.stringify(kept);
+    }
+    return { json: cut, dropped, fullBytes };
+}
+/** The build's number once known (from the end of its URL, `…/job/x/12/`, before it is read); null before. */
+function buildNumber({ build, buildUrl }) {
+    return build?.number ?? (0,model_counts/* countOf */.pq)(buildUrl ? /\/(\d+)\/?$/.exec(buildUrl)?.[1] : undefined) ?? null;
+}
+/**
+ * The one function that turns a build's outcome into its output values
+ * (null where unknown): the step's outputs of one `job`, and one entry of
+ * the `builds` output of `jobs`. duration and result only once the build is
+ * over; what it said of itself only once it started; `values` what its
+ * `values-file` held, once it ended.
+ * @internal
+ */
+function buildEntry({ outcome, values }) {
+    const build = outcome.build;
+    const ended = build !== undefined && !build.building;
+    return {
+        job: outcome.jobName,
+        number: buildNumber(outcome),
+        url: outcome.buildUrl ?? null,
+        result: outcome.result ?? (ended ? build.result : null),
+        // Jenkins reports duration 0 while a build runs (jenkins-api.md 5.2).
+        duration: ended ? (build.duration ?? null) : null,
+        queueUrl: outcome.queueUrl ?? null,
+        description: build?.description ?? null,
+        displayName: build?.displayName ?? null,
+        parameters: build ? parameterValues(build.parameters) : null,
+        values: values?.values ?? null
+    };
+}
+/**
+ * The step's outputs from its items' reports (one `job`: one report):
+ * `result` the worst, `tests-*` the counts summed over the builds that have
+ * a report, `artifacts` every file downloaded; with `several`, `builds`
+ * (each buildEntry, in the order given), else the one build's own outputs.
+ */
+function setOutputs(out, reports, logger, { several }) {
+    const entries = reports.map(buildEntry);
+    const worst = worstResult(entries.map(entry => entry.result));
+    if (worst)
+        out.setOutput(Output.Result, worst);
+    const tests = reports.flatMap(({ outcome }) => (outcome.tests ? [outcome.tests.counts] : []));
+    for (const [key, name] of TEST_COUNTS) {
+        if (tests.length === 0)
+            break;
+        // Counts each within the safe range can sum past it: such a sum is not set.
+        const total = tests.reduce((n, counts) => n + counts[key], 0);
+        if ((0,model_counts/* isCount */.my)(total))
+            out.setOutput(name, String(total));
+        else
+            logger.warning(`The ${name} output is not set: the sum of the builds' counts is too large.`);
+    }
+    const artifacts = reports.flatMap(({ outcome }) => outcome.artifacts ?? []);
+    if (artifacts.length > 0) {
+        const folders = [...new Set(artifacts.map(a => a.folder))];
+        setCappedArray(out, logger, {
+            name: Output.Artifacts,
+            entries: artifacts.flatMap(a => a.written),
+            maxBytes: ARTIFACTS_OUTPUT_MAX_BYTES,
+            what: 'files',
+            whole: `All of them are in ${(0,shorten/* cut */.J)(folders.join(', '), 500)}.`
+        });
+    }
+    const [one] = reports;
+    if (several)
+        out.setOutput(Output.Builds, JSON.stringify(entries));
+    else if (one)
+        setOneBuildOutputs(out, one, logger);
+}
+const TEST_COUNTS = [
+    ['total', Output.TestsTotal],
+    ['failed', Output.TestsFailed],
+    ['skipped', Output.TestsSkipped]
+];
+/**
+ * The worst of the results by Jenkins' order (Result.ordinal: SUCCESS < UNSTABLE < FAILURE < NOT_BUILT < ABORTED).
+ * @internal
+ */
+function worstResult(results) {
+    return BUILD_RESULTS.findLast(result => results.includes(result));
+}
+/**
+ * What only one build has: its number, URL, duration, JSON, job URL,
+ * stages, history and values. A `build` output over its cap is cut
+ * (buildOutput) with a warning that says what was left out and where the whole is.
+ */
+function setOneBuildOutputs(out, one, logger) {
+    const { outcome } = one;
+    const build = outcome.build;
+    const entry = buildEntry(one);
+    if (entry.number !== null)
+        out.setOutput(Output.BuildNumber, String(entry.number));
+    if (entry.url)
+        out.setOutput(Output.BuildUrl, entry.url);
+    if (entry.duration !== null)
+        out.setOutput(Output.Duration, String(entry.duration));
+    else if (build && !build.building) {
+        logger.warning(`Ignored the duration Jenkins gave build #${build.number} (${(0,model_counts/* shownValue */.JJ)(build.json.duration)}): not a whole number of milliseconds. The duration output is not set.`);
+    }
+    if (entry.queueUrl)
+        out.setOutput(Output.QueueUrl, entry.queueUrl);
+    if (build) {
+        // Jenkins' text, set exactly as it is: an output is never a command.
+        out.setOutput(Output.Description, build.description);
+        out.setOutput(Output.DisplayName, build.displayName);
+        out.setOutput(Output.BuildParameters, JSON.stringify(entry.parameters));
+        const { json, dropped, fullBytes } = buildOutput(build.json);
+        out.setOutput(Output.Build, json);
+        if (dropped.length > 0) {
+            logger.warning(`The build output holds ${(0,bytes/* kib */.t)(fullBytes)} of JSON, over its cap of ${(0,bytes/* kib */.t)(BUILD_OUTPUT_MAX_BYTES)}: it leaves out ${dropped.join(', ')}. The whole build is at ${outcome.buildUrl ?? 'the build URL'}api/json.`);
+        }
+    }
+    out.setOutput(Output.JobUrl, outcome.jobUrl);
+    if (outcome.stages) {
+        setCappedArray(out, logger, {
+            name: Output.Stages,
+            entries: outcome.stages.map(({ name, status, durationMillis }) => ({
+                name,
+                status,
+                durationMillis
+            })),
+            maxBytes: STAGES_OUTPUT_MAX_BYTES,
+            what: 'stages',
+            whole: `All stages are at ${outcome.buildUrl ?? 'the build URL'}wfapi/describe.`
+        });
+    }
+    if (outcome.history)
+        out.setOutput(Output.History, JSON.stringify(outcome.history));
+    if (entry.values)
+        out.setOutput(Output.Values, JSON.stringify(entry.values));
+}
+/**
+ * Cap of the `artifacts` output, in UTF-8 bytes: about 1,000 paths. The
+ * files are on disk whatever the output lists.
+ * @internal
+ */
+const ARTIFACTS_OUTPUT_MAX_BYTES = 64 * 1024;
+/**
+ * Cap of the `stages` output, in UTF-8 bytes (action.yml, README): with
+ * `build` (256 KiB) it stays well within GitHub's 1 MB for all of a job's
+ * outputs, counted as UTF-16. Stages of usual names take about 70 bytes
+ * each: some 900 fit.
+ * @internal
+ */
+const STAGES_OUTPUT_MAX_BYTES = 64 * 1024;
+/** A JSON array output within its cap (cappedArray); when cut, a warning says how many `what` it lists and where all are (`whole`). */
+function setCappedArray(out, logger, options) {
+    const { name, entries, maxBytes } = options;
+    const { json, kept, fullBytes } = cappedArray(entries, maxBytes);
+    out.setOutput(name, json);
+    if (kept < entries.length) {
+        logger.warning(`The ${name} output would hold ${(0,bytes/* kib */.t)(fullBytes)} of JSON, over its cap of ${(0,bytes/* kib */.t)(maxBytes)}: it lists the first ${kept} of ${entries.length} ${options.what}. ${options.whole}`);
+    }
+}
+
+;// CONCATENATED MODULE: ./src/outcome/source-link.ts
+/**
+ * `${server}/${owner}/${name}/blob/${sha}/${path}#L${line}`, each path
+ * segment URL-encoded (a `#`, `?` or space in a file name stays part of
+ * the path). The caller's link() keeps only http(s).
+ */
+function sourceLineUrl(commit, where) {
+    const encoded = (path) => path.split('/').map(encodeURIComponent).join('/');
+    const server = commit.serverUrl.replace(/\/+$/, '');
+    return `${server}/${encoded(commit.repository)}/blob/${encodeURIComponent(commit.sha)}/${encoded(where.file)}#L${where.line}`;
+}
+
+;// CONCATENATED MODULE: ./src/outcome/summary-sections.ts
+
+
+
+
+
+
+/** The symbol shown before a result (summary, history, pull request comment). */
+const RESULT_ICONS = {
+    SUCCESS: '✅',
+    UNSTABLE: '⚠️',
+    FAILURE: '❌',
+    ABORTED: '⛔',
+    NOT_BUILT: '⚪'
+};
+const STAGE_ICONS = {
+    SUCCESS: '✅',
+    FAILED: '❌',
+    UNSTABLE: '⚠️',
+    ABORTED: '⛔',
+    NOT_EXECUTED: '⚪',
+    IN_PROGRESS: '⏳',
+    PAUSED_PENDING_INPUT: '⏸️'
+};
+const MAX_STAGE_ROWS = 100;
+const MAX_NAME_VALUES = 50;
+const MAX_ARTIFACT_ROWS = 20;
+const PATH_CHARS = 200;
+const ERROR_CHARS = 300;
+const MAX_UNREAD = 3;
+const UNREAD_CHARS = 600;
+/** Text in a table's cell: at most `max` characters, inert; an empty one stays a cell. */
+function textCell(text, max = 200) {
+    return (0,html/* escapeHtml */.ZD)((0,shorten/* cut */.J)(text, max)) || '&nbsp;';
+}
+/** A table of names (as code) and their values' cells: at most 50 rows, `… and N more` below it. */
+function addNameValues(summary, headers, entries, valueCell) {
+    const shown = entries.slice(0, MAX_NAME_VALUES);
+    summary.addTable([
+        headerRow(...headers),
+        ...shown.map(([name, value]) => [
+            `<code>${(0,html/* escapeHtml */.ZD)((0,shorten/* cut */.J)(name, 100))}</code>`,
+            valueCell(value)
+        ])
+    ]);
+    addMore(summary, entries.length, shown.length);
+}
+/** A table's header row. */
+function headerRow(...names) {
+    return names.map(data => ({ data, header: true }));
+}
+/** `… and N more` below a list cut to `shown` of `total` (`what`: of what, when it says). */
+function addMore(summary, total, shown, what = '') {
+    if (total > shown)
+        summary.addRaw(`<p>… and ${total - shown} more${what}.</p>`, true);
+}
+/**
+ * The failed tests: name (linked to its page), class, where it failed in the
+ * repository (when a trace names a workspace file: `path:line`, linked to
+ * that line at the commit under test on a runner), first line of the error.
+ * `level`: of its heading, below the build's.
+ */
+function addFailedTests(summary, tests, level = 3) {
+    if (tests.counts.failed === 0)
+        return;
+    summary.addHeading('Failed tests', level);
+    if (tests.failed.length > 0) {
+        const located = tests.located ?? new Map();
+        // A File column only when a test has one: most reports name no workspace file.
+        const withFile = tests.failed.some(test => located.has(test));
+        summary.addTable([
+            headerRow('Test', 'Class', ...(withFile ? ['File'] : []), 'Error'),
+            ...tests.failed.map(test => [
+                (0,html/* link */.nf)(shortName(test.name), test.url),
+                `<code>${(0,html/* escapeHtml */.ZD)(shortName(test.className))}</code>`,
+                ...(withFile ? [fileCell(located.get(test), tests.commit)] : []),
+                textCell(firstLine(test.errorDetails), ERROR_CHARS)
+            ])
+        ]);
+    }
+    const shown = tests.failed.length;
+    const { failed, total } = tests.counts;
+    const notes = [];
+    if (shown === 0 && tests.casesRead === 0) {
+        notes.push(`${failed} failed tests; the report could not be read here.`);
+    }
+    else if (shown < failed) {
+        notes.push(`${shown} of ${failed} failed tests shown.`);
+        if (tests.partial) {
+            notes.push(`The report is too large to read whole: these come from its first ${tests.casesRead} of ${total} tests.`);
+        }
+    }
+    const all = `All results: ${(0,html/* link */.nf)('test report', tests.reportUrl)}.`;
+    summary.addRaw(`<p>${[...notes.map(html/* escapeHtml */.ZD), all].join(' ')}</p>`, true);
+}
+/** The Pipeline's stages: name, status, duration. */
+function addStages(summary, stages, level = 3) {
+    if (stages.length === 0)
+        return;
+    summary.addHeading('Stages', level);
+    const shown = stages.slice(0, MAX_STAGE_ROWS);
+    summary.addTable([
+        headerRow('Stage', 'Status', 'Duration'),
+        ...shown.map(stage => [
+            (0,html/* escapeHtml */.ZD)(shortName(stage.name)),
+            `${STAGE_ICONS[stage.status] ?? ''} ${(0,html/* escapeHtml */.ZD)(stage.status)}`.trim(),
+            stage.status === 'NOT_EXECUTED' ? '&nbsp;' : (0,html/* escapeHtml */.ZD)((0,duration/* formatDuration */.a3)(stage.durationMillis))
+        ])
+    ]);
+    addMore(summary, stages.length, shown.length, ' stages');
+}
+/** The downloaded artifacts and where they are; refused paths named. */
+function addArtifacts(summary, artifacts, level = 3) {
+    if (artifacts.written.length === 0 && artifacts.refused.length === 0)
+        return;
+    summary.addHeading('Artifacts', level);
+    if (artifacts.written.length > 0) {
+        summary.addRaw(`<p>${artifacts.written.length} file(s), ${(0,html/* escapeHtml */.ZD)((0,bytes/* formatBytes */.z)(artifacts.bytes))}, in <code>${(0,html/* escapeHtml */.ZD)(artifacts.folder)}</code>:</p>`, true);
+        const shown = artifacts.written.slice(0, MAX_ARTIFACT_ROWS);
+        summary.addRaw(`<ul>${shown.map(path => `<li><code>${(0,html/* escapeHtml */.ZD)((0,shorten/* cut */.J)(path, PATH_CHARS))}</code></li>`).join('')}</ul>`, true);
+        addMore(summary, artifacts.written.length, shown.length);
+    }
+    for (const refused of artifacts.refused.slice(0, MAX_ARTIFACT_ROWS)) {
+        summary.addRaw(`<p>⚠️ Refused <code>${(0,html/* escapeHtml */.ZD)((0,shorten/* cut */.J)(JSON.stringify(refused.path), PATH_CHARS))}</code>: it ${(0,html/* escapeHtml */.ZD)(refused.reason)}.</p>`, true);
+    }
+}
+/** Parts of the outcome that could not be read: a notice each, the build's result stands. */
+function addUnread(summary, unread) {
+    for (const note of unread.slice(0, MAX_UNREAD)) {
+        summary.addRaw(`<p>⚠️ ${(0,html/* escapeHtml */.ZD)((0,shorten/* cut */.J)(note, UNREAD_CHARS))}</p>`, true);
+    }
+}
+/** `path:line` in code, linked to that line of the commit when there is one. */
+function fileCell(where, commit) {
+    if (!where)
+        return '&nbsp;';
+    const text = `${(0,shorten/* cut */.J)(where.file, PATH_CHARS)}:${where.line}`;
+    return `<code>${(0,html/* link */.nf)(text, commit ? sourceLineUrl(commit, where) : undefined)}</code>`;
+}
+function firstLine(text) {
+    return (text ?? '').trim().split(/\r\n|\r|\n/)[0] ?? '';
+}
+
+;// CONCATENATED MODULE: ./src/outcome/history.ts
+
+
+
+
+
+/** The finished builds of `builds` (newest first), with their URLs on our base. */
+function historyOf(builds, urlOf) {
+    return builds.flatMap(({ number, result, duration, building }) => building || !result || duration === undefined
+        ? []
+        : [{ number, result, duration, url: urlOf(number) }]);
+}
+/** Builds asked for: ten finished ones and a few running ones before them (as the job read). */
+const HISTORY_READ = 16;
+/** Finished builds kept. */
+const HISTORY_KEPT = 10;
+/**
+ * For a build this step did not trigger (`build: last`, `last-successful`):
+ * the job's last finished builds before it, in one bounded read (a
+ * `builds[…]{0,16}` range). Undefined when they cannot be read: a help,
+ * said in the debug log only.
+ */
+async function readHistory(api, job, before, logger) {
+    try {
+        const builds = await api.recentBuilds(job, HISTORY_READ, { outcome: true });
+        const earlier = builds.filter(b => b.number < before);
+        return historyOf(earlier, n => api.buildUrl(job, n)).slice(0, HISTORY_KEPT);
+    }
+    catch (error) {
+        if (error instanceof Interrupted)
+            throw error;
+        logger.debug(`Could not read the job's earlier builds: ${(0,error_text/* errorText */.k)(error)}`);
+        return undefined;
+    }
+}
+/**
+ * The median of the durations (ms); undefined for none.
+ * @internal
+ */
+function medianDuration(entries) {
+    const sorted = entries.map(e => e.duration).sort((a, b) => a - b);
+    if (sorted.length === 0)
+        return undefined;
+    const middle = Math.floor(sorted.length / 2);
+    return sorted.length % 2 === 1
+        ? sorted[middle]
+        : Math.round(((sorted[middle - 1] ?? 0) + (sorted[middle] ?? 0)) / 2);
+}
+/**
+ * The history line, oldest build first so that it reads as a timeline up
+ * to this build; nothing when the job had no finished build before it.
+ * @internal
+ */
+function historyLine(entries) {
+    if (entries.length === 0)
+        return undefined;
+    const symbols = [...entries]
+        .reverse()
+        .map(e => (0,html/* link */.nf)(RESULT_ICONS[e.result] ?? '⚪', e.url))
+        .join(' ');
+    const median = medianDuration(entries) ?? 0;
+    return `<p>Last ${entries.length} finished build(s), oldest first: ${symbols} — median duration ${(0,html/* escapeHtml */.ZD)((0,duration/* formatDuration */.a3)(median))}.</p>`;
+}
+/** Adds the history line to the summary. */
+function addHistory(summary, entries) {
+    const line = historyLine(entries);
+    if (line)
+        summary.addRaw(line, true);
+}
+
 ;// CONCATENATED MODULE: ./src/outcome/summary-timeline.ts
+
 /**
  * Most bars in one chart: the rest are counted in a line below it.
  * @internal
@@ -47414,9 +47821,7 @@ const KEYWORD_START = /^(gantt|dateformat|inclusiveenddates|topaxis|axisformat|t
  * @internal
  */
 function mermaidText(name, max = TITLE_CHARS) {
-    let text = name.replace(KEPT, ' ').replace(/\s+/g, ' ').trim();
-    if ([...text].length > max)
-        text = `${[...text].slice(0, max - 1).join('')}…`;
+    const text = (0,shorten/* cut */.J)(name.replace(KEPT, ' ').replace(/\s+/g, ' ').trim(), max);
     if (text === '')
         return '(unnamed)';
     return KEYWORD_START.test(text) ? `_${text}` : text;
@@ -47435,8 +47840,9 @@ const FIRST_DRAWN = Date.UTC(2000, 0, 1);
 /** The last instant a bar may end: four-digit years (JavaScript's last date is in 275760). */
 const LAST_DRAWN = Date.UTC(9999, 11, 31, 23, 59, 59, 999);
 /**
- * The bar of a stage that started (a stage not executed has no time), or
- * undefined when its times are not ones Mermaid can place (see the header).
+ * The bar of a stage that started (a stage not executed has no time), in
+ * epoch milliseconds, or undefined when its times are not ones Mermaid can
+ * place (see the header).
  */
 function barOf(stage) {
     if (stage.status === 'NOT_EXECUTED')
@@ -47459,18 +47865,15 @@ const DAY = 24 * HOUR;
  * first. Seconds show once a tick is under a minute, milliseconds under a
  * second; the day shows once the chart can span more than a day.
  */
+const axes = (counts, unit, ms, format) => counts.map(n => ({ ms: n * ms, interval: `${n}${unit}`, format }));
 const AXES = [
-    ...[100, 200, 500].map(n => ({ ms: n, interval: `${n}millisecond`, format: '%H:%M:%S.%L' })),
-    ...[1, 2, 5, 10, 15, 30].map(n => ({
-        ms: n * SECOND,
-        interval: `${n}second`,
-        format: '%H:%M:%S'
-    })),
-    ...[1, 2, 5, 10, 15, 30].map(n => ({ ms: n * MINUTE, interval: `${n}minute`, format: '%H:%M' })),
-    ...[1, 2, 3].map(n => ({ ms: n * HOUR, interval: `${n}hour`, format: '%H:%M' })),
-    ...[6, 12].map(n => ({ ms: n * HOUR, interval: `${n}hour`, format: '%b %-d %H:%M' })),
-    ...[1, 2, 7].map(n => ({ ms: n * DAY, interval: `${n}day`, format: '%b %-d' })),
-    ...[1, 3, 6].map(n => ({ ms: n * 30 * DAY, interval: `${n}month`, format: '%b %Y' }))
+    ...axes([100, 200, 500], 'millisecond', 1, '%H:%M:%S.%L'),
+    ...axes([1, 2, 5, 10, 15, 30], 'second', SECOND, '%H:%M:%S'),
+    ...axes([1, 2, 5, 10, 15, 30], 'minute', MINUTE, '%H:%M'),
+    ...axes([1, 2, 3], 'hour', HOUR, '%H:%M'),
+    ...axes([6, 12], 'hour', HOUR, '%b %-d %H:%M'),
+    ...axes([1, 2, 7], 'day', DAY, '%b %-d'),
+    ...axes([1, 3, 6], 'month', 30 * DAY, '%b %Y')
 ];
 /** Beyond the last of AXES: a label a year (Mermaid has no coarser interval). */
 const YEARLY = { ms: 365 * DAY, interval: '12month', format: '%Y' };
@@ -47486,7 +47889,8 @@ function axisTicks(spanMs) {
 }
 /**
  * The gantt chart of the builds' stages (dateFormat x: bars start and end
- * at epoch milliseconds); undefined when no stage started.
+ * at epoch milliseconds), a fenced ```mermaid block, and how many stages
+ * started but got no bar (over MAX_BARS); undefined when no stage started.
  * @internal
  */
 function stageTimeline(builds, maxBars = MAX_BARS) {
@@ -47508,7 +47912,7 @@ function stageTimeline(builds, maxBars = MAX_BARS) {
             continue;
         if (build.section) {
             const { job, number } = build.section;
-            lines.push(`    section ${mermaidText(job, 100)}${number === undefined ? '' : ` #${number}`}`);
+            lines.push(`    section ${mermaidText(job, 100)}${number === null ? '' : ` #${number}`}`);
         }
         for (const { stage, bar } of stages.slice(0, room)) {
             // A status a newer plugin may add is Jenkins text too.
@@ -47561,10 +47965,6 @@ function addTimeline(summary, builds) {
 
 /** Most bytes of the file read: a larger one is not downloaded. */
 const MAX_VALUES_BYTES = 1024 * 1024;
-/** Keys the job summary lists. */
-const MAX_SUMMARY_VALUES = 50;
-/** Characters of a value the job summary shows. */
-const MAX_SUMMARY_VALUE_CHARS = 200;
 /**
  * Parses the file's bytes by its name: `.json` one JSON object, else KEY=VALUE lines.
  * @internal
@@ -47608,8 +48008,7 @@ function parseJsonValues(text) {
 function parseKeyValueLines(text) {
     // as: Object.create(null) is typed any; a prototype-less object of values.
     const values = Object.create(null);
-    const lines = text.split('\n');
-    for (const [i, raw] of lines.entries()) {
+    for (const [i, raw] of text.split('\n').entries()) {
         const line = raw.replace(/\r$/, '');
         if (line.trim() === '' || line.trimStart().startsWith('#'))
             continue;
@@ -47639,11 +48038,10 @@ async function readValues(api, ref, path, logger, { required = false } = {}) {
     const fail = (problem) => {
         // as: Object.create(null) is typed any; a prototype-less object of values.
         const values = Object.create(null);
-        if (required) {
-            const message = `The ${what} ${problem}, and values-file-required is true: the values output is {}.`;
+        const and = required ? ', and values-file-required is true' : '';
+        const message = `The ${what} ${problem}${and}: the values output is {}.`;
+        if (required)
             return { values, problem: message, required };
-        }
-        const message = `The ${what} ${problem}: the values output is {}.`;
         logger.warning(message);
         return { values, problem: message };
     };
@@ -47653,7 +48051,7 @@ async function readValues(api, ref, path, logger, { required = false } = {}) {
     }
     catch (error) {
         // The step's own cancel or deadline ends the step, not just the values.
-        if (!(error instanceof errors/* JenkinsError */.fF) || error instanceof errors/* Interrupted */.j$)
+        if (!(error instanceof JenkinsError) || error instanceof Interrupted)
             throw error;
         if (error.kind === 'not-found')
             return fail('was not archived by the build (404)');
@@ -47667,7 +48065,7 @@ async function readValues(api, ref, path, logger, { required = false } = {}) {
     logger.info(`Read ${Object.keys(parsed.values).length} values from the ${what}.`);
     return { values: parsed.values };
 }
-/** The summary's values: at most 50 keys, each value cut to 200 characters, as text. */
+/** The summary's values (addNameValues: at most 50 keys, each value cut to 200 characters), as text. */
 function addValues(summary, outcome, level = 3) {
     summary.addHeading('Values', level);
     const entries = Object.entries(outcome.values);
@@ -47675,15 +48073,7 @@ function addValues(summary, outcome, level = 3) {
         summary.addRaw(`<p>${(0,html/* escapeHtml */.ZD)((0,shorten/* cut */.J)(outcome.problem ?? 'None.', 1000))}</p>`, true);
         return;
     }
-    const shown = entries.slice(0, MAX_SUMMARY_VALUES);
-    summary.addTable([
-        (0,summary_sections/* headerRow */.U1)('Key', 'Value'),
-        ...shown.map(([key, value]) => [
-            `<code>${(0,html/* escapeHtml */.ZD)((0,shorten/* cut */.J)(key, 100))}</code>`,
-            (0,html/* escapeHtml */.ZD)((0,shorten/* cut */.J)(typeof value === 'string' ? value : JSON.stringify(value), MAX_SUMMARY_VALUE_CHARS)) || '&nbsp;'
-        ])
-    ]);
-    (0,summary_sections/* addMore */.vd)(summary, entries.length, shown.length);
+    addNameValues(summary, ['Key', 'Value'], entries, value => textCell(typeof value === 'string' ? value : JSON.stringify(value)));
 }
 
 ;// CONCATENATED MODULE: ./src/outcome/report.ts
@@ -47698,7 +48088,6 @@ function addValues(summary, outcome, level = 3) {
 
 
 
-const MAX_PARAMETERS = 50;
 const MAX_VALUE_CHARS = 200;
 const MAX_NOTE_CHARS = 1000;
 /** Parameter names whose values are never shown. Over-matching (MONKEY) only hides a harmless value. */
@@ -47707,12 +48096,26 @@ const HIDDEN = '***';
 /** A file parameter of a build this step did not upload to (`build: last`): Jenkins does not say which file. */
 const FILE_UNKNOWN = '(a file)';
 /**
- * Writes the job summary (`fill`), or if it cannot be written (no
- * GITHUB_STEP_SUMMARY), warns and returns: never throws.
+ * The job summary: one build's section (addBuildSection); with `several`,
+ * one table with a row per item (job, build link, result, duration,
+ * failed-test count when known), one stage chart, then each build's
+ * section. Everything from Jenkins or the user is escaped. If it cannot be
+ * written (no GITHUB_STEP_SUMMARY), warns and returns: never throws.
  */
-async function writeSummaryWith(summary, logger, fill) {
+async function writeSummary(summary, reports, logger, { several }) {
     try {
-        fill(summary);
+        if (several) {
+            summary.addHeading('Jenkins builds', 2);
+            summary.addTable([
+                headerRow('Job', 'Build', 'Result', 'Duration', 'Failed tests'),
+                ...reports.map(report => row(report))
+            ]);
+            // Each build's stages, a section each.
+            const builds = reports.flatMap(({ outcome: o }) => o.stages ? [{ section: { job: o.jobName, number: buildNumber(o) }, stages: o.stages }] : []);
+            addTimeline(summary, builds);
+        }
+        for (const report of reports)
+            addBuildSection(summary, report, { item: several });
         await summary.write();
     }
     catch (error) {
@@ -47720,30 +48123,10 @@ async function writeSummaryWith(summary, logger, fill) {
         logger.warning(`Could not write the job summary: ${(0,error_text/* errorText */.k)(error)}`);
     }
 }
-/**
- * The job summary: one build's section (addBuildSection); with `several`,
- * one table with a row per item (job, build link, result, duration,
- * failed-test count when known), one stage chart, then each build's
- * section. Everything from Jenkins or the user is escaped. Never throws.
- */
-function writeSummary(summary, reports, logger, { several }) {
-    return writeSummaryWith(summary, logger, s => {
-        if (several) {
-            s.addHeading('Jenkins builds', 2);
-            s.addTable([
-                (0,summary_sections/* headerRow */.U1)('Job', 'Build', 'Result', 'Duration', 'Failed tests'),
-                ...reports.map(report => row(report))
-            ]);
-            addTimeline(s, timelineBuilds(reports));
-        }
-        for (const report of reports)
-            addBuildSection(s, report, { item: several });
-    });
-}
 function row(report) {
     const { outcome } = report;
     const build = outcome.build;
-    const number = (0,build_outputs/* buildNumber */.kY)(outcome);
+    const number = buildNumber(outcome);
     const buildCell = number !== null
         ? (0,html/* link */.nf)(`#${number}`, outcome.buildUrl)
         : outcome.queueUrl
@@ -47759,20 +48142,9 @@ function row(report) {
     const note = report.stopped ?? report.left;
     if (note)
         result += ` — ${(0,html/* escapeHtml */.ZD)(note)}`;
-    const duration = build && !build.building ? (0,html/* escapeHtml */.ZD)((0,util_duration/* formatDuration */.a3)(build.duration)) : build ? 'running' : '—';
+    const duration = build ? durationCell(build) : '—';
     const tests = outcome.tests ? String(outcome.tests.counts.failed) : '—';
-    return [(0,html/* link */.nf)((0,util_names/* shortName */.l)(outcome.jobName), outcome.jobUrl), buildCell, result, duration, tests];
-}
-/** Each build's stages, for the one chart of several builds: a section each. */
-function timelineBuilds(reports) {
-    return reports.flatMap(({ outcome }) => outcome.stages
-        ? [
-            {
-                section: { job: outcome.jobName, number: (0,build_outputs/* buildNumber */.kY)(outcome) ?? undefined },
-                stages: outcome.stages
-            }
-        ]
-        : []);
+    return [(0,html/* link */.nf)(shortName(outcome.jobName), outcome.jobUrl), buildCell, result, duration, tests];
 }
 /**
  * What the build did not produce that the step was told it must: wanted
@@ -47799,9 +48171,9 @@ const TAIL_IN_SUMMARY = 20;
  * to say of a build that passed. Everything from Jenkins or the user is
  * escaped: plain text, never HTML.
  */
-function addBuildSection(summary, report, options = {}) {
+function addBuildSection(summary, report, { item }) {
     const { outcome } = report;
-    const alone = options.item !== true;
+    const alone = !item;
     const full = alone || didNotPass(report);
     const rows = alone ? summaryRows(outcome) : factRows(outcome.build);
     if (!full && rows.length === 0 && !report.values && !outcome.unread)
@@ -47815,7 +48187,7 @@ function addBuildSection(summary, report, options = {}) {
         summary.addRaw(`<p>${(0,html/* escapeHtml */.ZD)((0,shorten/* cut */.J)(notes.join(' '), MAX_NOTE_CHARS))}</p>`, true);
     };
     if (alone)
-        summary.addHeading(`Jenkins ${(0,html/* link */.nf)((0,util_names/* shortName */.l)(outcome.jobName), outcome.jobUrl)}`, 2);
+        summary.addHeading(`Jenkins ${(0,html/* link */.nf)(shortName(outcome.jobName), outcome.jobUrl)}`, 2);
     else {
         summary.addHeading(`${(0,html/* link */.nf)(buildTitle(outcome), outcome.buildUrl ?? outcome.jobUrl)}: ${(0,html/* escapeHtml */.ZD)(outcome.result ?? 'no result')}`, 3);
         addNotes();
@@ -47825,21 +48197,21 @@ function addBuildSection(summary, report, options = {}) {
     }
     if (full) {
         if (outcome.history)
-            (0,outcome_history/* addHistory */.Gs)(summary, outcome.history);
+            addHistory(summary, outcome.history);
         if (outcome.tests)
-            (0,summary_sections/* addFailedTests */.ci)(summary, outcome.tests, sub);
+            addFailedTests(summary, outcome.tests, sub);
         if (outcome.stages)
-            (0,summary_sections/* addStages */.Xe)(summary, outcome.stages, sub);
+            addStages(summary, outcome.stages, sub);
         // Several builds share one chart (writeSummary).
         if (outcome.stages && alone)
             addTimeline(summary, [{ stages: outcome.stages }]);
         if (outcome.artifacts)
-            (0,summary_sections/* addArtifacts */.Dm)(summary, outcome.artifacts, sub);
+            addArtifacts(summary, outcome.artifacts, sub);
     }
     if (report.values)
         addValues(summary, report.values, sub);
     if (outcome.unread)
-        (0,summary_sections/* addUnread */.vc)(summary, outcome.unread);
+        addUnread(summary, outcome.unread);
     if (alone) {
         addParameters(summary, outcome);
         addNotes();
@@ -47852,32 +48224,35 @@ function addBuildSection(summary, report, options = {}) {
 }
 /** The job and, once known, the build's number: `deploy #12`. */
 function buildTitle(outcome) {
-    const number = (0,build_outputs/* buildNumber */.kY)(outcome);
-    const job = (0,util_names/* shortName */.l)(outcome.jobName);
+    const number = buildNumber(outcome);
+    const job = shortName(outcome.jobName);
     return number === null ? job : `${job} #${number}`;
 }
 /** The table of one build alone: result, build, what it said of itself, duration, queue, tests. */
 function summaryRows(outcome) {
     const build = outcome.build;
     const rows = [['Result', resultCell(outcome)]];
-    const number = (0,build_outputs/* buildNumber */.kY)(outcome);
+    const number = buildNumber(outcome);
     if (number !== null)
         rows.push(['Build', (0,html/* link */.nf)(`#${number}`, outcome.buildUrl)]);
     if (build) {
         rows.push(...factRows(build));
-        rows.push(['Duration', build.building ? 'running' : (0,html/* escapeHtml */.ZD)((0,util_duration/* formatDuration */.a3)(build.duration))]);
+        rows.push(['Duration', durationCell(build)]);
     }
     else if (number === null && outcome.queueUrl) {
         rows.push(['Queue item', (0,html/* link */.nf)(outcome.queueUrl, outcome.queueUrl)]);
     }
     if (outcome.queueWaitMs !== undefined) {
-        rows.push(['Queue wait', (0,html/* escapeHtml */.ZD)((0,util_duration/* formatDuration */.a3)(outcome.queueWaitMs))]);
+        rows.push(['Queue wait', (0,html/* escapeHtml */.ZD)((0,duration/* formatDuration */.a3)(outcome.queueWaitMs))]);
     }
     if (outcome.tests) {
         const { total, failed, skipped } = outcome.tests.counts;
         rows.push(['Tests', `${total} total / ${failed} failed / ${skipped} skipped`]);
     }
     return rows;
+}
+function durationCell(build) {
+    return build.building ? 'running' : (0,html/* escapeHtml */.ZD)((0,duration/* formatDuration */.a3)(build.duration));
 }
 /** Rows for what the build said of itself: its own display name and its description, as inert text. */
 function factRows(build) {
@@ -47894,21 +48269,13 @@ function factRows(build) {
     }
     return rows;
 }
-/** The parameters the build ran with (or the user asked for), at most 50, secrets hidden. */
+/** The parameters the build ran with (or the user asked for), secrets hidden. */
 function addParameters(summary, outcome) {
     const parameters = parametersOf(outcome);
     if (parameters.length === 0)
         return;
     summary.addHeading('Parameters', 3);
-    const shown = parameters.slice(0, MAX_PARAMETERS);
-    summary.addTable([
-        (0,summary_sections/* headerRow */.U1)('Name', 'Value'),
-        ...shown.map(p => [
-            `<code>${(0,html/* escapeHtml */.ZD)((0,shorten/* cut */.J)(p.name, 100))}</code>`,
-            p.value === HIDDEN ? HIDDEN : (0,html/* escapeHtml */.ZD)((0,shorten/* cut */.J)(p.value, MAX_VALUE_CHARS)) || '&nbsp;'
-        ])
-    ]);
-    (0,summary_sections/* addMore */.vd)(summary, parameters.length, shown.length);
+    addNameValues(summary, ['Name', 'Value'], parameters, value => value === HIDDEN ? HIDDEN : textCell(value));
 }
 /** The result, with its icon and whether `accept` takes it; running or not started when there is none. */
 function resultCell(outcome) {
@@ -47919,7 +48286,7 @@ function resultCell(outcome) {
             return '⏳ running';
         return build ? 'no result' : '⏳ not started';
     }
-    const icon = summary_sections/* RESULT_ICONS */.D$[result] ?? '';
+    const icon = RESULT_ICONS[result] ?? '';
     const verdict = outcome.accepted === false
         ? ' (not accepted)'
         : outcome.accepted && result !== 'SUCCESS'
@@ -47928,46 +48295,34 @@ function resultCell(outcome) {
     return `${icon} ${(0,html/* escapeHtml */.ZD)(result)}${verdict}`;
 }
 /**
- * What the build ran with (its ParametersAction), else what the user asked
- * for and the files uploaded. Secrets hidden.
+ * What the build ran with (its decoded ParametersAction, jenkins/reads; a
+ * file parameter shows the file this step uploaded, if it did), else what
+ * the user asked for and the files uploaded. Secrets hidden.
  */
-function parametersOf(outcome) {
-    const uploads = outcome.uploads ?? [];
-    const fromBuild = buildParameters(outcome.build, uploads);
-    if (fromBuild)
-        return fromBuild;
-    const asked = Object.entries(outcome.parameters ?? {}).map(([name, value]) => ({
+function parametersOf({ build, parameters = {}, uploads = [] }) {
+    const shown = (name, text, password) => [
         name,
-        value: SECRET_NAME.test(name) ? HIDDEN : typeof value === 'string' ? value : value.join(', ')
-    }));
-    const files = uploads.map(file => ({
-        name: file.name,
-        value: SECRET_NAME.test(file.name) ? HIDDEN : uploadText(file)
-    }));
-    return [...asked, ...files];
+        password || SECRET_NAME.test(name) ? HIDDEN : text
+    ];
+    // A file parameter's cell: the file's name and size (`app.zip (293 KiB)`).
+    const uploadText = (file) => `${file.fileName} (${(0,bytes/* formatBytes */.z)(file.size)})`;
+    if (build?.parameters) {
+        return build.parameters.map(({ name, value, password, file }) => {
+            // A file parameter exports its name only (jenkins-api.md 11.3).
+            const upload = file === true && value === undefined;
+            const uploaded = upload ? uploads.find(u => u.name === name) : undefined;
+            const text = uploaded ? uploadText(uploaded) : upload ? FILE_UNKNOWN : parameterText(value);
+            return shown(name, text, password);
+        });
+    }
+    return [
+        ...Object.entries(parameters).map(([name, value]) => shown(name, typeof value === 'string' ? value : value.join(', '))),
+        ...uploads.map(file => shown(file.name, uploadText(file)))
+    ];
 }
-/** A file parameter's cell: the file's name and size (`app.zip (293 KiB)`). */
-function uploadText(file) {
-    return `${file.fileName} (${(0,bytes/* formatBytes */.z)(file.size)})`;
-}
-/** The build's decoded ParametersAction (jenkins/reads), for the table; a file parameter shows the file this step uploaded, if it did. */
-function buildParameters(build, uploads) {
-    return build?.parameters?.map(({ name, value, password, file }) => {
-        // A file parameter exports its name only (jenkins-api.md 11.3).
-        const upload = file === true && value === undefined;
-        const uploaded = upload ? uploads.find(u => u.name === name) : undefined;
-        const text = uploaded ? uploadText(uploaded) : upload ? FILE_UNKNOWN : parameterText(value);
-        return { name, value: password || SECRET_NAME.test(name) ? HIDDEN : text };
-    });
-}
+/** A JSON value as text (a string as it is, null as nothing). */
 function parameterText(value) {
-    if (value === undefined || value === null)
-        return '';
-    if (typeof value === 'string')
-        return value;
-    if (typeof value === 'number' || typeof value === 'boolean')
-        return String(value);
-    return JSON.stringify(value) ?? '';
+    return typeof value === 'string' ? value : ((value === null ? '' : JSON.stringify(value)) ?? '');
 }
 
 ;// CONCATENATED MODULE: ./src/outcome/failure.ts
@@ -47985,15 +48340,15 @@ function failureMessage(outcome, tail) {
     const result = outcome.result ?? build?.result ?? undefined;
     let head;
     if (!build) {
-        head = `Jenkins job ${(0,util_names/* shortName */.l)(outcome.jobName)} did not start a build`;
+        head = `Jenkins job ${shortName(outcome.jobName)} did not start a build`;
     }
     else if (build.building && !outcome.result) {
-        head = `Jenkins build ${(0,util_names/* shortName */.l)(outcome.jobName)} #${build.number} did not finish`;
+        head = `Jenkins build ${shortName(outcome.jobName)} #${build.number} did not finish`;
     }
     else {
-        head = `Jenkins build ${(0,util_names/* shortName */.l)(outcome.jobName)} #${build.number} finished ${result ?? 'without a result'}`;
+        head = `Jenkins build ${shortName(outcome.jobName)} #${build.number} finished ${result ?? 'without a result'}`;
         if (outcome.failedStage)
-            head += ` in stage '${(0,util_names/* shortName */.l)(outcome.failedStage)}'`;
+            head += ` in stage '${shortName(outcome.failedStage)}'`;
     }
     if (outcome.accept && outcome.accept.length > 0)
         head += ` (accepted: ${outcome.accept.join(', ')})`;
@@ -48064,7 +48419,7 @@ function itemLine(item) {
     if (item.stopped && !outcome.result)
         return `${name}: ${item.stopped}`;
     const result = outcome.result ?? 'no result';
-    const stage = outcome.failedStage ? ` in stage '${(0,util_names/* shortName */.l)(outcome.failedStage)}'` : '';
+    const stage = outcome.failedStage ? ` in stage '${shortName(outcome.failedStage)}'` : '';
     const stopped = item.stopped ? ` (${item.stopped})` : '';
     const url = outcome.buildUrl ?? outcome.queueUrl;
     return `${name} ${result}${stage}${stopped}${url ? ` — ${url}` : ''}`;
@@ -48082,7 +48437,6 @@ function itemLine(item) {
 
 
 
-
 /** The presenter of the step's inputs: `jobs`, or the one `job`. */
 function presenterFor(settings) {
     return settings.jobs ? several(settings, settings.jobs) : one(settings);
@@ -48092,13 +48446,11 @@ function one(settings) {
     return {
         waitingFor: `Jenkins ${settings.jobName}`,
         reportName: settings.statusContext,
-        named: false,
+        several: false,
         liveConsole: true,
         filesLabel: () => "Input 'files'",
         waiting: (_, why) => `Waiting in the Jenkins queue: ${why}`,
         artifactsFolder: () => settings.artifactsPath,
-        setOutputs: (out, reports, logger) => (0,build_outputs/* setOutputs */.n0)(out, reports, logger, { several: false }),
-        writeSummary: (summary, reports, logger) => writeSummary(summary, reports, logger, { several: false }),
         failure: ([item], accept) => {
             if (!item)
                 return undefined;
@@ -48133,7 +48485,7 @@ function several(settings, entries) {
         waitingFor: `${entries.length} Jenkins builds`,
         // One comment for the step: named for all its builds.
         reportName: entries.map(entry => entry.statusContext).join(' '),
-        named: true,
+        several: true,
         liveConsole: false,
         filesLabel: index => `Input 'jobs' item ${index + 1}'s files`,
         waiting: (entry, why) => `Jenkins ${entry.jobName}: waiting in the queue: ${why}`,
@@ -48143,8 +48495,6 @@ function several(settings, entries) {
             const names = entry.job.map(name => name.replace(/[<>:"|?*\\\p{Cc}]/gu, '_'));
             return (0,external_node_path_namespaceObject.join)(settings.artifactsPath, ...names, ...(twice ? [String(ref.number)] : []));
         },
-        setOutputs: (out, reports, logger) => (0,build_outputs/* setOutputs */.n0)(out, reports, logger, { several: true }),
-        writeSummary: (summary, reports, logger) => writeSummary(summary, reports, logger, { several: true }),
         failure: (items, accept) => {
             const failure = buildsFailure(items.map(item => item.report), accept);
             return failure === undefined ? undefined : new Error(failure);
@@ -48180,17 +48530,10 @@ const POST_BOUND_MS = 20_000;
  * (@github/local-action's `--post src/post.ts`) find it.
  */
 async function run() {
-    let timer;
-    const bound = new Promise(resolve => {
-        timer = setTimeout(() => resolve('gave up'), POST_BOUND_MS);
-    });
-    try {
-        if ((await Promise.race([postStep(), bound])) === 'gave up') {
-            coreStepIO.logger.warning(`Post step: gave up on the Jenkins build after ${POST_BOUND_MS / 1000} s; it may still be running.`);
-        }
-    }
-    finally {
-        clearTimeout(timer);
+    let ended = false;
+    await (0,wait/* settleBy */.pN)(postStep().finally(() => (ended = true)), Date.now() + POST_BOUND_MS);
+    if (!ended) {
+        coreStepIO.logger.warning(`Post step: gave up on the Jenkins build after ${POST_BOUND_MS / 1000} s; it may still be running.`);
     }
 }
 async function postStep() {
@@ -48221,14 +48564,9 @@ async function postStep() {
             return;
         }
         // With `jobs`, each line names its job.
-        const { named } = presenterFor(settings);
-        const done = await Promise.all(targets.map(async (target) => {
-            if (!named)
-                return abortRemote(api, target, log, { until });
-            const said = await abortRemote(api, target, (0,util_logger/* namedLogger */.OP)(log, target.name), { until });
-            return `${target.name}: ${said}`;
-        }));
-        for (const line of done)
+        const named = presenterFor(settings).several;
+        const done = await abortTargets(api, targets, { log, until, named });
+        for (const { line } of done)
             log.info(`Post step: ${line}.`);
     }
     catch (error) {
@@ -48236,13 +48574,103 @@ async function postStep() {
     }
 }
 
-// EXTERNAL MODULE: ./src/outcome/commit-under-test.ts
-var commit_under_test = __nccwpck_require__(7101);
 // EXTERNAL MODULE: ./src/outcome/github-reads.ts
 var github_reads = __nccwpck_require__(6185);
 // EXTERNAL MODULE: ./src/outcome/github-values.ts
 var github_values = __nccwpck_require__(2740);
+;// CONCATENATED MODULE: ./src/outcome/commit-under-test.ts
+
+
+/** Events whose payload has the pull request, with its head. */
+const PULL_REQUEST_EVENTS = new Set([
+    'pull_request',
+    'pull_request_target',
+    'pull_request_review',
+    'pull_request_review_comment'
+]);
+/** Events whose payload object (named like the event) has a `head_sha` of its own. */
+const HEAD_SHA_EVENTS = new Set(['workflow_run', 'check_suite', 'check_run', 'merge_group']);
+/** The commit under test and its pull request; throws when a pull request's head is needed and cannot be read. */
+async function commitUnderTest(ctx, inputs, { client, signal }) {
+    const { owner, repo } = ctx.repo;
+    const pullRequest = inputs.pullRequest ?? pullRequestOf(ctx);
+    const tied = pullRequest === undefined ? {} : { pullRequest };
+    if (inputs.commit)
+        return { owner, repo, sha: inputs.commit, ...tied, from: 'the commit input' };
+    const head = headShaOf(ctx);
+    if (head)
+        return { owner, repo, sha: head.sha, ...tied, from: head.from };
+    // A comment on a pull request, or a pull request named by the input:
+    // its head now (the payload has no commit), read once.
+    if (pullRequest !== undefined) {
+        if (!client)
+            throw new Error('github-token is empty');
+        const { sha } = await (0,github_reads/* readPullHead */._g)(client, { owner, repo, number: pullRequest, signal });
+        return { owner, repo, sha, pullRequest, from: `pull request #${pullRequest}'s head` };
+    }
+    const sha = github_values/* SHA */.hG.decode(ctx.sha);
+    if (sha === undefined) {
+        throw new github_values/* Undecodable */.tO("the runner's environment", 'GITHUB_SHA', github_values/* SHA */.hG.expected, ctx.sha === '');
+    }
+    return { owner, repo, sha, from: 'GITHUB_SHA' };
+}
+/**
+ * The commit the event's payload names for the events that carry one
+ * (pull request, workflow_run, check and merge queue events); throws when
+ * such an event lacks it; undefined for the others.
+ */
+function headShaOf(ctx) {
+    const event = ctx.eventName;
+    const path = PULL_REQUEST_EVENTS.has(event)
+        ? ['pull_request', 'head', 'sha']
+        : HEAD_SHA_EVENTS.has(event)
+            ? [event, 'head_sha']
+            : undefined;
+    if (!path)
+        return undefined;
+    const from = path.join('.');
+    return { sha: (0,github_values/* required */.mw)(ctx.payload, from, github_values/* SHA */.hG, `the ${event} event`), from };
+}
+/** The pull request the event names, if exactly one; throws when a number it gives does not decode. */
+function pullRequestOf(ctx) {
+    const { payload, eventName: event } = ctx;
+    const source = `the ${event} event`;
+    if (PULL_REQUEST_EVENTS.has(event)) {
+        return (0,github_values/* optional */.lq)(payload, 'pull_request.number', github_values/* PULL_NUMBER */.cg, source);
+    }
+    if (event === 'issue_comment') {
+        // A pull request is an issue with `pull_request` set; a plain issue has none.
+        const issue = (0,github_values/* field */.ZZ)(payload, 'issue');
+        return (0,github_values/* field */.ZZ)(issue, 'pull_request')
+            ? (0,github_values/* required */.mw)(payload, 'issue.number', github_values/* PULL_NUMBER */.cg, source)
+            : undefined;
+    }
+    if (event === 'workflow_run' || event === 'check_suite' || event === 'check_run') {
+        // GitHub lists the pull requests whose head is the commit; for a fork's it
+        // lists none (the `pull-request` input says which), and two is ambiguous.
+        const list = (0,github_values/* field */.ZZ)(payload, event, 'pull_requests');
+        if (!Array.isArray(list))
+            return undefined;
+        const numbers = list.map((entry, i) => {
+            const path = `${event}.pull_requests[${i}].number`;
+            return { number: (0,github_values/* decodedAt */._q)((0,github_values/* field */.ZZ)(entry, 'number'), path, github_values/* PULL_NUMBER */.cg, source), entry };
+        });
+        const here = numbers.filter(({ entry }) => intoThisRepository(entry, payload));
+        return here.length === 1 ? here[0]?.number : undefined;
+    }
+    return undefined;
+}
+/** An entry of `pull_requests` whose base is the workflow's repository (GitHub also lists pull requests into other repositories). */
+function intoThisRepository(entry, payload) {
+    const base = (0,github_values/* field */.ZZ)(entry, 'base', 'repo', 'id');
+    const here = (0,github_values/* field */.ZZ)(payload, 'repository', 'id');
+    return base === undefined || here === undefined || base === here;
+}
+
+// EXTERNAL MODULE: ./src/outcome/github-transport.ts
+var github_transport = __nccwpck_require__(4053);
 ;// CONCATENATED MODULE: ./src/outcome/comment-command.ts
+
 
 
 
@@ -48261,60 +48689,48 @@ async function admitCommentCommand(o) {
     const comment = await decoded(() => ({
         user: (0,github_values/* required */.mw)(ctx.payload, 'comment.user.login', github_values/* LOGIN */.S3, 'the issue_comment event'),
         writtenAt: (0,github_values/* required */.mw)(ctx.payload, 'comment.created_at', github_values/* TIME */.E9, 'the issue_comment event'),
-        pullRequest: settings.pullRequest ?? (0,commit_under_test/* pullRequestOf */._n)(ctx)
+        pullRequest: settings.pullRequest ?? pullRequestOf(ctx)
     }));
-    const github = new Reads(o);
     if (settings.commentPermission !== 'none')
-        await checkCommenter(github, comment.user);
+        await checkCommenter(o, comment.user);
     const number = comment.pullRequest;
     if (number === undefined) {
         // A comment on an issue: no pull request, no head to check; the rule's commit.
-        const unread = () => Promise.reject(new Error('no pull request'));
-        const target = await decoded(() => (0,commit_under_test/* commitUnderTest */.Ik)(ctx, settings, unread));
+        const target = await decoded(() => commitUnderTest(ctx, settings, o));
         return { sha: target.sha };
     }
-    return { sha: await headBeforeComment(github, number, comment.writtenAt), pullRequest: number };
+    return { sha: await headBeforeComment(o, number, comment.writtenAt), pullRequest: number };
 }
-/** The GitHub reads of one check: each failure a refusal, unless the step was stopped. */
-class Reads {
-    o;
-    here;
-    constructor(o) {
-        this.o = o;
-        this.here = `${o.ctx.repo.owner}/${o.ctx.repo.repo}`;
-    }
-    client(what) {
-        if (this.o.client)
-            return this.o.client;
+/** One GitHub read of the check (`what` it reads): each failure a refusal, unless the step was stopped. */
+async function read(o, what, request, refusal) {
+    if (!o.client) {
         throw new CommentCommandRefused(`'github-token' is empty, so ${what} cannot be read`, 'leave github-token out to use the workflow token');
     }
-    async read(request, refusal) {
-        try {
-            return await request();
-        }
-        catch (error) {
-            // Once the step is stopped, the stop is the news.
-            if (this.o.signal?.aborted || error instanceof CommentCommandRefused)
-                throw error;
-            throw refusal(this.o.failure(error));
-        }
+    try {
+        return await request(o.client);
+    }
+    catch (error) {
+        // Once the step is stopped, the stop is the news.
+        if (o.signal?.aborted)
+            throw error;
+        throw refusal((0,github_transport/* failureEnd */.m5)(error, o.redact));
     }
 }
 /** Refuses a commenter below `comment-permission`. */
-async function checkCommenter(github, user) {
-    const { ctx, settings, signal, logger } = github.o;
-    const { here } = github;
+async function checkCommenter(o, user) {
+    const { ctx, settings, signal, logger } = o;
+    const here = `${ctx.repo.owner}/${ctx.repo.repo}`;
     const want = settings.commentPermission;
-    const role = await github.read(() => (0,github_reads/* readRole */.fP)(github.client(`${user}'s permission`), { ...ctx.repo, user, signal }), failure => new CommentCommandRefused(`could not read ${user}'s permission on ${here}${failure}`, "comment again once GitHub answers; the github-token must be able to read the repository's collaborators (the workflow token can)"));
+    const role = await read(o, `${user}'s permission`, client => (0,github_reads/* readRole */.fP)(client, { ...ctx.repo, user, signal }), failure => new CommentCommandRefused(`could not read ${user}'s permission on ${here}${failure}`, "comment again once GitHub answers; the github-token must be able to read the repository's collaborators (the workflow token can)"));
     if (!(0,github_reads/* atLeast */.jZ)(role, want)) {
         throw new CommentCommandRefused(`${user}'s role on ${here} is ${role}, below comment-permission: ${want}`, `only a user with the ${want} role or higher can start a build by comment`);
     }
     logger.info(`Comment command by ${user} (${role} on ${here}, comment-permission: ${want}).`);
 }
 /** The pull request's head, if GitHub shows it was pushed in a second before `writtenAt`; else a refusal saying why. */
-async function headBeforeComment(github, number, writtenAt) {
-    const { ctx, settings, signal, logger } = github.o;
-    const head = await github.read(() => (0,github_reads/* readPullHead */._g)(github.client(`pull request #${number}`), { ...ctx.repo, number, signal }), failure => new CommentCommandRefused(`could not read pull request #${number} of ${github.here}${failure}, so the commit to build is not known`, 'comment again once GitHub answers'));
+async function headBeforeComment(o, number, writtenAt) {
+    const { ctx, settings, signal, logger } = o;
+    const head = await read(o, `pull request #${number}`, client => (0,github_reads/* readPullHead */._g)(client, { ...ctx.repo, number, signal }), failure => new CommentCommandRefused(`could not read pull request #${number} of ${ctx.repo.owner}/${ctx.repo.repo}${failure}, so the commit to build is not known`, 'comment again once GitHub answers'));
     if (settings.commit !== undefined && settings.commit !== head.sha) {
         throw new CommentCommandRefused(`input 'commit' (${settings.commit}) is not pull request #${number}'s head (${head.sha})`, `${COMMENT_AGAIN} to build its head`);
     }
@@ -48322,8 +48738,8 @@ async function headBeforeComment(github, number, writtenAt) {
     if (!where) {
         throw new CommentCommandRefused(`the repository of pull request #${number}'s head is gone, so when ${head.sha} became its head cannot be read`, 'build it from a pull request whose head repository exists');
     }
-    const branch = `${where.owner}/${where.repo}'s branch ${(0,util_names/* shortName */.l)(where.ref)}`;
-    const change = await github.read(() => (0,github_reads/* readLastChange */.Df)(github.client('the head branch'), { ...where, signal }), failure => new CommentCommandRefused(`could not read when ${branch} last changed${failure}, so whether ${head.sha} was already pull request #${number}'s head when the comment was written is not known`, 'comment again once GitHub answers (docs/comment-commands.md says what the token must read)'));
+    const branch = `${where.owner}/${where.repo}'s branch ${shortName(where.ref)}`;
+    const change = await read(o, 'the head branch', client => (0,github_reads/* readLastChange */.Df)(client, { ...where, signal }), failure => new CommentCommandRefused(`could not read when ${branch} last changed${failure}, so whether ${head.sha} was already pull request #${number}'s head when the comment was written is not known`, 'comment again once GitHub answers (docs/comment-commands.md says what the token must read)'));
     const written = (0,github_values/* timeText */.Tc)(writtenAt);
     if (!change) {
         throw new CommentCommandRefused(`GitHub lists no change of ${branch}, so whether ${head.sha} was already pull request #${number}'s head when the comment was written (${written}) is not known`, COMMENT_AGAIN);
@@ -48369,40 +48785,29 @@ function readEvent(env) {
         return { kind: 'outside' };
     }
     const eventName = env.GITHUB_EVENT_NAME ?? '';
-    const path = env.GITHUB_EVENT_PATH;
+    const broken = (why) => ({ kind: 'broken', eventName, why });
     let payload = {};
-    if (path) {
-        let text;
-        try {
-            text = (0,external_node_fs_namespaceObject.readFileSync)(path, 'utf8');
+    try {
+        if (env.GITHUB_EVENT_PATH)
+            payload = JSON.parse((0,external_node_fs_namespaceObject.readFileSync)(env.GITHUB_EVENT_PATH, 'utf8'));
+    }
+    catch (error) {
+        const code = error.code;
+        if (error instanceof SyntaxError)
+            return broken('is not JSON');
+        // No event file (a terminal run): GITHUB_SHA is the commit, as for push.
+        if (code !== 'ENOENT') {
+            return broken(code === 'EISDIR' ? 'is a folder' : `cannot be read (${code ?? 'error'})`);
         }
-        catch (error) {
-            const code = error.code;
-            // No event file (a terminal run): GITHUB_SHA is the commit, as for push.
-            if (code !== 'ENOENT') {
-                const why = code === 'EISDIR' ? 'is a folder' : `cannot be read (${code ?? 'error'})`;
-                return { kind: 'broken', eventName, why };
-            }
-        }
-        if (text !== undefined) {
-            let parsed;
-            try {
-                parsed = JSON.parse(text);
-            }
-            catch {
-                return { kind: 'broken', eventName, why: 'is not JSON' };
-            }
-            if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed)) {
-                return { kind: 'broken', eventName, why: 'holds no JSON object' };
-            }
-            payload = parsed;
-        }
+    }
+    if (typeof payload !== 'object' || payload === null || Array.isArray(payload)) {
+        return broken('holds no JSON object');
     }
     return {
         kind: 'read',
         context: {
             eventName,
-            payload,
+            payload: payload,
             sha: env.GITHUB_SHA ?? '',
             repo: { owner: owner, repo: repo }
         }
@@ -48414,7 +48819,6 @@ function brokenEvent(why) {
 }
 
 ;// CONCATENATED MODULE: ./src/outcome/commit-gate.ts
-
 
 
 
@@ -48452,34 +48856,26 @@ async function settleCommit(settings, o) {
             session: new github.GithubSession({ logger: o.logger, bounds: o.bounds })
         });
     const redact = github.redactor(token);
-    const failure = (error) => {
-        const status = github.httpStatusOf(error);
-        return `${status ? ` (HTTP ${status})` : ''}: ${redact((0,error_text/* errorText */.k)(error))}`;
-    };
     if (comment) {
         const admitted = await admitCommentCommand({
             ctx,
             settings,
             client,
-            failure,
+            redact,
             logger: o.logger,
             signal: o.signal
         });
         return withCommit(settings, admitted, o);
     }
     try {
-        const target = await (0,commit_under_test/* commitUnderTest */.Ik)(ctx, settings, async (number) => {
-            if (!client)
-                throw new Error('github-token is empty');
-            return (await (0,github_reads/* readPullHead */._g)(client, { ...ctx.repo, number, signal: o.signal })).sha;
-        });
+        const target = await commitUnderTest(ctx, settings, { client, signal: o.signal });
         const pullRequest = target.pullRequest;
         return withCommit(settings, { sha: target.sha, ...(pullRequest === undefined ? {} : { pullRequest }) }, o);
     }
     catch (error) {
         if (o.signal?.aborted)
             throw error;
-        throw new Error(`${needs}, which could not be read${failure(error)}. Nothing was sent to Jenkins.`);
+        throw new Error(`${needs}, which could not be read${(0,github_transport/* failureEnd */.m5)(error, redact)}. Nothing was sent to Jenkins.`);
     }
 }
 /** `settings` with the commit settled: as `commit`, its pull request, and the `commit-parameter` of every build. */
@@ -48501,179 +48897,6 @@ function withCommit(settings, { sha, pullRequest }, o) {
     return { ...give(settled), ...(settings.jobs ? { jobs: settings.jobs.map(give) } : {}) };
 }
 
-;// CONCATENATED MODULE: ./src/util/request-bounds.ts
-/**
- * The bounds of the step's requests to GitHub, which outlive the step's own
- * signal: until the step is stopped they are its cancel signal and its
- * `timeout` (a request in flight then ends at once, so that stopping the
- * Jenkins work never waits on GitHub); from the stop on, new requests (the
- * final commit status and comment) get what is left of the abort's budget.
- * runBounded (step/bounded-step.ts) switches them, the moment the signal fires.
- */
-/** The step's bounds, then the abort's budget. */
-class StepBounds {
-    step;
-    budgetEnd;
-    constructor(step) {
-        this.step = step;
-    }
-    /** The bounds a request starting now gets. */
-    current() {
-        if (this.budgetEnd === undefined)
-            return this.step;
-        return { deadline: this.budgetEnd };
-    }
-    /** The step was stopped: requests from now on end by `until` (epoch ms), the abort's budget. */
-    budget(until) {
-        this.budgetEnd = until;
-    }
-}
-
-;// CONCATENATED MODULE: ./src/step/bounded-step.ts
-
-
-
-
-
-
-
-
-
-/**
- * A mode of the step, bounded by `timeout` and stopped by the runner's
- * cancel signals. Both fire one signal: the client's requests in flight end
- * at once and none start after it, and the abort (stop or cancel what was
- * started) runs with its own client and budget. GitHub's requests in flight
- * end with them; those sent after (the final status and comment) get the
- * abort's budget (`githubBounds`). The only place a step's abort controller,
- * timer, signal handlers and clients' bounds are made.
- */
-async function runBounded(settings, io, mode) {
-    const started = Date.now();
-    const controller = new AbortController();
-    const deadline = started + settings.timeoutMs;
-    const githubBounds = new StepBounds({ signal: controller.signal, deadline });
-    let abortedAt;
-    let until;
-    // First of the signal's listeners: GitHub requests sent from here on (the
-    // final status and comment) already get the abort's budget.
-    controller.signal.addEventListener('abort', () => {
-        abortedAt = Date.now();
-        until = abortedAt + budgetMs((0,wait/* abortReason */.Js)(controller.signal));
-        githubBounds.budget(until);
-    }, { once: true });
-    const timer = setTimeout(() => controller.abort('timeout'), settings.timeoutMs);
-    const removeSignalHandlers = onCancelSignals(controller, io.logger);
-    const api = createClient(settings, { deadline, signal: controller.signal }, 'quick');
-    const step = {
-        settings,
-        io,
-        api,
-        signal: controller.signal,
-        githubBounds,
-        work: new RemoteWork(mode.jobs, io)
-    };
-    try {
-        await mode.run(step);
-    }
-    catch (error) {
-        // Whatever failed once the signal fired failed because of it.
-        if (controller.signal.aborted || error instanceof wait/* StepAborted */.M4) {
-            const reason = (0,wait/* abortReason */.Js)(controller.signal);
-            const at = abortedAt ?? Date.now();
-            const head = reason === 'timeout'
-                ? `Timed out after ${(0,util_duration/* formatDuration */.a3)(at - started)} (timeout: ${(0,util_duration/* formatDuration */.a3)(settings.timeoutMs)}) waiting for ${mode.waitingFor}`
-                : `The workflow was cancelled while waiting for ${mode.waitingFor}`;
-            const end = until ?? at + budgetMs(reason);
-            throw new Error(await mode.stopped(step, { error, reason, head, until: end }));
-        }
-        throw await mode.failed(step, error);
-    }
-    finally {
-        clearTimeout(timer);
-        removeSignalHandlers();
-    }
-}
-/**
- * How long the abort after a cancel signal may take. The runner sends
- * SIGINT, SIGTERM 7.5 s later, then kills: this leaves 2 s to report and exit.
- */
-const CANCEL_BUDGET_MS = 5500;
-/** How long the abort after the timeout may take: the step ends by `timeout` + 5 s, with 1.5 s to report and exit. */
-const TIMEOUT_BUDGET_MS = 3500;
-/** How long the abort may take after the step was stopped for `reason`. */
-function budgetMs(reason) {
-    return reason === 'timeout' ? TIMEOUT_BUDGET_MS : CANCEL_BUDGET_MS;
-}
-/**
- * Cancels or stops what the step started (unless told not to), every target
- * at once within `until`, and says what it did: the text that ends the abort
- * message, and what was said of each job (by jobKey). With `named` (several
- * builds) each line names its job.
- */
-async function stopWork({ settings, work, api }, { log, until, named }) {
-    const said = new Map();
-    /** Jobs (by jobKey) whose work the abort could not reach: left to the post step. */
-    const unstopped = new Set();
-    try {
-        if (!work.anything) {
-            const adopted = work.adopted;
-            if (adopted > 0) {
-                const it = adopted === 1 ? 'it' : 'them';
-                return { outcome: `; left ${it} running (this step did not start ${it}).`, said };
-            }
-            const left = [...new Set(work.scans)].map(scanLeft);
-            for (const line of left)
-                log.info(`Jenkins: ${line}.`);
-            const outcome = left.length > 0 ? `; ${left.join('; ')}.` : '; nothing was started in Jenkins.';
-            return { outcome, said };
-        }
-        if (!settings.abortOnCancel) {
-            return { outcome: '; left the Jenkins work running (abort-on-cancel: false).', said };
-        }
-        // The step's own client was stopped with it: the abort gets its own, bounded by its budget.
-        const client = budgetClient(settings, { until, continuing: api });
-        const done = await Promise.all(work.targets(client).map(async (target) => {
-            const what = await abortRemote(client, target, named ? (0,util_logger/* namedLogger */.OP)(log, target.name) : log, {
-                until
-            });
-            said.set((0,job_path/* jobKey */.tv)(target.job), what);
-            if (what === COULD_NOT_ABORT)
-                unstopped.add((0,job_path/* jobKey */.tv)(target.job));
-            return named ? `${target.name}: ${what}` : what;
-        }));
-        for (const line of done)
-            log.info(`Jenkins${named ? '' : ':'} ${line}.`);
-        if (unstopped.size > 0)
-            log.info('Jenkins: the post step will try again to stop it.');
-        return {
-            outcome: done.length > 0 ? `; ${done.join('; ')}.` : '; none of it was still running.',
-            said
-        };
-    }
-    finally {
-        // Only now: if the runner kills us before this, the post step stops the work;
-        // it also stops what the abort could not reach.
-        work.done({ except: unstopped });
-    }
-}
-/**
- * A failure that is not a cancel or timeout leaves the work running, as
- * `abort-on-cancel` promises, and says so with its links (in the
- * presenter's words); the post step is told not to stop it.
- */
-function leavingWorkRunning({ api, work, io }, error, present) {
-    const left = work.targets(api);
-    if (left.length === 0) {
-        work.done();
-        return error;
-    }
-    const urls = left.map(t => t.build?.url ?? (0,job_path/* queueItemUrl */.oJ)(api.baseUrl, t.queueId));
-    work.leftRunning(urls.join(' '));
-    io.logger.debug(`Left running: ${urls.join(', ')}`);
-    return new Error(`${(0,error_text/* errorText */.k)(error).replace(/\.?$/, '.')} ${present.leftRunning(left, urls)} (this step stops Jenkins work only when it is cancelled or times out).`);
-}
-
 ;// CONCATENATED MODULE: ./src/step/job-admin.ts
 /**
  * The step's runs that build nothing: `list-jobs` (the jobs of a folder)
@@ -48687,18 +48910,18 @@ function leavingWorkRunning({ api, work, io }, error, present) {
 /** `list-jobs`: the jobs of the folder in `job` (the root without it), as an output and in the log. */
 async function job_admin_listJobs(api, settings, io) {
     const names = await suggestingJobs(api, settings.job, io.logger, api.listJobs(settings.job));
-    io.setOutput(constants/* Output */.k7.Jobs, JSON.stringify(names));
+    io.setOutput(Output.Jobs, JSON.stringify(names));
     if (settings.job.length > 0)
-        io.setOutput(constants/* Output */.k7.JobUrl, api.jobUrl(settings.job));
+        io.setOutput(Output.JobUrl, api.jobUrl(settings.job));
     const where = settings.jobName ? `folder ${settings.jobName}` : api.baseUrl;
     io.logger.info(`${names.length} job(s) in ${where}:`);
     for (const name of names)
-        io.logger.info(`  ${(0,util_names/* shortName */.l)(name)}`);
+        io.logger.info(`  ${shortName(name)}`);
 }
 /** `disable` with one `job`; its URL is the `job-url` output once Jenkins has shown it exists. */
 async function job_admin_disableJob(api, entry, io) {
     await suggestingJobs(api, entry.job, io.logger, api.disableJob(entry.job));
-    io.setOutput(constants/* Output */.k7.JobUrl, api.jobUrl(entry.job));
+    io.setOutput(Output.JobUrl, api.jobUrl(entry.job));
     io.logger.info(`Disabled Jenkins job ${entry.jobName} (${api.jobUrl(entry.job)}).`);
 }
 /** `disable` with `jobs`: every listed job, at once; throws naming each one that could not be. */
@@ -48712,7 +48935,7 @@ async function disableJobs(api, entries, io) {
         if (result.status === 'fulfilled') {
             io.logger.info(`Disabled Jenkins job ${entry.jobName} (${api.jobUrl(entry.job)}).`);
         }
-        else if (result.reason instanceof errors/* Interrupted */.j$)
+        else if (result.reason instanceof Interrupted)
             throw result.reason;
         else
             failures.push(`- ${entry.jobName}: ${(0,error_text/* errorText */.k)(result.reason)}`);
@@ -48723,24 +48946,49 @@ async function disableJobs(api, entries, io) {
 }
 
 ;// CONCATENATED MODULE: ./src/follow/poll-policy.ts
+/**
+ * When to look at a running build again, and what to read: a pure function of
+ * what the follower has observed (no I/O, no clock of its own), so that one
+ * policy can follow one build or, under a shared budget, many.
+ *
+ * What each request buys, and how its values were chosen: docs/performance.md,
+ * "One build: when the follower looks again".
+ */
 const DEFAULT_POLL_POLICY = {
+    /** Longest time from one console poll's start to the next while the console grows: what the console shown lags, but for the request (ms). */
     // Start to start, leaving 100 ms of the 2 s lag target for the request.
     liveMs: 1900,
+    /** Silence after which console polls space out past liveMs (ms). */
     quietAfterMs: 10_000,
+    /** Longest wait between console polls of a quiet console (ms). */
     quietMaxMs: 5000,
+    /** Wait between polls of a young build that has no history (ms). */
     youngMs: 750,
+    /** How long a build without history counts as young (ms). */
     youngForMs: 15_000,
+    /** Longest wait between build polls with `log: false`, far from the expected end (ms). */
     slowMs: 5000,
+    /** Shortest wait, at the expected end (ms). */
     nearMs: 150,
+    /** How fast waits grow with the distance from the expected end (ms per ms). */
     nearSlope: 1 / 6,
+    /** How fast waits shrink toward the window's start (ms per ms). */
     approachSlope: 1 / 2,
+    /** Narrowest half-width of that window (ms). */
     spreadFloorMs: 150,
+    /** The widest window, as a share of the expected duration: a job whose builds vary more cannot be aimed at. */
     windowShareMax: 0.5,
+    /** How long after `building: false` the console is expected to show the end (ms). */
     gapAimMs: 100,
+    /** Wait between follow-up polls once the end is seen (ms). */
     followUpMs: 100,
+    /** Follow-ups after which one build read confirms the end (ms). */
     confirmAfterMs: 1000,
+    /** How long to wait for Jenkins to close the log of a finished build (ms). */
     followUpForMs: 30_000,
+    /** How long a refuted `Finished:` line keeps later ones from counting (ms). */
     hintPauseMs: 10_000,
+    /** Longest wait between queue polls (ms). */
     queueMaxMs: 2000
 };
 /** Relative spread assumed when history gives only a duration (one build, or Jenkins' estimate). */
@@ -48889,11 +49137,15 @@ function clamp(value, min, max) {
  * requests a second.
  */
 const DEFAULT_SCHEDULE_POLICY = {
+    /** The watches' schedule (with rounds, its log-off part: rounds show no console). */
     poll: { ...DEFAULT_POLL_POLICY, nearMs: 400 },
-    // At most 2.5 polls a second, whatever the number of builds.
+    /** Shortest time between two polls of any kind (ms): the shared budget. At most 2.5 polls a second, whatever the number of builds. */
     pollGapMs: 400,
+    /** Wait before a read that failed on the way (the client already retried it) is tried again (ms); 0: at the build's own pace, as one build has nothing to share its budget with. */
     retryMs: 1000,
+    /** How long a queue item may stay left without a build before it is given up (ms). */
     leftWithoutBuildMs: 60_000,
+    /** Whether rounds of the lists (`queue/api/json`, `computer/api/json`) watch the builds; without, each reads its own queue item and build, the first read at once. */
     rounds: true
 };
 /**
@@ -48955,97 +49207,154 @@ function newsOfReason(told, why, now) {
 
 ;// CONCATENATED MODULE: ./src/follow/track.ts
 
-function isRunning(track) {
-    return track?.state.phase === 'running';
-}
-/** Nothing more to follow of the track. */
-function finish(track) {
-    track.state = { phase: 'done' };
-}
-/** Its own read, now: in flight until it is reported (undefined for a track that is done). */
-function ownRead(track, now) {
-    const { state } = track;
-    if (state.phase === 'done')
-        return undefined;
-    track.inFlight = true;
-    track.sentAt = now;
-    track.dueAt = undefined;
-    if (state.phase === 'queued')
-        return { kind: 'queue-item', track: track.id, queueId: state.queueId };
-    const { ref } = state;
-    if (track.next === 'build')
-        return { kind: 'build', track: track.id, ref, full: track.wantFull };
-    return { kind: track.next, track: track.id, ref };
-}
-/** Its next own read at its watch's pace, counted from the start of the read that set it (`floorMs`: at least, after a failure). */
-function pace(track, policy, floorMs = 0) {
-    const from = track.pacedFrom ?? track.sentAt;
-    track.pacedFrom = undefined;
-    const { watch } = track.state;
-    const next = nextPoll(watch, from, policy.poll);
-    track.next = next.read;
-    // Once the console is complete, only the full JSON tells the end.
-    track.wantFull = watch.logComplete;
-    // A drain is the end's follow-up of a build already over: never held back by the budget.
-    track.duePoll = !track.drain;
-    track.dueAt = from + Math.max(next.delayMs, floorMs);
-}
-/** A build read that follows at once from the last read (its pace counts from that one's start). */
-function readAtOnce(track, now, { full }) {
-    track.pacedFrom = track.sentAt;
-    track.next = 'build';
-    track.wantFull = full;
-    track.dueAt = now;
-    track.duePoll = false;
-}
-/**
- * A console read's news. `moreData` false: the log is complete, so the
- * build is over; one full read says so, never `result` alone, which a
- * Pipeline sets while it still runs (a drain knew it was over: it is done).
- */
-function consoleRead(track, now, poll, p) {
-    if (!poll.moreData && track.drain) {
-        finish(track);
-        return [{ kind: 'drained', track: track.id }];
+/** One build the schedule follows: its queue item, then its build. */
+class Track {
+    id;
+    job;
+    state;
+    addedAt;
+    parts;
+    policy;
+    /** The queue reason last told (queue-reason.ts). */
+    toldWhy;
+    /** Polled on its own: the running list is refused, or does not show this build. */
+    direct = false;
+    /** When this track's own next read is due (epoch ms); undefined: the rounds cover it. */
+    dueAt;
+    /** Its own read is a poll (budgeted); else it follows from a round (urgent). */
+    duePoll = true;
+    /** Its next own build read is the full JSON. */
+    wantFull = false;
+    /** What its next own read of a running build is (the console, once followed with it). */
+    next = 'build';
+    /** When its last own read was sent: its watch's pace counts from there, so a slow answer does not stretch it. */
+    sentAt;
+    /** A read that follows at once from the last one counts the pace from that one's start. */
+    pacedFrom;
+    /** Its build read checks the end after a failed console read. */
+    checking = false;
+    /** When the step learned it runs (a round judges only builds it knew of before it was sent). */
+    runningSince;
+    /** When its queue item was last read on its own (for the start's slack). */
+    askedAt;
+    queueAttempt = 0;
+    /** When its queue item was first seen left without a build. */
+    leftAt;
+    /** The step told it to stop: read on its own until it ended. */
+    stopping = false;
+    inFlight = false;
+    /** A Pipeline's pending inputs are looked at while it runs, when inputsAt comes. */
+    inputsAt;
+    inputsInFlight = false;
+    constructor(id, job, state, 
+    /** When it was added (a round judges only tracks it was sent for). */
+    addedAt, 
+    /** `drain`: only the console of a build that ended is read, until Jenkins closes it (schedule.ts addDrain). */
+    parts, policy) {
+        this.id = id;
+        this.job = job;
+        this.state = state;
+        this.addedAt = addedAt;
+        this.parts = parts;
+        this.policy = policy;
+        this.sentAt = addedAt;
     }
-    if (!poll.moreData)
-        readAtOnce(track, now, { full: true });
-    else {
-        track.state.watch = sawConsole(track.state.watch, now, poll, p.poll);
-        pace(track, p);
+    /** Its own next read at `at`: a budgeted poll (`poll`), or urgent (it follows from what a read showed). */
+    readAt(at, { poll }) {
+        this.dueAt = at;
+        this.duePoll = poll;
     }
-    return [];
-}
-/**
- * A console read failed on the way. A console that keeps failing (a proxy
- * that stalls it) would hide the end until the timeout: before the end is
- * seen, the build's JSON says whether the build is over, and then the
- * end's follow-up applies (the rest of the console read promptly, given up
- * after followUpForMs).
- */
-function consoleFailed(track, now, p) {
-    if (track.state.watch.endSeenAt !== undefined)
-        return pace(track, p, p.poll.nearMs);
-    track.checking = true;
-    readAtOnce(track, now, { full: false });
-}
-/** A console-followed build's read: the end when the console is complete (`full`), else news for its watch. */
-function consoleBuildRead(track, now, { build, full }, p) {
-    const seen = sawBuild(track.state.watch, now, build);
-    if (track.checking) {
-        track.checking = false;
-        track.state.watch = build.building ? seen : { ...seen, endSeenAt: now, endConfirmed: true };
-        pace(track, p, p.poll.nearMs);
+    /** Nothing more to follow of the track. */
+    finish() {
+        this.state = { phase: 'done' };
+    }
+    /** Its own read, now: in flight until it is reported (undefined for a track that is done). */
+    ownRead(now) {
+        const { state } = this;
+        if (state.phase === 'done')
+            return undefined;
+        this.inFlight = true;
+        this.sentAt = now;
+        this.dueAt = undefined;
+        if (state.phase === 'queued')
+            return { kind: 'queue-item', track: this.id, queueId: state.queueId };
+        const { ref } = state;
+        if (this.next === 'build')
+            return { kind: 'build', track: this.id, ref, full: this.wantFull };
+        return { kind: this.next, track: this.id, ref };
+    }
+    /** Its next own read at its watch's pace, counted from the start of the read that set it (`floorMs`: at least, after a failure). */
+    pace(floorMs = 0) {
+        const from = this.pacedFrom ?? this.sentAt;
+        this.pacedFrom = undefined;
+        const { watch } = this.state;
+        const next = nextPoll(watch, from, this.policy.poll);
+        this.next = next.read;
+        // Once the console is complete, only the full JSON tells the end.
+        this.wantFull = watch.logComplete;
+        // A drain is the end's follow-up of a build already over: never held back by the budget.
+        this.duePoll = !this.parts.drain;
+        this.dueAt = from + Math.max(next.delayMs, floorMs);
+    }
+    /** A build read that follows at once from the last read (its pace counts from that one's start). */
+    readAtOnce(now, { full }) {
+        this.pacedFrom = this.sentAt;
+        this.next = 'build';
+        this.wantFull = full;
+        this.readAt(now, { poll: false });
+    }
+    /**
+     * A console read's news. `moreData` false: the log is complete, so the
+     * build is over; one full read says so, never `result` alone, which a
+     * Pipeline sets while it still runs (a drain knew it was over: it is done).
+     */
+    consoleRead(now, poll) {
+        if (!poll.moreData && this.parts.drain) {
+            this.finish();
+            return [{ kind: 'drained', track: this.id }];
+        }
+        if (!poll.moreData)
+            this.readAtOnce(now, { full: true });
+        else {
+            this.state.watch = sawConsole(this.state.watch, now, poll, this.policy.poll);
+            this.pace();
+        }
         return [];
     }
-    if (full && !build.building) {
-        finish(track);
-        return [{ kind: 'ended', track: track.id, build }];
+    /**
+     * A console read failed on the way. A console that keeps failing (a proxy
+     * that stalls it) would hide the end until the timeout: before the end is
+     * seen, the build's JSON says whether the build is over, and then the
+     * end's follow-up applies (the rest of the console read promptly, given up
+     * after followUpForMs).
+     */
+    consoleFailed(now) {
+        if (this.state.watch.endSeenAt !== undefined)
+            return this.pace(this.policy.poll.nearMs);
+        this.checking = true;
+        this.readAtOnce(now, { full: false });
     }
-    // Still building with its console complete (never on Jenkins; handled anyway): its full JSON tells the end.
-    track.state.watch = full ? { ...seen, logComplete: true } : seen;
-    pace(track, p);
-    return [];
+    /** A console-followed build's read: the end when the console is complete (`full`), else news for its watch. */
+    consoleBuildRead(now, { build, full }) {
+        const seen = sawBuild(this.state.watch, now, build);
+        if (this.checking) {
+            this.checking = false;
+            this.state.watch = build.building ? seen : { ...seen, endSeenAt: now, endConfirmed: true };
+            this.pace(this.policy.poll.nearMs);
+            return [];
+        }
+        if (full && !build.building) {
+            this.finish();
+            return [{ kind: 'ended', track: this.id, build }];
+        }
+        // Still building with its console complete (never on Jenkins; handled anyway): its full JSON tells the end.
+        this.state.watch = full ? { ...seen, logComplete: true } : seen;
+        this.pace();
+        return [];
+    }
+}
+function isRunning(track) {
+    return track?.state.phase === 'running';
 }
 
 ;// CONCATENATED MODULE: ./src/follow/schedule.ts
@@ -49085,7 +49394,7 @@ class SharedSchedule {
     }
     /** A build whose queue item was just created (or found). */
     addQueued(job, queueId, now, parts = {}) {
-        const track = this.add({ job, state: { phase: 'queued', queueId }, ...parts }, now);
+        const track = this.add(job, { phase: 'queued', queueId }, now, parts);
         // The first round comes at the queue's first pace from now.
         if (this.roundAt === undefined || this.activeQueued() === 1) {
             this.roundAt = now;
@@ -49093,18 +49402,14 @@ class SharedSchedule {
         }
         if (!this.coveredByRound(track)) {
             // Its own queue item, at once (the build usually starts at once).
-            track.dueAt = now;
-            track.duePoll = true;
+            track.readAt(now, { poll: true });
         }
         return track.id;
     }
     /** A build known to run; `console`: its console is read, and tells its end. */
-    addRunning(ref, now, { build, from, ...parts }) {
-        const track = this.add({ job: ref.job, state: { phase: 'done' }, expect: from?.expect, ...parts }, now);
-        this.startTrack(track, ref, now, {
-            listed: build,
-            seen: from && { seenAt: from.startedAt ?? now, startSlackMs: from.startSlackMs ?? 0 }
-        });
+    addRunning(ref, now, { build, ...parts }) {
+        const track = this.add(ref.job, { phase: 'done' }, now, parts);
+        this.startTrack(track, ref, now, { listed: build });
         // No round watches it: its first read at once (a console from its start).
         if (track.direct)
             track.dueAt = now;
@@ -49122,11 +49427,10 @@ class SharedSchedule {
             endConfirmed: true
         };
         const state = { phase: 'running', ref, watch: drained };
-        const track = this.add({ job: ref.job, state, console: true, drain: true }, now);
+        const track = this.add(ref.job, state, now, { console: true, drain: true });
         track.next = 'console';
         track.direct = true;
-        track.duePoll = false;
-        track.dueAt = now;
+        track.readAt(now, { poll: false });
         return track.id;
     }
     /** Whether any build is still followed. */
@@ -49139,9 +49443,7 @@ class SharedSchedule {
     }
     /** Stops following a build (its result is not wanted, or it is left running). */
     drop(id) {
-        const track = this.tracks[id];
-        if (track)
-            finish(track);
+        this.tracks[id]?.finish();
     }
     /**
      * A build (or queue item) the step just told to stop: its own read now,
@@ -49155,8 +49457,7 @@ class SharedSchedule {
             track.stopping = true;
             track.wantFull = true;
         }
-        track.dueAt = now;
-        track.duePoll = false;
+        track.readAt(now, { poll: false });
     }
     /**
      * The reads to start now (marked in flight until they are reported), and
@@ -49170,7 +49471,7 @@ class SharedSchedule {
                 continue;
             if (track.duePoll || track.dueAt > now)
                 continue;
-            const read = ownRead(track, now);
+            const read = track.ownRead(now);
             if (read)
                 reads.push(read);
         }
@@ -49202,7 +49503,7 @@ class SharedSchedule {
                 continue;
             if (track.dueAt === undefined)
                 continue;
-            polls.push({ at: track.dueAt, read: () => ownRead(track, now) });
+            polls.push({ at: track.dueAt, read: () => track.ownRead(now) });
         }
         polls.sort((a, b) => a.at - b.at);
         const first = polls[0];
@@ -49221,22 +49522,24 @@ class SharedSchedule {
         }
         return { reads, nextAt };
     }
-    /** A round's answers: what each list showed (undefined: not read, or refused with `refused`). */
-    sawRound(sentAt, now, seen, refused = {}) {
+    /** A round's answers: what each list showed (undefined: not read). */
+    sawRound(sentAt, now, seen) {
         this.roundInFlight = false;
         this.roundFailedAt = undefined;
         this.roundAt = sentAt;
         if (this.activeQueued() > 0)
             this.roundAttempt++;
-        if (refused.queue)
+        if (seen.queue === 'refused')
             this.queueList = false;
-        if (refused.running)
+        if (seen.running === 'refused')
             this.refuseRunningList(now);
-        if (refused.queue || refused.running)
+        if (seen.queue === 'refused' || seen.running === 'refused')
             this.uncoverQueued(now);
         const events = [];
-        const queued = seen.queue ? new Map(seen.queue.map(item => [item.id, item])) : undefined;
-        const running = seen.running ? indexRunning(seen.running) : undefined;
+        const queued = Array.isArray(seen.queue)
+            ? new Map(seen.queue.map(item => [item.id, item]))
+            : undefined;
+        const running = Array.isArray(seen.running) ? indexRunning(seen.running) : undefined;
         if (running && running.byKey.size > 0)
             this.runningListShowed ||= this.showsOurs(running);
         for (const track of this.tracks) {
@@ -49257,8 +49560,7 @@ class SharedSchedule {
                 }
                 if (queued || running) {
                     // Neither list shows it: its own queue item says what became of it.
-                    track.dueAt = now;
-                    track.duePoll = false;
+                    track.readAt(now, { poll: false });
                 }
                 continue;
             }
@@ -49269,8 +49571,7 @@ class SharedSchedule {
                 }
                 else if ((track.runningSince ?? 0) <= sentAt) {
                     // Ended (or not shown to us): one full read says which.
-                    track.dueAt = now;
-                    track.duePoll = false;
+                    track.readAt(now, { poll: false });
                     track.wantFull = true;
                 }
             }
@@ -49284,10 +49585,9 @@ class SharedSchedule {
     }
     /** A queue item read on its own, at `askedAt`. */
     sawQueueItem(id, askedAt, now, item) {
-        const track = this.tracks[id];
+        const track = this.settled(id);
         if (track?.state.phase !== 'queued')
-            return this.settle(track);
-        track.inFlight = false;
+            return [];
         const previous = track.askedAt ?? askedAt;
         track.askedAt = askedAt;
         const number = item.executable?.number;
@@ -49298,7 +49598,7 @@ class SharedSchedule {
         }
         const { queueId } = track.state;
         if (item.cancelled) {
-            finish(track);
+            track.finish();
             return [{ kind: 'left-without-build', track: id, queueId, cancelled: true }];
         }
         const events = waitingNews(track, item.why, now);
@@ -49307,45 +49607,43 @@ class SharedSchedule {
             // disabled after queuing): a bounded while.
             track.leftAt ??= now;
             if (now - track.leftAt > this.policy.leftWithoutBuildMs) {
-                finish(track);
+                track.finish();
                 return [...events, { kind: 'left-without-build', track: id, queueId, cancelled: false }];
             }
         }
         if (this.coveredByRound(track)) {
-            track.dueAt = track.leftAt === undefined ? undefined : now + this.policy.poll.nearMs;
-            track.duePoll = false;
+            track.readAt(track.leftAt === undefined ? undefined : now + this.policy.poll.nearMs, {
+                poll: false
+            });
         }
         else {
-            track.dueAt = now + nextQueueDelay(track.queueAttempt++, this.policy.poll);
-            track.duePoll = true;
+            track.readAt(now + nextQueueDelay(track.queueAttempt++, this.policy.poll), { poll: true });
         }
         return events;
     }
     /** A build read on its own (`full`: its whole JSON). */
     sawBuild(id, now, { build, full }) {
-        const track = this.running(id);
-        if (!track)
+        const track = this.settled(id);
+        if (!isRunning(track))
             return [];
         if (track.next === 'give-up') {
-            finish(track);
+            track.finish();
             return [{ kind: 'ended', track: id, build }];
         }
         if (track.state.watch.console)
-            return consoleBuildRead(track, now, { build, full }, this.policy);
+            return track.consoleBuildRead(now, { build, full });
         if (!build.building) {
             if (full) {
-                finish(track);
+                track.finish();
                 return [{ kind: 'ended', track: id, build }];
             }
-            track.dueAt = now;
-            track.duePoll = false;
+            track.readAt(now, { poll: false });
             track.wantFull = true;
             return [];
         }
         track.state.watch = sawBuild(track.state.watch, now, build);
         if (track.stopping) {
-            track.dueAt = now + STOPPING_MS;
-            track.duePoll = true;
+            track.readAt(now + STOPPING_MS, { poll: true });
             return [];
         }
         if (!track.direct) {
@@ -49356,13 +49654,13 @@ class SharedSchedule {
             if (!this.runningListShowed)
                 this.refuseRunningList(now);
         }
-        pace(track, this.policy);
+        track.pace();
         return [];
     }
     /** A console read's news (track.ts); a drained console ends its track. */
     sawConsole(id, now, poll) {
-        const track = this.running(id);
-        return track ? consoleRead(track, now, poll, this.policy) : [];
+        const track = this.settled(id);
+        return isRunning(track) ? track.consoleRead(now, poll) : [];
     }
     /** A look at a running Pipeline's inputs (`more`: look again later; false: Jenkins has no stages to look at). */
     sawInputs(id, now, { more }) {
@@ -49374,24 +49672,21 @@ class SharedSchedule {
     }
     /** A console read that failed on the way (track.ts). */
     consoleFailed(id, now) {
-        const track = this.running(id);
-        if (track)
-            consoleFailed(track, now, this.policy);
+        const track = this.settled(id);
+        if (isRunning(track))
+            track.consoleFailed(now);
     }
     /** A track's own read failed on the way: tried again after retryMs (0: at its own pace). */
     readFailed(id, now) {
-        const track = this.tracks[id];
-        if (!track)
-            return;
-        track.inFlight = false;
-        if (track.state.phase === 'done')
+        const track = this.settled(id);
+        if (!track || track.state.phase === 'done')
             return;
         if (this.policy.retryMs > 0) {
             track.dueAt = now + this.policy.retryMs;
         }
         else if (isRunning(track)) {
             track.checking = false;
-            pace(track, this.policy, this.policy.poll.nearMs);
+            track.pace(this.policy.poll.nearMs);
         }
         else {
             track.dueAt = now + nextQueueDelay(track.queueAttempt++, this.policy.poll);
@@ -49399,32 +49694,11 @@ class SharedSchedule {
     }
     /** A track whose read failed for good (the caller reports it). */
     fail(id) {
-        const track = this.tracks[id];
-        if (!track)
-            return;
-        track.inFlight = false;
-        finish(track);
+        this.settled(id)?.finish();
     }
     // ---------------------------------------------------------------------------
-    add(init, now) {
-        const { console = false, inputs = false, ...rest } = init;
-        const track = {
-            id: this.tracks.length,
-            addedAt: now,
-            sentAt: now,
-            stopping: false,
-            direct: false,
-            duePoll: true,
-            wantFull: false,
-            next: 'build',
-            checking: false,
-            queueAttempt: 0,
-            inFlight: false,
-            console,
-            inputs,
-            inputsInFlight: false,
-            ...rest
-        };
+    add(job, state, now, parts) {
+        const track = new Track(this.tracks.length, job, state, now, parts, this.policy);
         this.tracks.push(track);
         return track;
     }
@@ -49434,18 +49708,18 @@ class SharedSchedule {
      * start, else now). Returns the event that says so.
      */
     startTrack(track, ref, now, { listed, seen }) {
-        const { console } = track;
+        const console = track.parts.console ?? false;
         track.runningSince = now;
         track.leftAt = undefined;
         track.next = console ? 'console' : 'build';
-        if (track.inputs)
+        if (track.parts.inputs)
             track.inputsAt = now + INPUT_FIRST_MS;
         const start = seen ?? { seenAt: now, startSlackMs: 0 };
         let w = watch({
             console,
             startedAt: start.seenAt,
             startSlackMs: start.startSlackMs,
-            expect: track.expect ?? expectationFromEstimate(listed?.estimatedDuration)
+            expect: track.parts.expect ?? expectationFromEstimate(listed?.estimatedDuration)
         });
         if (listed)
             w = sawBuild(w, now, { building: true, ...listed });
@@ -49461,7 +49735,7 @@ class SharedSchedule {
             // A console from its start, at once.
             track.dueAt = console ? now : now + nextPoll(w, now, this.policy.poll).delayMs;
         }
-        return { kind: 'started', track: track.id, number: ref.number, ...start };
+        return { kind: 'started', track: track.id, ref, ...start };
     }
     /** When the next round is due; undefined when no round is needed or one is in flight. */
     roundDue() {
@@ -49501,8 +49775,7 @@ class SharedSchedule {
         for (const track of this.tracks) {
             if (track.state.phase !== 'queued' || this.coveredByRound(track) || track.dueAt !== undefined)
                 continue;
-            track.dueAt = now;
-            track.duePoll = true;
+            track.readAt(now, { poll: true });
         }
     }
     refuseRunningList(now) {
@@ -49523,16 +49796,12 @@ class SharedSchedule {
             ? running.byKey.has(runningKey(state.ref.job, state.ref.number))
             : state.phase === 'queued' && running.byQueueId.has(state.queueId));
     }
-    settle(track) {
+    /** The track a read was for, no longer in flight. */
+    settled(id) {
+        const track = this.tracks[id];
         if (track)
             track.inFlight = false;
-        return [];
-    }
-    /** The running track a read was for, no longer in flight; undefined when it is no longer followed. */
-    running(id) {
-        const track = this.tracks[id];
-        this.settle(track);
-        return isRunning(track) ? track : undefined;
+        return track;
     }
 }
 /** The track's queue reason, when it is worth a line (queue-reason.ts). */
@@ -49602,7 +49871,7 @@ class BuildsFollower {
     /** Follows a queue item to its build and the build to its end; returns its id for the hooks. */
     addQueued(job, queueId, { console, ...parts } = {}) {
         const id = this.schedule.addQueued(job, queueId, this.now(), { ...parts, console: !!console });
-        this.followed.set(id, { job, queueId, consoleOf: console });
+        this.followed.set(id, { job, consoleOf: console });
         this.poke();
         return id;
     }
@@ -49612,10 +49881,9 @@ class BuildsFollower {
      * signal (Jenkins closes the log after `building` turns false), so no
      * build JSON is read while the console says the build goes on.
      */
-    addRunning(ref, { build, from, console, inputs }) {
+    addRunning(ref, { build, console, inputs }) {
         const id = this.schedule.addRunning(ref, this.now(), {
             build,
-            from,
             console: console !== undefined,
             inputs
         });
@@ -49637,12 +49905,13 @@ class BuildsFollower {
     }
     /** run() does not end before `work` settled (it may drain a console). */
     hold(work) {
-        const held = work.then(() => undefined, () => undefined);
-        this.holds.add(held);
-        void held.then(() => {
+        const held = work
+            .catch(() => undefined)
+            .then(() => {
             this.holds.delete(held);
             this.poke();
         });
+        this.holds.add(held);
     }
     /** Stops following one build. */
     drop(id) {
@@ -49658,7 +49927,7 @@ class BuildsFollower {
     get batched() {
         return this.schedule.usesRunningList;
     }
-    /** Runs until no build is followed; on cancel or timeout throws StepAborted (or, endWithRead, what the read in flight threw). */
+    /** Runs until no build is followed; on cancel or timeout throws what the read in flight threw, or StepAborted. */
     async run() {
         const { signal } = this.options;
         for (;;) {
@@ -49677,12 +49946,14 @@ class BuildsFollower {
         }
     }
     // ---------------------------------------------------------------------------
-    /** The step was stopped: StepAborted, or (endWithRead) what the reads in flight threw. */
+    /**
+     * The step was stopped: it ends with what the reads in flight threw (the
+     * client's Interrupted: what the step was waiting for, and the failure it
+     * was waiting out), else StepAborted.
+     */
     async stopped() {
-        const { signal, endWithRead } = this.options;
-        if (endWithRead)
-            await Promise.allSettled([...this.inFlight]);
-        throw this.cut ?? new wait/* StepAborted */.M4((0,wait/* abortReason */.Js)(signal));
+        await Promise.allSettled([...this.inFlight]);
+        throw this.cut ?? new wait/* StepAborted */.M4((0,wait/* abortReason */.Js)(this.options.signal));
     }
     poke() {
         this.wakeUp?.();
@@ -49709,7 +49980,7 @@ class BuildsFollower {
             .catch(error => {
             // A read cut by the cancel is the cancel's business (run() throws it).
             if (this.options.signal.aborted) {
-                if (this.options.endWithRead && !isTransient(error))
+                if (!isTransient(error))
                     this.cut ??= error;
                 return;
             }
@@ -49745,7 +50016,7 @@ class BuildsFollower {
             run = await api.describeRun(ref);
         }
         catch (error) {
-            if (error instanceof errors/* Interrupted */.j$)
+            if (error instanceof Interrupted)
                 throw error;
             logger.debug(`Could not look for a pending input: ${(0,error_text/* errorText */.k)(error)}`);
             this.schedule.sawInputs(track, this.now(), { more: true });
@@ -49759,22 +50030,12 @@ class BuildsFollower {
         const { api, logger } = this.options;
         const sentAt = this.now();
         const seen = {};
-        const refused = {};
         try {
             // The queue first: an item that leaves it meanwhile is on its executor by the second read.
-            if (queue) {
-                const answer = await this.list('the queue (queue/api/json)', () => api.getQueue());
-                if (answer === 'refused')
-                    refused.queue = true;
-                else
-                    seen.queue = answer;
-            }
+            if (queue)
+                seen.queue = await this.list('the queue (queue/api/json)', () => api.getQueue());
             if (running) {
-                const answer = await this.list('the running builds (computer/api/json)', () => api.runningBuilds({ deadline: this.now() + LIST_READ_MS }));
-                if (answer === 'refused')
-                    refused.running = true;
-                else
-                    seen.running = answer;
+                seen.running = await this.list('the running builds (computer/api/json)', () => api.runningBuilds({ deadline: this.now() + LIST_READ_MS }));
             }
         }
         catch (error) {
@@ -49784,7 +50045,7 @@ class BuildsFollower {
             this.schedule.roundFailed(this.now());
             return;
         }
-        this.tell(this.schedule.sawRound(sentAt, this.now(), seen, refused));
+        this.tell(this.schedule.sawRound(sentAt, this.now(), seen));
     }
     /** A list, or 'refused' when Jenkins will not give it (the builds are then read one by one). */
     async list(what, read) {
@@ -49792,30 +50053,39 @@ class BuildsFollower {
             return await read();
         }
         catch (error) {
-            if (error instanceof errors/* Interrupted */.j$ || isTransient(error))
+            if (error instanceof Interrupted || isTransient(error))
                 throw error;
             this.options.logger.debug(`Jenkins refused ${what}: reading each build on its own instead (${(0,error_text/* errorText */.k)(error)})`);
             return 'refused';
         }
     }
-    async queueItem(track, queueId) {
-        const { api, logger } = this.options;
-        const askedAt = this.now();
-        let item;
+    /**
+     * What a track's own read gives; undefined when it failed: on the way
+     * (`said` in the debug log, then `retry`: by default at the track's
+     * pace), or for good (the track fails).
+     */
+    async attempt(track, read, { said, retry = () => this.schedule.readFailed(track, this.now()) } = {}) {
         try {
-            item = await api.getQueueItem(queueId);
+            return await read();
         }
         catch (error) {
-            if (error instanceof errors/* JenkinsError */.fF && error.kind === 'not-found') {
-                return this.lostQueueItem(track, queueId, askedAt);
+            if (!isTransient(error)) {
+                this.fail(track, error);
+                return undefined;
             }
-            if (!isTransient(error))
-                return this.fail(track, error);
-            logger.debug(`Queue poll failed, trying again: ${(0,error_text/* errorText */.k)(error)}`);
-            this.schedule.readFailed(track, this.now());
-            return;
+            if (said)
+                this.options.logger.debug(`${said}, trying again: ${(0,error_text/* errorText */.k)(error)}`);
+            retry(error);
+            return undefined;
         }
-        this.tell(this.schedule.sawQueueItem(track, askedAt, this.now(), item));
+    }
+    async queueItem(track, queueId) {
+        const askedAt = this.now();
+        const item = await this.attempt(track, () => unlessNotFound(this.options.api.getQueueItem(queueId), null), { said: 'Queue poll failed' });
+        if (item === null)
+            return this.lostQueueItem(track, queueId, askedAt);
+        if (item)
+            this.tell(this.schedule.sawQueueItem(track, askedAt, this.now(), item));
     }
     /**
      * A left item is kept for 5 minutes, and none survive a restart
@@ -49824,36 +50094,20 @@ class BuildsFollower {
     async lostQueueItem(track, queueId, askedAt) {
         const { job } = this.followedOf(track);
         const name = (0,job_path/* fullName */.fq)(job);
-        let number;
-        try {
-            number = await buildNumberByQueueId(this.options.api, job, queueId);
-        }
-        catch (error) {
-            if (!isTransient(error))
-                return this.fail(track, error);
-            this.schedule.readFailed(track, this.now());
+        const number = await this.attempt(track, async () => (await buildNumberByQueueId(this.options.api, job, queueId)) ?? null);
+        if (number === undefined)
             return;
-        }
-        if (number === undefined) {
+        if (number === null) {
             return this.fail(track, new QueueItemEnded(`Queue item ${queueId} of ${name} is gone from Jenkins (it expires 5 minutes after leaving the queue, and on restart) and no recent build of ${name} has that queue id.`, 'gone', queueId));
         }
         const item = { id: queueId, executable: { number } };
         this.tell(this.schedule.sawQueueItem(track, askedAt, this.now(), item));
     }
     async build(track, ref, { full }) {
-        const { api, logger } = this.options;
-        let build;
-        try {
-            build = await api.getBuild(ref.job, ref.number, full ? {} : { tree: POLL_TREE });
-        }
-        catch (error) {
-            if (!isTransient(error))
-                return this.fail(track, error);
-            logger.debug(`Build poll failed, trying again: ${(0,error_text/* errorText */.k)(error)}`);
-            this.schedule.readFailed(track, this.now());
-            return;
-        }
-        this.tell(this.schedule.sawBuild(track, this.now(), { build, full }));
+        const { api } = this.options;
+        const build = await this.attempt(track, () => api.getBuild(ref.job, ref.number, full ? {} : { tree: POLL_TREE }), { said: 'Build poll failed' });
+        if (build)
+            this.tell(this.schedule.sawBuild(track, this.now(), { build, full }));
     }
     async console(track) {
         const followed = this.followedOf(track);
@@ -49861,18 +50115,15 @@ class BuildsFollower {
         const { console } = followed;
         if (!console)
             return;
-        let poll;
-        try {
-            poll = await console.poll();
-        }
-        catch (error) {
-            if (!isTransient(error))
-                return this.fail(track, error);
-            this.options.logger.debug(`Build poll failed, trying again: ${(0,error_text/* errorText */.k)(error)}`);
-            followed.consoleError = (0,error_text/* errorText */.k)(error);
-            this.schedule.consoleFailed(track, this.now());
+        const poll = await this.attempt(track, () => console.poll(), {
+            said: 'Build poll failed',
+            retry: error => {
+                followed.consoleError = (0,error_text/* errorText */.k)(error);
+                this.schedule.consoleFailed(track, this.now());
+            }
+        });
+        if (!poll)
             return;
-        }
         followed.consoleError = undefined;
         this.tell(this.schedule.sawConsole(track, this.now(), poll));
     }
@@ -49893,7 +50144,7 @@ class BuildsFollower {
         return followed;
     }
     fail(track, error) {
-        if (error instanceof errors/* Interrupted */.j$)
+        if (error instanceof Interrupted)
             throw error;
         this.schedule.fail(track);
         this.lost(track, error instanceof Error ? error : new Error(String(error)));
@@ -49908,7 +50159,7 @@ class BuildsFollower {
             this.failure ??= error;
     }
     tell(events) {
-        const { hooks, api } = this.options;
+        const { hooks } = this.options;
         for (const event of events) {
             const followed = this.followedOf(event.track);
             const { job } = followed;
@@ -49917,8 +50168,7 @@ class BuildsFollower {
                     hooks.waiting?.(event.track, event.why);
                     break;
                 case 'started': {
-                    const { seenAt, startSlackMs, inQueueSince } = event;
-                    const ref = { job, number: event.number, url: api.buildUrl(job, event.number) };
+                    const { ref, seenAt, startSlackMs, inQueueSince } = event;
                     hooks.started?.(event.track, ref, { seenAt, startSlackMs, inQueueSince });
                     // After the hook, which says the start before the console opens; before the first read.
                     if (this.schedule.active)
@@ -49935,7 +50185,7 @@ class BuildsFollower {
                     const name = (0,job_path/* fullName */.fq)(job);
                     this.lost(event.track, event.cancelled
                         ? new QueueItemEnded(`The queue item ${event.queueId} of ${name} was cancelled in Jenkins before it started (by a user, or because the job was disabled).`, 'cancelled', event.queueId)
-                        : new errors/* JenkinsError */.fF('protocol', `Queue item ${event.queueId} of ${name} left the queue without starting a build.`));
+                        : new JenkinsError('protocol', `Queue item ${event.queueId} of ${name} left the queue without starting a build.`));
                     break;
                 }
             }
@@ -49944,14 +50194,14 @@ class BuildsFollower {
 }
 /** Said in a finished build's console that Jenkins kept open past followUpForMs (`error`: why its last reads failed). */
 function consoleLeftOpen(ref, followUpForMs, error) {
-    const after = `${(0,util_duration/* formatDuration */.a3)(followUpForMs)} after the build finished`;
+    const after = `${(0,duration/* formatDuration */.a3)(followUpForMs)} after the build finished`;
     return error === undefined
         ? `Jenkins has not closed the console of #${ref.number} ${after}; the rest is at ${ref.url}console`
         : `Could not read the rest of the console of #${ref.number} ${after} (${error}); it is at ${ref.url}console`;
 }
 /** Failures worth riding out (the client already retried them). */
 function isTransient(error) {
-    return (error instanceof errors/* JenkinsError */.fF &&
+    return (error instanceof JenkinsError &&
         (error.kind === 'network' || error.kind === 'server' || error.kind === 'timeout'));
 }
 
@@ -49961,9 +50211,11 @@ const external_node_string_decoder_namespaceObject = __WEBPACK_EXTERNAL_createRe
 
 
 
-const DEFAULT_TAIL_LINES = 50;
-const DEFAULT_TAIL_BYTES = 8 * 1024;
-const DEFAULT_MAX_LINE = 64 * 1024;
+/** How many console lines, and bytes, tail() keeps. */
+const log_stream_TAIL_LINES = 50;
+const log_stream_TAIL_BYTES = 8 * 1024;
+/** A partial line longer than this (in characters) is written out without waiting for its end. */
+const MAX_LINE = 64 * 1024;
 // Jenkins >= 2.509 leaves ConsoleNote annotations in the plain-text log
 // (jenkins-api.md 6.1); a note never contains ESC, so it is always within one
 // line and an unfinished one always starts at the last ESC of a text.
@@ -49984,35 +50236,20 @@ class ConsoleStreamer {
     api;
     build;
     sink;
-    tailLines;
-    tailBytes;
-    maxLine;
     decoder = new external_node_string_decoder_namespaceObject.StringDecoder('utf8');
     /** Decoded text after the last written newline, not yet written. */
     pending = '';
     nextStart = 0;
-    received = 0;
     /** Whether the last character given to the sink was a newline (or nothing was written yet). */
     atLineStart = true;
+    /** The last complete lines written (at most TAIL_LINES; tail() bounds their bytes). */
     lastLines = [];
-    lastLinesBytes = 0;
-    /** Text written since the last newline (for tail()), capped at tailBytes. */
+    /** Text written since the last newline (for tail()), capped at TAIL_BYTES. */
     openLine = '';
-    constructor(api, build, sink, options = {}) {
+    constructor(api, build, sink) {
         this.api = api;
         this.build = build;
         this.sink = sink;
-        this.tailLines = Math.max(1, options.tailLines ?? DEFAULT_TAIL_LINES);
-        this.tailBytes = Math.max(16, options.tailBytes ?? DEFAULT_TAIL_BYTES);
-        this.maxLine = Math.max(16, options.maxLineLength ?? DEFAULT_MAX_LINE);
-    }
-    /** The `start` the next poll asks for (Jenkins' last X-Text-Size). */
-    get offset() {
-        return this.nextStart;
-    }
-    /** Body bytes received so far, over all polls. */
-    get bytesRead() {
-        return this.received;
     }
     /**
      * One GET progressiveText?start=<offset>: writes the complete new lines to
@@ -50038,7 +50275,6 @@ class ConsoleStreamer {
             for await (const data of chunk.body) {
                 const buffer = typeof data === 'string' ? Buffer.from(data, 'utf8') : data;
                 bodyBytes += buffer.length;
-                this.received += buffer.length;
                 this.push(this.decoder.write(buffer));
                 // Backpressure: a reader slower than Jenkins would otherwise make
                 // memory grow with the console.
@@ -50090,14 +50326,14 @@ class ConsoleStreamer {
         }
         this.endOpenLine();
     }
-    /** The last lines of the console, bounded by tailLines and tailBytes, for the failure annotation. */
+    /** The last lines of the console, bounded by TAIL_LINES and TAIL_BYTES, for the failure annotation. */
     tail() {
         const lines = [...this.lastLines];
         const open = this.openLine + clean(this.pending);
         if (open !== '')
-            lines.push(cutToBytes(open.replace(/\r$/, ''), this.tailBytes - 1));
+            lines.push(cutToBytes(open.replace(/\r$/, ''), log_stream_TAIL_BYTES - 1));
         let bytes = lines.reduce((sum, line) => sum + Buffer.byteLength(line) + 1, 0);
-        while (lines.length > 1 && (lines.length > this.tailLines || bytes > this.tailBytes)) {
+        while (lines.length > 1 && (lines.length > log_stream_TAIL_LINES || bytes > log_stream_TAIL_BYTES)) {
             bytes -= Buffer.byteLength(lines.shift() ?? '') + 1;
         }
         return lines;
@@ -50113,7 +50349,7 @@ class ConsoleStreamer {
             this.pending = this.pending.slice(lastNewline + 1);
             this.emit(clean(complete));
         }
-        if (this.pending.length > this.maxLine)
+        if (this.pending.length > MAX_LINE)
             this.spillLongLine();
     }
     /** Writes most of an overlong partial line, keeping back what may still change when it goes on. */
@@ -50150,21 +50386,14 @@ class ConsoleStreamer {
     remember(text) {
         const parts = text.split('\n');
         const last = parts.pop() ?? '';
-        if (parts.length > 0) {
-            // Only the last tailLines lines of this text can survive the trim below.
-            const from = Math.max(0, parts.length - this.tailLines);
-            for (let i = from; i < parts.length; i++) {
-                const line = cutToBytes((i === 0 ? this.openLine : '') + (parts[i] ?? ''), this.tailBytes - 1);
-                this.lastLines.push(line);
-                this.lastLinesBytes += Buffer.byteLength(line) + 1;
-            }
+        for (const [i, part] of parts.slice(-log_stream_TAIL_LINES).entries()) {
+            const open = i === 0 && parts.length <= log_stream_TAIL_LINES ? this.openLine : '';
+            this.lastLines.push(cutToBytes(open + part, log_stream_TAIL_BYTES - 1));
+        }
+        if (parts.length > 0)
             this.openLine = '';
-        }
-        this.openLine = cutToBytes(this.openLine + last, this.tailBytes);
-        while (this.lastLines.length > 0 &&
-            (this.lastLines.length > this.tailLines || this.lastLinesBytes > this.tailBytes)) {
-            this.lastLinesBytes -= Buffer.byteLength(this.lastLines.shift() ?? '') + 1;
-        }
+        this.openLine = cutToBytes(this.openLine + last, log_stream_TAIL_BYTES);
+        this.lastLines.splice(0, this.lastLines.length - log_stream_TAIL_LINES);
     }
 }
 /** The transforms every written text gets: CRLF to LF (jenkins-api.md 6.1) and no ConsoleNotes. */
@@ -50227,9 +50456,508 @@ async function withCommandsStopped(write, fn) {
     }
 }
 
-// EXTERNAL MODULE: ./src/outcome/pr-comment-body.ts + 1 modules
-var pr_comment_body = __nccwpck_require__(8215);
+;// CONCATENATED MODULE: ./src/outcome/commit-status.ts
+
+
+/** GitHub rejects longer descriptions (422). */
+const MAX_DESCRIPTION = 140;
+/**
+ * Sets a commit status on the commit under test. Best effort: it never
+ * throws and never fails the build; every problem is a warning (a 403/404
+ * that is not GitHub's rate limit names the `statuses: write` permission,
+ * once, and stops further attempts; GitHub not answering or rate-limiting is
+ * said once for the step by its GithubSession).
+ */
+class CommitStatusReporter {
+    o;
+    final = false;
+    /** The last state GitHub took. */
+    taken;
+    /** The reporter's writes, in the order asked: GitHub keeps the last one created per context. */
+    last = Promise.resolve();
+    constructor(o) {
+        this.o = o;
+    }
+    /** The last state GitHub took from this reporter, if any. */
+    get written() {
+        return this.taken;
+    }
+    /** Whether a final state (success, failure, error) was sent or attempted. */
+    get finished() {
+        return this.final;
+    }
+    pending(description, targetUrl) {
+        return this.inOrder('pending', description, targetUrl);
+    }
+    /**
+     * SUCCESS gives success; FAILURE, UNSTABLE, ABORTED and NOT_BUILT give
+     * failure; 'error' (the action could not follow the build) gives error.
+     * When `accepted` is given it decides between success and failure instead,
+     * so that the status agrees with the step (e.g. `accept: SUCCESS,UNSTABLE`).
+     */
+    finish(result, description, targetUrl, accepted) {
+        this.final = true;
+        let state;
+        if (result === 'error')
+            state = 'error';
+        else if (accepted !== undefined)
+            state = accepted ? 'success' : 'failure';
+        else
+            state = result === 'SUCCESS' ? 'success' : 'failure';
+        return this.inOrder(state, description, targetUrl);
+    }
+    /** One write after the other (set never rejects): a hand-off sent after "Queued in Jenkins" must land after it. */
+    inOrder(state, description, targetUrl) {
+        this.last = this.last.then(() => this.set(state, description, targetUrl));
+        return this.last;
+    }
+    async set(state, description, targetUrl) {
+        const { client, target, context, gate, session, logger, redact, stillOurs } = this.o;
+        const skipped = () => {
+            if (!gate.closed && session.open)
+                return false;
+            logger.debug(`Commit status '${context}' skipped (${state}).`);
+            return true;
+        };
+        if (skipped())
+            return;
+        // Until one status of the step has gone through, the reporters of its
+        // builds (several `jobs`) wait for the one request in flight: a token
+        // that may not set statuses is refused once, not once per build.
+        while (!gate.proven && gate.probe)
+            await gate.probe;
+        if (skipped())
+            return;
+        if (state !== 'pending' && stillOurs && !(await stillOurs()))
+            return;
+        const url = httpUrl(targetUrl);
+        try {
+            const request = client.rest.repos.createCommitStatus({
+                ...target,
+                state,
+                context,
+                // No secret reaches GitHub, whatever Jenkins or a library puts in a text.
+                description: (0,shorten/* cut */.J)(redact(description).replace(/\s+/g, ' ').trim(), MAX_DESCRIPTION),
+                ...(url ? { target_url: url } : {})
+            });
+            if (!gate.proven) {
+                const probe = request.then(() => void (gate.proven = true), () => undefined);
+                gate.probe = probe;
+                void probe.then(() => {
+                    if (gate.probe === probe)
+                        gate.probe = undefined;
+                });
+            }
+            await request;
+            this.taken = state;
+            logger.debug(`Commit status '${context}' on ${target.sha}: ${state}.`);
+        }
+        catch (error) {
+            const failure = (0,github_transport.githubFailure)(error);
+            // GitHub not answering, or its rate limit: said once for the step, and not a permission.
+            if (session.handled(failure, `Commit status '${context}' (${state})`))
+                return;
+            const status = failure.kind === 'answered' ? failure.status : undefined;
+            if (status === 403 || status === 404) {
+                // A token without `statuses: write`, or a fork PR's read-only token:
+                // say so once and stop trying (every reporter of the step).
+                if (gate.closed)
+                    return;
+                gate.closed = true;
+                logger.warning(`Could not set commit status '${context}' on ${target.owner}/${target.repo}@${target.sha.slice(0, 12)} ` +
+                    `(HTTP ${status}): the github-token needs the \`statuses: write\` permission ` +
+                    `(pull requests from forks only get a read-only token). The build itself is not affected. ` +
+                    `GitHub said: ${redact(failure.message)}`);
+                return;
+            }
+            logger.warning(`Could not set commit status '${context}' (${state}): ${redact(failure.message)}`);
+        }
+    }
+}
+function httpUrl(url) {
+    if (!url)
+        return undefined;
+    try {
+        const parsed = new URL(url);
+        return parsed.protocol === 'http:' || parsed.protocol === 'https:' ? url : undefined;
+    }
+    catch {
+        return undefined;
+    }
+}
+
+;// CONCATENATED MODULE: ./src/util/markdown.ts
+/**
+ * Text from Jenkins in GitHub-flavoured Markdown (a pull request comment),
+ * made inert. Escapes do not do it there: GitHub forms @-mentions, issue
+ * references and autolinks after entity and backslash escapes are decoded
+ * (`&#64;team` still pings the team), and raw HTML passes its filter in
+ * part. Inside a code span nothing is parsed: no HTML, no mention, no link,
+ * no emphasis. So every piece of untrusted text goes in one code span on
+ * one line.
+ */
+
+// C0 and C1 controls, and the bidirectional overrides that make a name read
+// otherwise than it is written.
+// eslint-disable-next-line no-control-regex
+const markdown_CONTROL = /[\u0000-\u001f\u007f-\u009f\u202a-\u202e\u2066-\u2069]/g;
+/** Every line break and space GitHub or a browser may honour (JavaScript's \s has U+2028, U+2029, NBSP). */
+const SPACES = /\s+/g;
+/**
+ * `text` as one inline code span of at most `max` characters (code points):
+ * line breaks and controls become spaces (a line break would end the list
+ * item, a blank line the paragraph), and the fence is one backtick longer
+ * than the longest run inside, so no backtick in the text can close it.
+ */
+function codeSpan(text, max) {
+    // Enough of a long text for `max` code points once its spaces are folded.
+    const head = text.length > max * 4 ? text.slice(0, max * 4) : text;
+    const flat = head.replace(markdown_CONTROL, ' ').replace(SPACES, ' ').trim();
+    const chars = Array.from(flat);
+    const shown = chars.length <= max
+        ? flat
+        : chars
+            .slice(0, max - 1)
+            .join('')
+            .trimEnd() + '…';
+    if (shown === '')
+        return '(empty)';
+    const longest = Math.max(0, ...Array.from(shown.matchAll(/`+/g), run => run[0].length));
+    const fence = '`'.repeat(longest + 1);
+    // A span that starts or ends with a backtick needs a space inside its
+    // fence (CommonMark strips one on each side when both are there).
+    const pad = shown.startsWith('`') || shown.endsWith('`') ? ' ' : '';
+    return fence + pad + shown + pad + fence;
+}
+/**
+ * A Markdown link destination for an http(s) URL, or undefined: `(`, `)`,
+ * `<`, `>` and spaces percent-encoded, so the URL cannot end the link early.
+ */
+function linkTarget(url) {
+    return (0,http_url/* httpHref */.Ge)(url)?.replace(/[()<>\s]/g, c => `%${c.charCodeAt(0).toString(16).toUpperCase().padStart(2, '0')}`);
+}
+
+;// CONCATENATED MODULE: ./src/outcome/pr-comment-body.ts
+/**
+ * The text of the pull request comment (`pr-comment`): one line per build
+ * (queued, running, or its result with duration, link and test counts), the
+ * failed stage and up to 10 failed tests of each, and a link to the
+ * workflow run whose summary has the rest. Pure: pr-comment.ts writes it.
+ *
+ * Everything that comes from Jenkins (job, test and stage names, errors) is
+ * in a code span on one line (util/markdown.ts says why escapes are not
+ * enough); links go only to the configured Jenkins and to the workflow run.
+ * The body stays within GitHub's 65,536 characters by listing fewer failed
+ * tests, then fewer builds.
+ */
+
+
+
+
+
+
+/**
+ * GitHub refuses a longer comment body (422).
+ * @internal
+ */
+const MAX_COMMENT_CHARS = 65_536;
+/** Failed tests listed per build at most. */
+const MAX_COMMENT_TESTS = 10;
+const pr_comment_body_ERROR_CHARS = 300;
+/**
+ * The hidden first line that finds the comment again on a later run: one per
+ * report name, hashed so that no name can end the HTML comment.
+ */
+function commentMarker(name) {
+    const id = (0,external_node_crypto_.createHash)('sha256').update(name).digest('hex').slice(0, 16);
+    return `<!-- jenkins-build-action report ${id} -->`;
+}
+/** The comment's Markdown, at most MAX_COMMENT_CHARS characters. */
+function renderComment(input) {
+    const link = (text, url) => {
+        const target = url?.startsWith(`${input.jenkinsUrl}/`) ? linkTarget(url) : undefined;
+        return target ? `[${text}](${target})` : text;
+    };
+    const head = `${commentMarker(input.name)}\n### Jenkins: ${codeSpan(input.name, NAME_CHARS)}\n\n`;
+    const run = linkTarget(input.runUrl);
+    const foot = run
+        ? `\nThe [workflow run](${run}) has the console, the summary and the rest.\n`
+        : '';
+    const room = MAX_COMMENT_CHARS - head.length - foot.length;
+    const block = (build, tests) => buildLines(build, tests, link).join('\n') + '\n';
+    // Each try renders builds only until the room is spent: a step with
+    // thousands of builds costs what fits in the comment, not what it has.
+    for (const tests of [MAX_COMMENT_TESTS, 3, 0]) {
+        const blocks = fitting(input.builds, room, build => block(build, tests));
+        if (blocks.length === input.builds.length)
+            return head + blocks.join('') + foot;
+    }
+    // Thousands of builds: as many as fit, and how many more there are.
+    const more = (n) => `- and ${n} more builds: see the workflow run.\n`;
+    const shown = fitting(input.builds, room - more(input.builds.length).length, build => block(build, 0));
+    return head + shown.join('') + more(input.builds.length - shown.length) + foot;
+}
+/** The blocks of the first builds whose total length is within `room`: rendering stops at the first that is not. */
+function fitting(builds, room, render) {
+    const blocks = [];
+    let used = 0;
+    for (const build of builds) {
+        const text = render(build);
+        used += text.length;
+        if (used > room)
+            break;
+        blocks.push(text);
+    }
+    return blocks;
+}
+function buildLines(build, tests, link) {
+    const { outcome } = build;
+    const job = link(codeSpan(outcome.jobName, NAME_CHARS), outcome.jobUrl);
+    const number = buildNumber(outcome);
+    const ref = number === null ? '' : ` ${link(`#${number}`, outcome.buildUrl)}`;
+    const head = `- ${stateOf(build, link)} ${job}${ref}`;
+    const lines = [head + detailsOf(build)];
+    if (outcome.failedStage)
+        lines.push(`  - Failed stage: ${codeSpan(outcome.failedStage, NAME_CHARS)}`);
+    const failed = outcome.tests?.failed ?? [];
+    const listed = failed.slice(0, tests);
+    if (listed.length > 0) {
+        const of = outcome.tests?.counts.failed ?? failed.length;
+        lines.push(`  - Failed tests (${listed.length === of ? of : `${listed.length} of ${of}`}):`);
+        for (const test of listed) {
+            const where = outcome.tests?.located?.get(test);
+            const at = where ? ` at ${codeSpan(`${where.file}:${where.line}`, NAME_CHARS)}` : '';
+            const error = pr_comment_body_firstLine(test.errorDetails ?? '');
+            const name = test.className ? `${test.className}.${test.name}` : test.name;
+            lines.push(`    - ${codeSpan(name, NAME_CHARS)}${at}${error ? `: ${codeSpan(error, pr_comment_body_ERROR_CHARS)}` : ''}`);
+        }
+    }
+    return lines;
+}
+/** The symbol and state word(s). */
+function stateOf(build, link) {
+    const { outcome } = build;
+    if (build.stopped)
+        return `⛔ stopped (${codeSpan(build.stopped, pr_comment_body_ERROR_CHARS)})`;
+    if (build.left)
+        return `↪️ left running (${codeSpan(build.left, pr_comment_body_ERROR_CHARS)})`;
+    if (outcome.result) {
+        const accepted = outcome.accepted && outcome.result !== 'SUCCESS' ? ' (accepted)' : '';
+        return `${RESULT_ICONS[outcome.result]} **${outcome.result}**${accepted}`;
+    }
+    if (build.error)
+        return `❌ **failed**: ${codeSpan(pr_comment_body_firstLine(build.error), pr_comment_body_ERROR_CHARS)}`;
+    if (outcome.buildUrl)
+        return outcome.note ? '▶️ **started**' : '🔄 **running**';
+    if (outcome.queueUrl)
+        return `⏳ **${link('queued', outcome.queueUrl)}**`;
+    return '⏳ **waiting**';
+}
+/** Duration and test counts of a finished build. */
+function detailsOf(build) {
+    const { outcome } = build;
+    const parts = [];
+    if (outcome.result && outcome.build)
+        parts.push((0,duration/* formatDuration */.a3)(outcome.build.duration));
+    const counts = outcome.tests?.counts;
+    if (counts) {
+        parts.push(`tests: ${counts.total} total, ${counts.failed} failed, ${counts.skipped} skipped`);
+    }
+    return parts.length > 0 ? ` · ${parts.join(' · ')}` : '';
+}
+function pr_comment_body_firstLine(text) {
+    return (text
+        .split(/\r\n|\r|\n|\u2028|\u2029/)
+        .map(line => line.trim())
+        .find(line => line !== '') ?? '');
+}
+
+;// CONCATENATED MODULE: ./src/outcome/pr-comment.ts
+
+
+/** Comments searched for the marker, newest first, at most. */
+const MAX_SEARCHED_COMMENTS = 1000;
+const PAGE_SIZE = 100;
+/** The one comment of a report on a pull request. */
+class PullRequestComment {
+    o;
+    id;
+    closed = false;
+    /** Writes go one after the other: the last one asked for is the last one written. */
+    chain = Promise.resolve();
+    constructor(o) {
+        this.o = o;
+    }
+    /** Creates or updates the comment with `body` (which starts with the marker). Never rejects. */
+    write(body) {
+        this.chain = this.chain.then(() => this.send(this.o.redact(body)));
+        return this.chain;
+    }
+    async send(body) {
+        const { number, logger, session } = this.o;
+        if (this.closed || !session.open) {
+            return logger.debug(`Pull request comment on #${number} skipped.`);
+        }
+        try {
+            this.id ??= await this.find();
+            // Finding it may have met a GitHub that does not answer (said once).
+            if (!session.open)
+                return;
+            if (this.id !== undefined && (await this.update(this.id, body)))
+                return;
+            await this.create(body);
+        }
+        catch (error) {
+            this.failed((0,github_transport.githubFailure)(error));
+        }
+    }
+    /**
+     * PATCHes the action's own comment; false when that cannot be done and a
+     * new one is written instead: it is gone (deleted since), or GitHub refuses
+     * the edit (then creating says whether the token may comment at all).
+     */
+    async update(id, body) {
+        const { client, owner, repo, number, logger } = this.o;
+        try {
+            await client.rest.issues.updateComment({ owner, repo, comment_id: id, body });
+            logger.debug(`Updated comment ${id} on pull request #${number}.`);
+            return true;
+        }
+        catch (error) {
+            const failure = (0,github_transport.githubFailure)(error);
+            if (failure.kind !== 'answered' || (failure.status !== 404 && failure.status !== 403)) {
+                throw error;
+            }
+            logger.debug(failure.status === 404
+                ? `Comment ${id} on pull request #${number} is gone: writing a new one.`
+                : `GitHub refused to update comment ${id} on pull request #${number} (HTTP 403: ${this.o.redact(failure.message)}): writing a new one.`);
+            this.id = undefined;
+            return false;
+        }
+    }
+    async create(body) {
+        const { client, owner, repo, number, logger, identity } = this.o;
+        const created = await client.rest.issues.createComment({
+            owner,
+            repo,
+            issue_number: number,
+            body
+        });
+        const comment = decodeComment(created.data);
+        if (!comment) {
+            // Written, but unknown: the next write searches again (and finds it, ours).
+            return logger.debug(`Created a comment on pull request #${number}; GitHub named no id.`);
+        }
+        this.id = comment.id;
+        identity.learn(comment.author);
+        logger.debug(`Created comment ${comment.id} on pull request #${number}.`);
+    }
+    failed(failure) {
+        const { owner, repo, number, logger, session } = this.o;
+        if (session.handled(failure, `The comment on pull request #${number}`))
+            return;
+        const said = this.o.redact(failure.message);
+        // Refused to list or to create (an edit refused is followed by a create).
+        if (failure.kind === 'answered' && (failure.status === 403 || failure.status === 404)) {
+            // A read-only token (a fork's, Dependabot's, or `permissions:`
+            // without it): say so once and stop trying for the step.
+            this.closed = true;
+            logger.warning(`Could not comment on pull request #${number} of ${owner}/${repo} (HTTP ${failure.status}): ` +
+                `the github-token needs the \`pull-requests: write\` permission ` +
+                `(a workflow run for a pull request from a fork only gets a read-only token: build forks through a workflow_run workflow). ` +
+                `The build itself is not affected. GitHub said: ${said}`);
+            return;
+        }
+        logger.warning(`Could not write the comment on pull request #${number}: ${said}`);
+    }
+    /**
+     * The id of the newest comment among the newest 1,000 that the token's
+     * identity wrote and that starts with the marker. Comments by anyone else
+     * are passed over, marker or not; who the token is, is asked only once a
+     * comment carries the marker.
+     */
+    async find() {
+        const { client, owner, repo, number, marker, identity, logger } = this.o;
+        const list = async (page) => {
+            const answer = await client.rest.issues.listComments({
+                owner,
+                repo,
+                issue_number: number,
+                per_page: PAGE_SIZE,
+                page
+            });
+            return { comments: decodeComments(answer.data), link: answer.headers.link };
+        };
+        const first = await list(1);
+        const last = lastPage(first.link) ?? 1;
+        const oldest = Math.max(1, last - MAX_SEARCHED_COMMENTS / PAGE_SIZE + 1);
+        let passed = 0;
+        try {
+            for (let page = last; page >= oldest; page--) {
+                const { comments } = page === 1 ? first : await list(page);
+                for (let i = comments.length - 1; i >= 0; i--) {
+                    const comment = comments[i];
+                    if (!comment.body.startsWith(marker))
+                        continue;
+                    if (await identity.owns(comment.author))
+                        return comment.id;
+                    passed++;
+                }
+            }
+            return undefined;
+        }
+        finally {
+            if (passed > 0) {
+                logger.debug(`Passed over ${passed} comment(s) on #${number} with the marker that ${(await identity.login()) ?? 'an unknown identity'} did not write.`);
+            }
+        }
+    }
+}
+/** A comment GitHub answered with; undefined without a usable id. */
+function decodeComment(value) {
+    const id = (0,github_values/* field */.ZZ)(value, 'id');
+    const body = (0,github_values/* field */.ZZ)(value, 'body');
+    const login = (0,github_values/* field */.ZZ)(value, 'user', 'login');
+    if (typeof id !== 'number' || !Number.isSafeInteger(id) || id <= 0)
+        return undefined;
+    return {
+        id,
+        body: typeof body === 'string' ? body : '',
+        author: typeof login === 'string' && login !== '' ? login : undefined
+    };
+}
+/** A page of comments as GitHub lists them: those that decode. */
+function decodeComments(value) {
+    return (Array.isArray(value) ? value : []).map(decodeComment).filter(c => c !== undefined);
+}
+/**
+ * The page number of `rel="last"` in a Link header (RFC 8288), if any.
+ * @internal
+ */
+function lastPage(link) {
+    for (const part of link?.split(',') ?? []) {
+        const match = /^\s*<([^>]*)>(.*)$/.exec(part);
+        const rel = match ? /;\s*rel="?([^";]*)"?/.exec(match[2] ?? '')?.[1] : undefined;
+        if (!match?.[1] || !rel?.split(/\s+/).includes('last'))
+            continue;
+        try {
+            const page = Number(new URL(match[1]).searchParams.get('page'));
+            if (Number.isSafeInteger(page) && page >= 1)
+                return page;
+        }
+        catch {
+            // Not a URL: no last page from it.
+        }
+    }
+    return undefined;
+}
+
+// EXTERNAL MODULE: ./src/outcome/github-identity.ts
+var github_identity = __nccwpck_require__(1568);
 ;// CONCATENATED MODULE: ./src/outcome/github-reports.ts
+
+
+
 
 
 
@@ -50265,17 +50993,17 @@ class GithubReports {
             return new GithubReports(o, null);
         }
         const ctx = event.context;
-        const named = () => {
-            try {
-                return settings.pullRequest ?? (0,commit_under_test/* pullRequestOf */._n)(ctx);
-            }
-            catch {
-                return undefined; // commitUnderTest throws it again, named
-            }
-        };
         // Octokit is evaluated only when a report or the pull request needs it
         // (start-up cost); "eager" keeps it in the one bundle file.
-        const readsPull = !settings.commit && !ownHead(ctx) && named() !== undefined;
+        let number;
+        let readsPull = false;
+        try {
+            number = settings.pullRequest ?? pullRequestOf(ctx);
+            readsPull = !settings.commit && headShaOf(ctx) === undefined && number !== undefined;
+        }
+        catch {
+            // A malformed event: commitUnderTest throws it again, named.
+        }
         let github;
         try {
             github =
@@ -50294,20 +51022,14 @@ class GithubReports {
             : github.githubClient({ token: settings.githubToken, logger, fetch: o.fetch, session });
         let target;
         try {
-            target = await (0,commit_under_test/* commitUnderTest */.Ik)(ctx, settings, async (number) => {
-                if (!client)
-                    throw new Error('github-token is empty');
-                return (await (0,github_reads/* readPullHead */._g)(client, { ...ctx.repo, number })).sha;
-            });
+            target = await commitUnderTest(ctx, settings, { client });
             logger.debug(`Commit under test: ${target.sha} (${target.from}).`);
-            o.setOutput(constants/* Output */.k7.Commit, target.sha);
+            o.setOutput(Output.Commit, target.sha);
         }
         catch (error) {
             target = null;
-            const number = named();
-            const status = github?.httpStatusOf(error);
             const what = number === undefined ? 'the commit under test' : `pull request #${number}`;
-            logger.warning(`Could not read ${what} of ${ctx.repo.owner}/${ctx.repo.repo}${status ? ` (HTTP ${status})` : ''}: ${redact((0,error_text/* errorText */.k)(error))}. ` +
+            logger.warning(`Could not read ${what} of ${ctx.repo.owner}/${ctx.repo.repo}${(0,github_transport/* failureEnd */.m5)(error, redact)}. ` +
                 `No commit status or pull request comment is set (rather than on the wrong commit); the build goes on.`);
         }
         let comment;
@@ -50316,13 +51038,10 @@ class GithubReports {
                 logger.info(`pr-comment: this run (${ctx.eventName}) is tied to no pull request: no comment is written (the pull-request input names one).`);
             }
             else {
-                const { PullRequestComment } = await Promise.resolve(/* import() eager */).then(__nccwpck_require__.bind(__nccwpck_require__, 5184));
-                const { commentMarker } = await Promise.resolve(/* import() eager */).then(__nccwpck_require__.bind(__nccwpck_require__, 8215));
-                const { TokenIdentity } = await Promise.resolve(/* import() eager */).then(__nccwpck_require__.bind(__nccwpck_require__, 1568));
                 comment = new PullRequestComment({
                     client,
                     session,
-                    identity: new TokenIdentity({ client, session, logger }),
+                    identity: new github_identity.TokenIdentity({ client, session, logger }),
                     owner: target.owner,
                     repo: target.repo,
                     number: target.pullRequest,
@@ -50332,28 +51051,26 @@ class GithubReports {
                 });
             }
         }
-        return new GithubReports(o, target, { comment, runUrl: runUrlOf(env), session });
+        return new GithubReports(o, target, { comment, runUrl: runUrlOf(env), session, client });
     }
     /**
      * A commit status reporter for `context` (every one of the step shares one
-     * gate: one warning for the step); none without a commit under test, so
-     * that the GitHub client is never loaded then (github-event.ts).
+     * gate: one warning for the step); none without a commit under test.
      */
-    async status(context, { stillOurs } = {}) {
-        if (!this.target) {
+    status(context, { stillOurs } = {}) {
+        const { client, session } = this.parts;
+        if (!this.target || !client || !session) {
             this.o.logger.debug(`Commit status '${context}' is off: no commit under test.`);
             return undefined;
         }
-        const { CommitStatusReporter } = await Promise.resolve(/* import() eager */).then(__nccwpck_require__.bind(__nccwpck_require__, 4078));
         return new CommitStatusReporter({
-            token: this.o.settings.githubToken,
+            client,
             context,
             logger: this.o.logger,
             gate: this.gate,
-            session: this.parts.session,
+            session,
             target: this.target,
             redact: this.o.redact,
-            fetch: this.o.fetch,
             ...(stillOurs ? { stillOurs } : {})
         });
     }
@@ -50385,21 +51102,12 @@ class GithubReports {
             return Promise.resolve();
         if (final)
             this.final = true;
-        return comment.write((0,pr_comment_body/* renderComment */.w)({
+        return comment.write(renderComment({
             name: this.o.reportName,
             builds,
             runUrl: this.parts.runUrl,
             jenkinsUrl: this.o.settings.url
         }));
-    }
-}
-/** Whether the event names its commit itself (a malformed one is said by commitUnderTest). */
-function ownHead(ctx) {
-    try {
-        return (0,commit_under_test/* headShaOf */.kq)(ctx) !== undefined;
-    }
-    catch {
-        return true;
     }
 }
 /** The workflow run's page, whose summary has what the comment leaves out. */
@@ -50414,8 +51122,81 @@ function runUrlOf(env) {
 
 // EXTERNAL MODULE: ./src/outcome/hand-off.ts
 var hand_off = __nccwpck_require__(2411);
-// EXTERNAL MODULE: ./src/outcome/stages.ts
-var stages = __nccwpck_require__(9277);
+;// CONCATENATED MODULE: ./src/outcome/stages.ts
+
+
+
+
+/** Whether `wfapi/describe` can exist for the build: its runs have stages (workflow-job's WorkflowRun). */
+function isPipeline(build) {
+    return build._class === 'org.jenkinsci.plugins.workflow.job.WorkflowRun';
+}
+/** A Pipeline job (its builds are WorkflowRuns): what a build not read yet will be. */
+function isPipelineJob(job) {
+    return job._class === 'org.jenkinsci.plugins.workflow.job.WorkflowJob';
+}
+/**
+ * The Pipeline's stages (so far, for a running one): [] when Jenkins has no Stage View plugin
+ * (404), undefined for other builds or when they could not be read (a help,
+ * not the result: a warning, and a note in `unread` for the summary).
+ */
+async function readStages(api, ref, build, logger, unread = []) {
+    if (!isPipeline(build))
+        return undefined;
+    try {
+        const run = await api.describeRun(ref);
+        if (!run)
+            logger.debug('Jenkins has no wfapi/describe (Pipeline Stage View plugin): no stages.');
+        return run?.stages ?? [];
+    }
+    catch (error) {
+        // The step being stopped is not stages that could not be read.
+        if (error instanceof Interrupted)
+            throw error;
+        warnUnread(`The stages of Jenkins build #${ref.number} could not be read: ${(0,error_text/* errorText */.k)(error)}`, logger, unread);
+        return undefined;
+    }
+}
+/**
+ * The stage the build's result came from: the first FAILED stage, else the
+ * first whose status matches the result (UNSTABLE, ABORTED).
+ */
+function failedStage(stages, result) {
+    if (!stages || !result || result === 'SUCCESS')
+        return undefined;
+    // A FAILURE's stage status is FAILED: found first anyway.
+    const matching = result === 'UNSTABLE' || result === 'ABORTED' ? result : 'FAILED';
+    return stages.find(s => s.status === 'FAILED') ?? stages.find(s => s.status === matching);
+}
+/**
+ * Says once each time a running Pipeline stops at an `input` step
+ * (PAUSED_PENDING_INPUT), with the page where someone can answer it
+ * (`<build>/input/`, pipeline-input-step's InputAction): without it a step
+ * waiting for a person looks hung. The engine looks (follow-builds.ts).
+ */
+class InputNotices {
+    ref;
+    announced = new Set();
+    constructor(ref) {
+        this.ref = ref;
+    }
+    /** The lines to say for what a look at the run's stages showed. */
+    saw(run) {
+        const paused = run.stages.filter(s => s.status === 'PAUSED_PENDING_INPUT');
+        // An input outside any stage pauses the run only.
+        const pausedRun = run.status === 'PAUSED_PENDING_INPUT' ? [''] : [];
+        const keys = new Set(paused.length > 0 ? paused.map(s => s.id) : pausedRun);
+        const news = [...keys].filter(key => !this.announced.has(key));
+        // Once answered, a later pause of the same stage is news again.
+        this.announced = keys;
+        return news.map(key => {
+            const stage = paused.find(s => s.id === key);
+            const where = stage ? ` in stage ${JSON.stringify(shortName(stage.name))}` : '';
+            return `Jenkins build #${this.ref.number} is waiting for input${where}: answer it at ${this.ref.url}input/`;
+        });
+    }
+}
+
 ;// CONCATENATED MODULE: ./src/step/build-begun.ts
 
 
@@ -50438,16 +51219,26 @@ async function queueBuild(o, { info, parameters, uploads, branch }) {
         log.warning(`The scan that created ${name} also queued a build of it without the files (queue item ${indexing.queueId}); this step triggers its own with them and leaves that one alone.`);
     }
     if (info.history)
-        outcome.history = (0,outcome_history/* historyOf */.om)(info.history, n => api.buildUrl(o.job, n));
+        outcome.history = historyOf(info.history, n => api.buildUrl(o.job, n));
     let queued;
     try {
+        // The queue item of the build branch indexing started counts as merged
+        // (shared): every run that scanned for the branch follows this one build,
+        // and Jenkins cannot say which do (the build carries one
+        // BranchIndexingCause whoever asked for the scan: branch-api's
+        // MultiBranchProject.scheduleBuild), so no run stops it.
         queued =
             indexing && uploads.length === 0
-                ? indexingBuildQueued(api, info, parameters, indexing.queueId)
+                ? {
+                    queueId: indexing.queueId,
+                    queueUrl: (0,job_path/* queueItemUrl */.oJ)(api.baseUrl, indexing.queueId),
+                    merged: true,
+                    unknownParameters: unknownParameters(info, parameters)
+                }
                 : await api.trigger(info, o.job, parameters, uploads);
     }
     catch (error) {
-        if (error instanceof errors/* Interrupted */.j$ && error.lostTrigger) {
+        if (error instanceof Interrupted && error.lostTrigger) {
             o.work.maybeQueued(o.index, error.lostTrigger);
         }
         throw error;
@@ -50465,23 +51256,22 @@ async function queueBuild(o, { info, parameters, uploads, branch }) {
     }
     return queued;
 }
-/** The queued build has started: recorded and said. */
-function buildStarted({ work, index, outcome, logger }, ref) {
-    work.started(index, ref);
-    outcome.buildUrl = ref.url;
-    // A build a branch scan started may already be among the job's builds.
-    outcome.history &&= outcome.history.filter(h => h.number < ref.number);
-    logger.info(`Jenkins build ${outcome.jobName} #${ref.number} started: ${ref.url}`);
-}
 /**
- * A build the step follows but did not start (`build: last`, a number or
- * URL, or the build a given queue item became): recorded (never as the
- * step's to stop: it queued nothing) and said.
+ * The item's build is known: the one it queued has started (`mode`
+ * undefined), or one it follows but did not start (`build: last`, a number
+ * or URL, or the build a given queue item became): recorded (the latter
+ * never as the step's to stop: it queued nothing) and said.
  */
-function existingBuild({ work, index, outcome, logger }, ref, mode) {
+function buildKnown({ work, index, outcome, logger }, ref, mode) {
     work.started(index, ref);
     outcome.buildUrl = ref.url;
     const name = outcome.jobName;
+    if (mode === undefined) {
+        // A build a branch scan started may already be among the job's builds.
+        outcome.history &&= outcome.history.filter(h => h.number < ref.number);
+        logger.info(`Jenkins build ${name} #${ref.number} started: ${ref.url}`);
+        return;
+    }
     logger.info(mode === 'given'
         ? `Following build #${ref.number} of ${name}: ${ref.url}`
         : `${mode === 'last' ? 'Last' : 'Last successful'} build of ${name}: #${ref.number} ${ref.url}`);
@@ -50496,21 +51286,6 @@ function queueWaitMs(inQueueSince, build) {
     if (inQueueSince === undefined || !(0,model_counts/* isCount */.my)(build.timestamp))
         return undefined;
     return Math.max(0, build.timestamp - inQueueSince);
-}
-/**
- * The queue item of the build branch indexing started, in the shape of a
- * trigger's answer. It counts as merged (shared): every run that scanned for
- * the branch follows this one build, and Jenkins cannot say which do (the
- * build carries one BranchIndexingCause whoever asked for the scan:
- * branch-api's MultiBranchProject.scheduleBuild), so no run stops it.
- */
-function indexingBuildQueued(api, info, parameters, queueId) {
-    return {
-        queueId,
-        queueUrl: (0,job_path/* queueItemUrl */.oJ)(api.baseUrl, queueId),
-        merged: true,
-        unknownParameters: unknownParameters(info, parameters)
-    };
 }
 /** Warns of each parameter the job does not define (Jenkins drops it silently), with the closest name it has. */
 function warnUnknownParameters(unknown, info, job, logger) {
@@ -50580,9 +51355,9 @@ async function downloadArtifacts(api, settings, build, logger, signal, unread = 
         // An answer that cannot be read (malformed, nested too deep) is a part
         // of the outcome missing, not the build failing; no answer at all
         // (credentials, permission, network) still fails the step.
-        if (!(error instanceof errors/* JenkinsError */.fF && error.kind === 'protocol'))
+        if (!(error instanceof JenkinsError && error.kind === 'protocol'))
             throw error;
-        (0,util_logger/* warnUnread */.Kz)(`The artifacts list of Jenkins build #${build.number} could not be read, so no artifact was downloaded: ${error.message}`, logger, unread);
+        warnUnread(`The artifacts list of Jenkins build #${build.number} could not be read, so no artifact was downloaded: ${error.message}`, logger, unread);
         return outcome;
     }
     if (list.truncated) {
@@ -50591,13 +51366,12 @@ async function downloadArtifacts(api, settings, build, logger, signal, unread = 
     const safe = [];
     for (const path of list.paths) {
         const target = artifactTarget(root, path);
-        if (typeof target === 'string')
+        if (typeof target === 'string') {
             safe.push(path);
-        else
-            outcome.refused.push(target);
-    }
-    for (const refused of outcome.refused) {
-        logger.warning(`Refused artifact path ${JSON.stringify(refused.path)} from Jenkins build #${build.number}: it ${refused.reason}, so it could land outside '${outcome.folder}'. Not written.`);
+            continue;
+        }
+        outcome.refused.push(target);
+        logger.warning(`Refused artifact path ${JSON.stringify(path)} from Jenkins build #${build.number}: it ${target.reason}, so it could land outside '${outcome.folder}'. Not written.`);
     }
     // A refused file the patterns ask for is one the user will miss.
     const wantedRefused = selectArtifacts(settings.artifacts, outcome.refused.map(r => r.path)).selected;
@@ -50605,17 +51379,58 @@ async function downloadArtifacts(api, settings, build, logger, signal, unread = 
         outcome.problems.push(`The 'artifacts' patterns select ${wantedRefused.length} artifact path(s) that were refused because they would land outside '${outcome.folder}': ${wantedRefused.map(p => JSON.stringify(p)).join(', ')}. Exclude them with a '!' line if they are not needed.`);
     }
     const selection = selectArtifacts(settings.artifacts, safe);
-    for (const pattern of selection.unmatched)
-        warnUnmatched(pattern, safe, build, logger);
+    const more = safe.length > SHOWN_NAMES ? `, … (${safe.length} in all)` : '';
+    const matched = safe.length === 0
+        ? `nothing: Jenkins build #${build.number} archived no artifacts.`
+        : `none of the artifacts of Jenkins build #${build.number}. It has: ${safe.slice(0, SHOWN_NAMES).join(', ')}${more}.`;
+    for (const pattern of selection.unmatched) {
+        logger.warning(`Artifact pattern '${pattern.text}' matched ${matched}`);
+    }
     if (selection.selected.length === 0)
         return outcome;
     const rootReal = await prepareRoot(root, settings.workspace);
+    const downloadOne = async (path) => {
+        // as: a selected path passed artifactSegments already (selectArtifacts), so it has segments.
+        const segments = artifactSegments(path);
+        try {
+            // Folder by folder, each checked before the next is made in it: a
+            // symbolic link in the way that leads out is refused before anything is
+            // created through it. The file goes into the folder's real path.
+            let target;
+            try {
+                const folder = await makeFolderInside(root, rootReal, segments.slice(0, -1), path);
+                // as: a path that passed artifactSegments has at least one segment.
+                target = (0,external_node_path_namespaceObject.join)(folder, segments.at(-1));
+            }
+            catch (error) {
+                if (!(error instanceof WorkspacePathError) || error.link === undefined || error.dangling) {
+                    throw error;
+                }
+                outcome.refused.push({
+                    path,
+                    reason: `passes through the symbolic link '${error.link}', which leads out of it (to ${error.target})`
+                });
+                outcome.problems.push(`Artifact ${JSON.stringify(path)} was not written: the symbolic link '${posix((0,external_node_path_namespaceObject.join)(outcome.folder, error.link))}' leads out of '${outcome.folder}' (to ${error.target}).`);
+                return;
+            }
+            const done = await api.downloadArtifact(build, path, () => openSink(target));
+            outcome.bytes += done.bytes;
+            outcome.written.push(posix((0,external_node_path_namespaceObject.join)(outcome.folder, path)));
+            logger.info(`Downloaded artifact ${JSON.stringify(path)} (${(0,bytes/* formatBytes */.z)(done.bytes)}).`);
+        }
+        catch (error) {
+            (0,wait/* throwIfAborted */.Te)(signal);
+            if (error instanceof JenkinsError && error.kind === 'aborted')
+                throw error;
+            outcome.problems.push(`Artifact ${JSON.stringify(path)} was not downloaded: ${(0,error_text/* errorText */.k)(error)}`);
+        }
+    };
     let next = 0;
     const worker = async () => {
         while (next < selection.selected.length) {
             const path = selection.selected[next++];
             if (path !== undefined)
-                await downloadOne(api, build, path, root, rootReal, outcome, logger, signal);
+                await downloadOne(path);
         }
     };
     await Promise.all(Array.from({ length: Math.min(PARALLEL, selection.selected.length) }, worker));
@@ -50624,43 +51439,6 @@ async function downloadArtifacts(api, settings, build, logger, signal, unread = 
     outcome.written.sort((a, b) => (order.get(a) ?? 0) - (order.get(b) ?? 0));
     logger.info(`Downloaded ${outcome.written.length} artifact(s) of Jenkins build #${build.number} (${(0,bytes/* formatBytes */.z)(outcome.bytes)}) into ${outcome.folder}.`);
     return outcome;
-}
-async function downloadOne(api, build, path, root, rootReal, outcome, logger, signal) {
-    // as: a selected path passed artifactSegments already (selectArtifacts), so it has segments.
-    const segments = artifactSegments(path);
-    try {
-        // Folder by folder, each checked before the next is made in it: a
-        // symbolic link in the way that leads out is refused before anything is
-        // created through it. The file goes into the folder's real path.
-        let target;
-        try {
-            const folder = await makeFolderInside(root, rootReal, segments.slice(0, -1), path);
-            // as: a path that passed artifactSegments has at least one segment.
-            target = (0,external_node_path_namespaceObject.join)(folder, segments.at(-1));
-        }
-        catch (error) {
-            if (!(error instanceof WorkspacePathError) || error.link === undefined || error.dangling) {
-                throw error;
-            }
-            outcome.refused.push({
-                path,
-                reason: `passes through the symbolic link '${error.link}', which leads out of it (to ${error.target})`
-            });
-            outcome.problems.push(`Artifact ${JSON.stringify(path)} was not written: the symbolic link '${posix((0,external_node_path_namespaceObject.join)(outcome.folder, error.link))}' leads out of '${outcome.folder}' (to ${error.target}).`);
-            return;
-        }
-        const done = await api.downloadArtifact(build, path, () => openSink(target));
-        outcome.bytes += done.bytes;
-        outcome.written.push(posix((0,external_node_path_namespaceObject.join)(outcome.folder, path)));
-        logger.info(`Downloaded artifact ${JSON.stringify(path)} (${(0,bytes/* formatBytes */.z)(done.bytes)}).`);
-    }
-    catch (error) {
-        (0,wait/* throwIfAborted */.Te)(signal);
-        if (error instanceof errors/* JenkinsError */.fF && error.kind === 'aborted')
-            throw error;
-        const message = (0,error_text/* errorText */.k)(error);
-        outcome.problems.push(`Artifact ${JSON.stringify(path)} was not downloaded: ${message}`);
-    }
 }
 /** A temporary file next to the target, renamed over it once the body is whole. */
 async function openSink(target) {
@@ -50711,15 +51489,6 @@ async function prepareRoot(root, workspace) {
         throw new Error(`Input 'artifacts-path' (${root}) leads out of the workspace through a symbolic link: '${error.link}' leads to ${error.target}, outside ${workspaceReal}. Expected a folder inside the workspace; nothing was created through the link.`);
     }
 }
-function warnUnmatched(pattern, paths, build, logger) {
-    if (paths.length === 0) {
-        logger.warning(`Artifact pattern '${pattern.text}' matched nothing: Jenkins build #${build.number} archived no artifacts.`);
-        return;
-    }
-    const shown = paths.slice(0, SHOWN_NAMES).join(', ');
-    const more = paths.length > SHOWN_NAMES ? `, … (${paths.length} in all)` : '';
-    logger.warning(`Artifact pattern '${pattern.text}' matched none of the artifacts of Jenkins build #${build.number}. It has: ${shown}${more}.`);
-}
 function posix(path) {
     return external_node_path_namespaceObject.sep === '/' ? path : path.split(external_node_path_namespaceObject.sep).join('/');
 }
@@ -50766,25 +51535,19 @@ function framesOf(trace) {
         if (text.length > MAX_LINE_CHARS)
             continue;
         const java = JAVA_FRAME.exec(text);
-        if (java) {
-            const className = java[1] ?? '';
-            const packagePath = className.split('.').slice(0, -1);
-            add(frames, [...packagePath, java[2] ?? ''], java[3], { java: true });
-            continue;
-        }
         const other = PYTHON_FRAME.exec(text) ?? PYTEST_FRAME.exec(text) ?? JS_FRAME.exec(text);
-        if (other)
-            add(frames, pathSegments(other[1] ?? ''), other[2], { java: false });
+        // Java names the class: its package path, then the file name.
+        const segments = java
+            ? [...(java[1] ?? '').split('.').slice(0, -1), java[2] ?? '']
+            : pathSegments(other?.[1] ?? '');
+        const line = Number(java ? java[3] : other?.[2]);
+        if (!segments || segments.length === 0 || !Number.isSafeInteger(line) || line < 1)
+            continue;
+        if (segments.some(s => s === '' || LIBRARY.test(s)))
+            continue;
+        frames.push({ segments, line, java: java !== null });
     }
     return frames;
-}
-function add(frames, segments, line, { java }) {
-    const number = Number(line);
-    if (!segments || segments.length === 0 || !Number.isSafeInteger(number) || number < 1)
-        return;
-    if (segments.some(s => s === '' || LIBRARY.test(s)))
-        return;
-    frames.push({ segments, line: number, java });
 }
 /**
  * A trace's path as segments; undefined when it climbs (`..`) or holds a
@@ -50802,10 +51565,8 @@ function pathSegments(path) {
     if (/^[A-Za-z]:$/.test(segments[0] ?? ''))
         segments.shift();
     // `lib/python3.12/…`: the standard library.
-    for (let i = 1; i < segments.length; i++) {
-        if (segments[i - 1] === 'lib' && /^python\d/.test(segments[i] ?? ''))
-            return undefined;
-    }
+    if (segments.some((s, i) => segments[i - 1] === 'lib' && /^python\d/.test(s)))
+        return undefined;
     return segments;
 }
 /**
@@ -50852,7 +51613,7 @@ async function searchWorkspace(root, names, limits = {}) {
     catch {
         return undefined;
     }
-    return { named: name => found.get(name) ?? [] };
+    return found;
 }
 /** Whether `a` ends with all of `b` (segment by segment). */
 function endsWith(a, b) {
@@ -50866,8 +51627,7 @@ function endsWith(a, b) {
  * relative to where the tests ran) and the file's must end one with the other.
  */
 function matches(frame, files) {
-    const name = frame.segments[frame.segments.length - 1] ?? '';
-    return files.named(name).filter(rel => {
+    return (files.get(frame.segments.at(-1) ?? '') ?? []).filter(rel => {
         const segments = rel.split('/');
         return frame.java
             ? endsWith(segments, frame.segments)
@@ -50897,12 +51657,7 @@ function locate(trace, files) {
  */
 async function locateFailedTests(tests, workspace, logger) {
     const located = new Map();
-    const names = new Set();
-    for (const test of tests) {
-        for (const frame of framesOf(test.errorStackTrace ?? '')) {
-            names.add(frame.segments[frame.segments.length - 1] ?? '');
-        }
-    }
+    const names = new Set(tests.flatMap(test => framesOf(test.errorStackTrace ?? '').map(f => f.segments.at(-1) ?? '')));
     if (names.size === 0)
         return located;
     const files = await searchWorkspace(workspace, names);
@@ -50964,9 +51719,9 @@ async function readTests(api, ref, build, logger, unread = []) {
     }
     catch (error) {
         // The step being stopped is not a report that could not be read.
-        if (error instanceof errors/* Interrupted */.j$)
+        if (error instanceof Interrupted)
             throw error;
-        (0,util_logger/* warnUnread */.Kz)(`The test report of Jenkins build #${ref.number} could not be read, so its failed tests are not listed: ${(0,error_text/* errorText */.k)(error)}`, logger, unread);
+        warnUnread(`The test report of Jenkins build #${ref.number} could not be read, so its failed tests are not listed: ${(0,error_text/* errorText */.k)(error)}`, logger, unread);
     }
     return outcome;
 }
@@ -50996,9 +51751,9 @@ async function testAction(api, ref, build, logger, unread) {
         return testReportAction(detailed.actions, ignored);
     }
     catch (error) {
-        if (error instanceof errors/* Interrupted */.j$)
+        if (error instanceof Interrupted)
             throw error;
-        (0,util_logger/* warnUnread */.Kz)(`The test counts of Jenkins build #${ref.number} could not be read: ${(0,error_text/* errorText */.k)(error)}`, logger, unread);
+        warnUnread(`The test counts of Jenkins build #${ref.number} could not be read: ${(0,error_text/* errorText */.k)(error)}`, logger, unread);
         return undefined;
     }
 }
@@ -51058,17 +51813,18 @@ function rebaser(jenkinsBuildUrl, ourBuildUrl, baseUrl) {
  */
 function annotateFailedTests(tests, annotate, located = new Map()) {
     for (const test of tests.failed.slice(0, MAX_ANNOTATED)) {
-        const details = (test.errorDetails ?? '').trim();
-        const lines = details === '' ? [] : details.split(/\r\n|\r|\n/).slice(0, DETAIL_LINES);
+        const lines = (test.errorDetails ?? '')
+            .trim()
+            .split(/\r\n|\r|\n/)
+            .slice(0, DETAIL_LINES);
         const quoted = lines.join('\n').slice(0, DETAIL_CHARS);
-        const where = test.className ? `${(0,util_names/* shortName */.l)(test.className)} — ${test.url}` : test.url;
-        annotate(quoted ? `${quoted}\n${where}` : `${test.status} ${where}`, (0,util_names/* shortName */.l)(test.name), located.get(test));
+        const where = test.className ? `${shortName(test.className)} — ${test.url}` : test.url;
+        annotate(quoted ? `${quoted}\n${where}` : `${test.status} ${where}`, shortName(test.name), located.get(test));
     }
 }
 function test_report_classOf(action) {
-    return typeof action === 'object' && action !== null && '_class' in action
-        ? action._class
-        : undefined;
+    // as: any JSON value; a primitive or null has no `_class`.
+    return action?._class;
 }
 
 ;// CONCATENATED MODULE: ./src/step/build-ended.ts
@@ -51095,7 +51851,7 @@ function judgeEnd(outcome, final, o) {
     outcome.build = final;
     outcome.result = final.result ?? undefined;
     outcome.accepted = accepted;
-    o.logger.info(`Jenkins build ${outcome.jobName} #${o.ref.number} finished: ${final.result ?? 'no result'} in ${(0,util_duration/* formatDuration */.a3)(final.duration)}.`);
+    o.logger.info(`Jenkins build ${outcome.jobName} #${o.ref.number} finished: ${final.result ?? 'no result'} in ${(0,duration/* formatDuration */.a3)(final.duration)}.`);
     return accepted;
 }
 /**
@@ -51121,15 +51877,16 @@ async function reportEnded(e) {
             outcome.tests.commit = e.reports?.sourceCommit;
         annotateFailedTests(outcome.tests, out.annotate, located);
     }
-    outcome.stages = await (0,stages/* readStages */.ir)(api, ref, final, out.logger, unread);
-    outcome.failedStage = (0,stages/* failedStage */.g4)(outcome.stages, final.result)?.name;
+    outcome.stages = await readStages(api, ref, final, out.logger, unread);
+    outcome.failedStage = failedStage(outcome.stages, final.result)?.name;
     if (settings.artifacts.length > 0) {
         outcome.artifacts = await downloadArtifacts(api, settings, ref, out.logger, signal, unread);
     }
     // Items that share the build may name different values files: each file read once.
     const values = new Map();
     const required = settings.valuesFileRequired;
-    for (const { valuesFile: path, report } of e.owners) {
+    for (const { entry, report } of e.owners) {
+        const path = entry?.valuesFile;
         if (path === undefined)
             continue;
         if (!values.has(path))
@@ -51224,7 +51981,7 @@ const MAX_LOG_LINES = 200;
 async function resolveBranch(options) {
     const { api, settings } = options;
     const branch = settings.branch;
-    const existing = await (0,errors/* unlessNotFound */.CA)(api.getJob(settings.job), undefined);
+    const existing = await unlessNotFound(api.getJob(settings.job), undefined);
     if (existing)
         return { info: existing };
     const project = await api.getJob(branch.project);
@@ -51240,77 +51997,80 @@ async function resolveBranch(options) {
 }
 /** Scans the project and polls until the branch job exists (and, for a new build, until its indexing build is known). */
 async function scanAndWait(options) {
-    const { api, settings, out, signal } = options;
+    const { api, settings, out } = options;
     const branch = settings.branch;
     const projectName = (0,job_path/* fullName */.fq)(branch.project);
-    const name = branch.name;
-    out.logger.info(`Branch '${name}' of ${projectName} has no job in Jenkins yet: scanning ${projectName} (branch indexing) for it.`);
+    out.logger.info(`Branch '${branch.name}' of ${projectName} has no job in Jenkins yet: scanning ${projectName} (branch indexing) for it.`);
     await api.scanMultibranch(branch.project);
     options.onScan?.();
     const log = new ScanLog(options);
-    let foldSaid = false;
     const scan = new ScanState();
-    let pause = options.pollMs ?? 1000;
-    let open = true;
-    const close = ({ complete }) => {
-        if (!open)
-            return;
-        open = false;
-        log.end(complete);
-        out.endGroup();
-    };
-    const job = (0,job_path/* fullName */.fq)(settings.job);
+    let found;
     out.startGroup(`Scan of ${projectName}`);
     try {
-        for (;;) {
-            (0,wait/* throwIfAborted */.Te)(signal);
-            // The scan's state first, then the branch: when the scan was over
-            // before the branch was looked up, a missing branch is final.
-            const scanItem = (await api.getQueue()).find(item => (0,job_path/* sameJob */.YU)(item.job, branch.project));
-            const queued = scanItem !== undefined;
-            // Scan requests fold like any queue request (Queue.scheduleInternal):
-            // each leaves its cause on the one item (CauseAction.foldIntoExisting).
-            if (scanItem && !foldSaid && scanItem.causes.length > 1) {
-                foldSaid = true;
-                out.logger.info(`Jenkins merged this scan request into the scan of ${projectName} already queued (queue item ${scanItem.id}, ${scanItem.causes.length} requests): the scan is shared.`);
-            }
-            const running = queued ? false : await log.poll();
-            scan.look(queued, running);
-            const info = await (0,errors/* unlessNotFound */.CA)(api.getJob(settings.job), undefined);
-            if (info && (info.buildable !== false || scan.finished)) {
-                if (settings.build !== 'new') {
-                    close({ complete: scan.finished });
-                    return { info };
-                }
-                const found = await findIndexingBuild(options, info);
-                if (found === 'other-parameters') {
-                    close({ complete: scan.finished });
-                    out.logger.info(`Branch indexing built ${job} with its default parameters; triggering a build with the given parameters.`);
-                    return { info };
-                }
-                if (found) {
-                    close({ complete: scan.finished });
-                    const which = found.number === undefined ? `queue item ${found.queueId}` : `build #${found.number}`;
-                    out.logger.info(`Branch indexing created ${job} and started its first build (cause: Branch indexing): following ${which} instead of triggering a second build.`);
-                    out.logger.info(`Every run that scanned for branch '${name}' follows this build, and Jenkins does not record which: it is shared, and a cancel leaves it running.`);
-                    return { info, indexingBuild: found };
-                }
-                if (scan.finished) {
-                    close({ complete: true });
-                    out.logger.info(`The scan finished without building ${job}; triggering a build.`);
-                    return { info };
-                }
-            }
-            else if (!info && scan.finished) {
-                close({ complete: true });
-                throw new Error(await missingBranch(options, `The scan of ${projectName} finished without a branch '${name}' on ${api.baseUrl}: is it pushed (or the pull request open), and does the project's branch source discover it? The scan log is at ${api.jobUrl(branch.project)}indexing/console.`));
-            }
-            await (0,wait/* sleep */.yy)(pause, signal);
-            pause = Math.min(options.maxPollMs ?? 5000, Math.round(pause * 1.5));
-        }
+        found = await watchScan(options, log, scan);
     }
     finally {
-        close({ complete: false });
+        log.end(found !== undefined && scan.finished);
+        out.endGroup();
+    }
+    if (found === 'missing') {
+        throw new Error(await missingBranch(options, `The scan of ${projectName} finished without a branch '${branch.name}' on ${api.baseUrl}: is it pushed (or the pull request open), and does the project's branch source discover it? The scan log is at ${api.jobUrl(branch.project)}indexing/console.`));
+    }
+    for (const line of found.said)
+        out.logger.info(line);
+    return found.job;
+}
+/** Looks at the scan and the branch until the job is known (with what to say once the scan's fold is closed), or the scan finished without it. */
+async function watchScan(options, log, scan) {
+    const { api, settings, out, signal } = options;
+    const branch = settings.branch;
+    const projectName = (0,job_path/* fullName */.fq)(branch.project);
+    const job = (0,job_path/* fullName */.fq)(settings.job);
+    let foldSaid = false;
+    let pause = options.pollMs ?? 1000;
+    for (;;) {
+        (0,wait/* throwIfAborted */.Te)(signal);
+        // The scan's state first, then the branch: when the scan was over
+        // before the branch was looked up, a missing branch is final.
+        const scanItem = (await api.getQueue()).find(item => (0,job_path/* sameJob */.YU)(item.job, branch.project));
+        const queued = scanItem !== undefined;
+        // Scan requests fold like any queue request (Queue.scheduleInternal):
+        // each leaves its cause on the one item (CauseAction.foldIntoExisting).
+        if (scanItem && !foldSaid && scanItem.causes.length > 1) {
+            foldSaid = true;
+            out.logger.info(`Jenkins merged this scan request into the scan of ${projectName} already queued (queue item ${scanItem.id}, ${scanItem.causes.length} requests): the scan is shared.`);
+        }
+        const running = queued ? false : await log.poll();
+        scan.look(queued, running);
+        const info = await unlessNotFound(api.getJob(settings.job), undefined);
+        if (info && (info.buildable !== false || scan.finished)) {
+            if (settings.build !== 'new')
+                return { job: { info }, said: [] };
+            const found = await findIndexingBuild(options, info);
+            if (found === 'other-parameters') {
+                const said = `Branch indexing built ${job} with its default parameters; triggering a build with the given parameters.`;
+                return { job: { info }, said: [said] };
+            }
+            if (found) {
+                const which = found.number === undefined ? `queue item ${found.queueId}` : `build #${found.number}`;
+                const said = [
+                    `Branch indexing created ${job} and started its first build (cause: Branch indexing): following ${which} instead of triggering a second build.`,
+                    `Every run that scanned for branch '${branch.name}' follows this build, and Jenkins does not record which: it is shared, and a cancel leaves it running.`
+                ];
+                return { job: { info, indexingBuild: found }, said };
+            }
+            if (scan.finished) {
+                return {
+                    job: { info },
+                    said: [`The scan finished without building ${job}; triggering a build.`]
+                };
+            }
+        }
+        else if (!info && scan.finished)
+            return 'missing';
+        await (0,wait/* sleep */.yy)(pause, signal);
+        pause = Math.min(options.maxPollMs ?? 5000, Math.round(pause * 1.5));
     }
 }
 /**
@@ -51438,8 +52198,8 @@ async function missingBranch(options, message) {
         return `${message} It has no branches yet.`;
     const close = closestNames(branch.name, names, 5);
     if (close.length > 0)
-        return `${message} Closest branches: ${close.map(util_names/* shortName */.l).join(', ')}.`;
-    const some = names.slice(0, 10).map(util_names/* shortName */.l).join(', ');
+        return `${message} Closest branches: ${close.map(shortName).join(', ')}.`;
+    const some = names.slice(0, 10).map(shortName).join(', ');
     return `${message} It has: ${some}${names.length > 10 ? `, … (${names.length} in all)` : ''}.`;
 }
 
@@ -51486,13 +52246,8 @@ async function resolveGivenBuild(api, job, given) {
  */
 async function checkQueueItemJob(api, job, { id, text }) {
     const name = (0,job_path/* fullName */.fq)(job);
-    let item;
-    try {
-        item = await api.getQueueItem(id);
-    }
-    catch (error) {
-        if (!(error instanceof errors/* JenkinsError */.fF && error.kind === 'not-found'))
-            throw error;
+    const item = await unlessNotFound(api.getQueueItem(id), undefined);
+    if (!item) {
         if ((await buildNumberByQueueId(api, job, id)) !== undefined)
             return;
         throw new input_error/* InputError */.d(`Input 'build' URL ('${text}') is queue item ${id}, which Jenkins no longer knows, and no recent build of job '${name}' (input 'job') came from it: Jenkins forgets a queue item 5 minutes after it leaves the queue (and on restart), so this may be another job's. Give the build's URL (build-url) instead. Nothing was triggered.`);
@@ -51525,7 +52280,8 @@ async function resolveItems(o, items) {
     const byRead = new Map();
     const reads = items.map(item => {
         const { entry } = item;
-        const mode = modeOf(entry, o.build);
+        // The item's own `build` (a number or URL), else the input's.
+        const mode = entry.given ? 'given' : o.build;
         const { branch } = entry;
         const suggesting = (read) => suggestingJobs(o.api, entry.job, o.out.logger, read);
         if (branch && mode === 'new')
@@ -51545,14 +52301,9 @@ async function resolveItems(o, items) {
     }
     return resolved;
 }
-/** The item's own `build` (a number or URL), else the input's. */
-function modeOf(entry, build) {
-    return entry.given ? 'given' : build;
-}
 /** One item's job, or the build it follows. */
 async function readOne(o, entry) {
-    const { api } = o;
-    const mode = modeOf(entry, o.build);
+    const { api, build: mode } = o;
     const { given: reference } = entry;
     if (reference) {
         const given = await resolveGivenBuild(api, entry.job, reference).catch((error) => {
@@ -51611,6 +52362,9 @@ async function branchJob(o, entry, branchOf) {
 
 
 
+
+
+
 /** How long the end of a run waits for work on the side (a commit status) once the step was stopped (ms). */
 const SETTLE_ON_ABORT_MS = 1000;
 /** The step's builds from resolve to verdict; stop() is the one stop handler's part of it. */
@@ -51619,7 +52373,6 @@ class BuildsRun {
     present;
     uploads;
     printer;
-    entries;
     /** Every item before it is resolved: its report exists from the start (a stop before resolve still reports it). */
     slots;
     reports;
@@ -51638,8 +52391,8 @@ class BuildsRun {
         this.uploads = uploads;
         const { settings, api, io, signal } = step;
         this.printer = new Printer(io);
-        this.entries = settings.jobs ?? [settings];
-        this.slots = this.entries.map((entry, index) => ({
+        const entries = settings.jobs ?? [settings];
+        this.slots = entries.map((entry, index) => ({
             index,
             entry,
             report: { outcome: { jobName: entry.jobName, jobUrl: api.jobUrl(entry.job) }, tail: [] },
@@ -51651,8 +52404,7 @@ class BuildsRun {
             logger: this.log,
             signal,
             // One build has nothing to share a budget with: its own reads (schedule-policy.ts).
-            policy: this.entries.length === 1 ? ONE_BUILD_POLICY : DEFAULT_SCHEDULE_POLICY,
-            endWithRead: true,
+            policy: entries.length === 1 ? ONE_BUILD_POLICY : DEFAULT_SCHEDULE_POLICY,
             hooks: {
                 waiting: (track, why) => {
                     for (const item of this.owners(track))
@@ -51697,8 +52449,8 @@ class BuildsRun {
             await this.settlePending();
         }
         await this.finishComment();
-        this.present.setOutputs(io, this.reports, this.log);
-        await this.present.writeSummary(io.summary, this.reports, this.log);
+        setOutputs(io, this.reports, this.log, this.present);
+        await writeSummary(io.summary, this.reports, this.log, this.present);
         const failure = this.present.failure(this.items, settings.accept);
         if (failure !== undefined)
             throw failure;
@@ -51713,21 +52465,20 @@ class BuildsRun {
     stop(description) {
         const open = this.items.filter(item => !this.step.work.item(item.index).done);
         const finishing = Promise.all([
-            ...this.items
-                .filter(item => item.status && !item.status.finished)
-                .map(item => item.status?.finish('error', description, this.step.work.item(item.index).ref?.url)),
+            ...this.items.map(({ status, index }) => status?.finished ||
+                status?.finish('error', description, this.step.work.item(index).ref?.url)),
             this.finishComment(description)
         ]);
         const report = async (said) => {
             for (const item of open)
                 item.report.left = said.get((0,job_path/* jobKey */.tv)(item.entry.job));
             try {
-                this.present.setOutputs(this.step.io, this.reports, this.log);
+                setOutputs(this.step.io, this.reports, this.log, this.present);
             }
             catch (error) {
                 this.log.debug(`Could not set the outputs: ${(0,error_text/* errorText */.k)(error)}`);
             }
-            await this.present.writeSummary(this.step.io.summary, this.reports, this.log);
+            await writeSummary(this.step.io.summary, this.reports, this.log, this.present);
         };
         return { finishing, report };
     }
@@ -51762,7 +52513,7 @@ class BuildsRun {
         if (!settings.commitStatus)
             return;
         for (const item of this.items)
-            item.status = await reports.status(item.entry.statusContext);
+            item.status = reports.status(item.entry.statusContext);
     }
     // ---- begin -----------------------------------------------------------------
     /** Triggers the item, or takes its build as it is; a refused trigger is the item's failure, the others go on. */
@@ -51772,22 +52523,18 @@ class BuildsRun {
         const { outcome } = report;
         if (begin.kind === 'queue-item') {
             outcome.queueUrl = begin.queueUrl;
-            if (settings.wait === 'queued')
-                return;
-            this.log.info(`Following queue item ${begin.queueId} of ${outcome.jobName}: ${begin.queueUrl}`);
+            if (settings.wait !== 'queued') {
+                this.log.info(`Following queue item ${begin.queueId} of ${outcome.jobName}: ${begin.queueUrl}`);
+            }
             return;
         }
         if (begin.kind === 'build') {
             const ref = this.refOf(item, begin.build.number);
-            existingBuild(this.stepItem(item), ref, begin.mode);
+            this.known(item, ref, begin.mode);
             outcome.build = begin.build;
-            // Not waited for: its hand-off is the one pending status (returned).
-            if (settings.wait === 'finish') {
-                this.side(item.status?.pending(`Jenkins build #${ref.number} running`, ref.url));
-            }
             // Not triggered here: no job read to take them from, so one bounded read.
             if (settings.wait !== 'queued') {
-                outcome.history = await (0,outcome_history/* readHistory */.Lu)(api, item.entry.job, ref.number, this.log);
+                outcome.history = await readHistory(api, item.entry.job, ref.number, this.log);
             }
             return;
         }
@@ -51806,7 +52553,7 @@ class BuildsRun {
             }
         }
         catch (error) {
-            if (error instanceof errors/* Interrupted */.j$ || signal.aborted)
+            if (error instanceof Interrupted || signal.aborted)
                 throw error;
             this.fail(item, error);
         }
@@ -51837,11 +52584,11 @@ class BuildsRun {
             item.track = this.follower.addQueued(item.entry.job, queueId, {
                 expect: begin.kind === 'trigger' ? expectationFrom(begin.info.recent ?? []) : undefined,
                 console: this.liveConsole(item),
-                inputs: begin.kind === 'queue-item' || (0,stages/* isPipelineJob */.IQ)(begin.info)
+                inputs: begin.kind === 'queue-item' || isPipelineJob(begin.info)
             });
         }
         await this.follower.run();
-        if (this.entries.length > 1 && !this.follower.batched) {
+        if (this.slots.length > 1 && !this.follower.batched) {
             this.log.debug('Followed the builds one by one: Jenkins did not show them in computer/api/json.');
         }
     }
@@ -51865,21 +52612,14 @@ class BuildsRun {
         item.track = this.follower.addRunning(ref, {
             build,
             console: live?.(ref),
-            inputs: build.building && (0,stages/* isPipeline */.DQ)(build)
+            inputs: build.building && isPipeline(build)
         });
     }
     started(owners, ref, start) {
         const { settings, api } = this.step;
         for (const item of owners) {
             item.inQueueSince = start.inQueueSince;
-            if (item.begin.kind === 'queue-item')
-                existingBuild(this.stepItem(item), ref, 'given');
-            else
-                buildStarted(this.stepItem(item), ref);
-            // With `wait: started` the hand-off is the one pending status (returned).
-            if (settings.wait === 'finish') {
-                this.side(item.status?.pending(`Jenkins build #${ref.number} running`, ref.url));
-            }
+            this.known(item, ref, item.begin.kind === 'queue-item' ? 'given' : undefined);
         }
         const [first] = owners;
         if (!first)
@@ -51892,7 +52632,7 @@ class BuildsRun {
         }
         if (first.begin.kind === 'queue-item') {
             const { outcome } = first.report;
-            this.side((0,outcome_history/* readHistory */.Lu)(api, first.entry.job, ref.number, this.log).then(h => (outcome.history = h)));
+            this.side(readHistory(api, first.entry.job, ref.number, this.log).then(h => (outcome.history = h)));
         }
         if (!this.liveConsole(first))
             this.waitingSilently(first, ref);
@@ -51908,8 +52648,8 @@ class BuildsRun {
         outcome.build = build;
         outcome.queueWaitMs ??= queueWaitMs(first.inQueueSince, build);
         // Where a running Pipeline is (a stage waiting at an input): one read.
-        if ((0,stages/* isPipeline */.DQ)(build))
-            outcome.stages = await (0,stages/* readStages */.ir)(api, ref, build, this.log);
+        if (isPipeline(build))
+            outcome.stages = await readStages(api, ref, build, this.log);
         for (const item of owners)
             this.returned(item);
     }
@@ -51934,17 +52674,11 @@ class BuildsRun {
             build: ref?.number
         };
         this.side(item.status?.pending((0,hand_off/* handOffDescription */.h_)(handOff), api.jobUrl(item.entry.job)));
-        if (ref) {
-            const wait = settings.wait === 'queued' ? 'false' : 'started';
-            outcome.note = `Did not wait for the build to finish (wait: ${wait}).`;
-            const shown = `Jenkins build ${outcome.jobName} #${ref.number} (${ref.url}) goes on running (wait: ${wait})`;
-            work.returned(item.index, shown);
-            return;
-        }
-        const id = item.begin.kind === 'queue-item' ? item.begin.queueId : queueId;
-        outcome.note = 'Did not wait for the build to start (wait: false).';
-        const shown = `queue item ${id} of ${outcome.jobName} (${outcome.queueUrl}) goes on in Jenkins (wait: false)`;
-        work.returned(item.index, shown);
+        const wait = settings.wait === 'queued' ? 'false' : 'started';
+        outcome.note = `Did not wait for the build to ${ref ? 'finish' : 'start'} (wait: ${wait}).`;
+        work.noted(item.index, State.Returned, ref
+            ? `Jenkins build ${outcome.jobName} #${ref.number} (${ref.url}) goes on running (wait: ${wait})`
+            : `queue item ${handOff.queueId} of ${outcome.jobName} (${outcome.queueUrl}) goes on in Jenkins (wait: false)`);
     }
     /**
      * The lone build's console, when the presenter streams it (log-stream.ts):
@@ -51986,14 +52720,23 @@ class BuildsRun {
         const ref = first && this.step.work.item(first.index).ref;
         if (!first || !ref)
             return;
-        first.inputs ??= new stages/* InputNotices */.g$(ref);
+        first.inputs ??= new InputNotices(ref);
+        // Its lines say "build #N" only: named after its job when there are several.
+        const log = this.present.several ? namedLogger(this.log, first.entry.jobName) : this.log;
         for (const line of first.inputs.saw(run))
-            this.itemLog(first).info(line);
+            log.info(line);
     }
     // ---- the end ---------------------------------------------------------------
-    /** The items' build ended (`watched`: the step saw it run): judged, then completed on the side. */
+    /**
+     * The items' build ended (`watched`: the step saw it run): judged, then
+     * completed on the side: what it produced and its commit statuses
+     * (build-ended.ts reportEnded, once for every item that shares it), then
+     * its console (in its group, when the builds' turn comes) unless it
+     * streamed live. An error there (not a cancel) is the items', and the
+     * others go on.
+     */
     ended(owners, final, { watched }) {
-        const { settings, work } = this.step;
+        const { api, settings, signal, work } = this.step;
         const [first] = owners;
         if (!first)
             return;
@@ -52010,53 +52753,39 @@ class BuildsRun {
         }
         if (!accepted && !first.stopping)
             this.failFast(first);
-        this.side(this.complete(owners, { ref, final, tail, watched }));
-    }
-    /**
-     * What the ended build produced and its commit statuses (build-ended.ts
-     * reportEnded, once for every item that shares it), then its console
-     * (in its group, when the builds' turn comes) unless it streamed live.
-     * An error here (not a cancel) is the items', and the others go on.
-     */
-    async complete(owners, { ref, final, tail, watched }) {
-        const { api, settings, signal } = this.step;
-        const [first] = owners;
-        if (!first)
-            return;
-        try {
-            await reportEnded({
-                api,
-                settings: { ...settings, artifactsPath: this.present.artifactsFolder(first.entry, ref) },
-                ref,
-                final,
-                outcome: first.report.outcome,
-                signal,
-                out: {
-                    logger: this.log,
-                    annotate: (message, title, where) => this.printer.annotate(message, title, where)
-                },
-                reports: this.github,
-                owners: owners.map(item => ({
-                    status: item.status,
-                    valuesFile: item.entry.valuesFile,
-                    report: item.report
-                }))
-            });
-            const shown = tail ?? (settings.log && watched ? await this.printConsole(ref) : []);
-            for (const item of owners)
-                item.report.tail = shown;
-        }
-        catch (error) {
-            if (error instanceof errors/* Interrupted */.j$ || signal.aborted)
-                throw error;
-            for (const item of owners) {
-                item.report.error = (0,error_text/* errorText */.k)(error);
-                item.failure = error;
+        const complete = async () => {
+            try {
+                await reportEnded({
+                    api,
+                    settings: { ...settings, artifactsPath: this.present.artifactsFolder(first.entry, ref) },
+                    ref,
+                    final,
+                    outcome,
+                    signal,
+                    out: {
+                        logger: this.log,
+                        annotate: (message, title, where) => this.printer.annotate(message, title, where)
+                    },
+                    reports: this.github,
+                    owners
+                });
+                const shown = tail ?? (settings.log && watched ? await this.printConsole(ref) : []);
+                for (const item of owners)
+                    item.report.tail = shown;
             }
-            // A status left pending would block a protected branch for good.
-            const why = statusFailure(error, signal);
-            await Promise.all(owners.map(i => i.status?.finished || i.status?.finish('error', why, ref.url)));
-        }
+            catch (error) {
+                if (error instanceof Interrupted || signal.aborted)
+                    throw error;
+                for (const item of owners) {
+                    item.report.error = (0,error_text/* errorText */.k)(error);
+                    item.failure = error;
+                }
+                // A status left pending would block a protected branch for good.
+                const why = statusFailure(error, signal);
+                await Promise.all(owners.map(i => i.status?.finished || i.status?.finish('error', why, ref.url)));
+            }
+        };
+        this.side(complete());
     }
     /**
      * A build that ended, printed whole in a group of its own after the
@@ -52073,7 +52802,7 @@ class BuildsRun {
                     await this.follower.drain(ref, streamer);
                 }
                 catch (error) {
-                    if (error instanceof errors/* Interrupted */.j$ || signal.aborted)
+                    if (error instanceof Interrupted || signal.aborted)
                         throw error;
                     streamer.notice(`Could not read the console: ${(0,error_text/* errorText */.k)(error)}`);
                 }
@@ -52105,11 +52834,11 @@ class BuildsRun {
         const message = (0,error_text/* errorText */.k)(error);
         item.report.error = message;
         item.failure = error;
-        if (this.present.named)
+        if (this.present.several)
             this.log.info(`Jenkins ${item.entry.jobName}: ${message}`);
         if (error instanceof QueueItemEnded) {
             // Nothing of it runs: the post step has nothing to stop.
-            work.ended(item.index, `${error.shown}, ${(0,job_path/* queueItemUrl */.oJ)(api.baseUrl, error.queueId)}`);
+            work.noted(item.index, State.Ended, `${error.shown}, ${(0,job_path/* queueItemUrl */.oJ)(api.baseUrl, error.queueId)}`);
         }
         const ref = work.item(item.index).ref;
         this.side(item.status?.finish('error', message.split('\n')[0] ?? 'Failed', ref?.url));
@@ -52150,14 +52879,14 @@ class BuildsRun {
             return;
         const name = first.entry.jobName;
         const target = work.targetOf(first.index, api);
-        const shared = work.shared(first.index);
-        if (!target || shared) {
-            this.leave(group, shared ? `left running: ${SHARED_WORK_LEFT.replace(/^running: /, '')}` : undefined);
+        if (!target || target.shared) {
+            const note = `left running: ${SHARED_WORK_LEFT.replace(/^running: /, '')}`;
+            this.leave(group, target?.shared ? note : undefined);
             return;
         }
         for (const item of group)
             item.stopping = true;
-        const said = await abortRemote(api, target, (0,util_logger/* namedLogger */.OP)(this.log, name));
+        const said = await abortRemote(api, target, namedLogger(this.log, name));
         this.log.info(`fail-fast: ${name}: ${said}.`);
         if (said.endsWith(SHARED_WORK_LEFT)) {
             this.leave(group, 'left running: shared with another request');
@@ -52189,16 +52918,23 @@ class BuildsRun {
         const { index, entry, report } = item;
         return { api, work, index, job: entry.job, outcome: report.outcome, logger: this.log };
     }
-    /** An item's lines that say "build #N" only: named after its job when there are several. */
-    itemLog(item) {
-        return this.present.named ? (0,util_logger/* namedLogger */.OP)(this.log, item.entry.jobName) : this.log;
+    /**
+     * The item's build is known: one it started (`mode` undefined), or one it
+     * follows as it is; running, unless the step does not wait for its end
+     * (then its hand-off is the one pending status: returned).
+     */
+    known(item, ref, mode) {
+        buildKnown(this.stepItem(item), ref, mode);
+        if (this.step.settings.wait === 'finish') {
+            this.side(item.status?.pending(`Jenkins build #${ref.number} running`, ref.url));
+        }
     }
     /** Work on the side: awaited before the run ends, and the engine runs until it settled (it may drain a console). */
     side(work) {
         if (!work)
             return;
         const tracked = work.catch(error => {
-            if (!(error instanceof errors/* Interrupted */.j$) && !this.step.signal.aborted) {
+            if (!(error instanceof Interrupted) && !this.step.signal.aborted) {
                 this.log.warning(`Jenkins builds: ${(0,error_text/* errorText */.k)(error)}`);
             }
         });
@@ -52225,23 +52961,23 @@ class BuildsRun {
 async function stopStep(step, run, present, { error, reason, head, until }) {
     const { work, settings } = step;
     const log = run?.log ?? step.io.logger;
-    const last = error instanceof errors/* Interrupted */.j$ ? error.lastFailure?.replace(/\.$/, '') : undefined;
+    const last = error instanceof Interrupted ? error.lastFailure?.replace(/\.$/, '') : undefined;
     // What the step was waiting for when it was stopped (a hung request says how long it hung).
-    if (error instanceof errors/* Interrupted */.j$ && error.sent)
+    if (error instanceof Interrupted && error.sent)
         log.info(`${error.message}.`);
     if (last && reason === 'cancelled')
         log.info(`Last error before the cancel: ${last}.`);
     const target = present.stopTarget(work);
     const started = work.anything || work.adopted > 0;
     const stopping = run?.stop(statusFailure(error, step.signal));
-    const { outcome, said } = await stopWork(step, { log, until, named: present.named });
+    const { outcome, said } = await stopWork(step, { log, until, named: present.several });
     // The statuses and the comment get what is left of the budget.
     await (0,wait/* settleBy */.pN)(stopping?.finishing ?? Promise.resolve(), until);
     await stopping?.report(said);
     if (last && reason === 'timeout') {
         return started
             ? `${head}${target} (last error: ${last})${outcome}`
-            : `${last} (still failing at the step's timeout, ${(0,util_duration/* formatDuration */.a3)(settings.timeoutMs)})${outcome}`;
+            : `${last} (still failing at the step's timeout, ${(0,duration/* formatDuration */.a3)(settings.timeoutMs)})${outcome}`;
     }
     return `${head}${target}${outcome}`;
 }
@@ -52303,19 +53039,14 @@ async function settleHandOffs(step) {
         throw new Error(`Settle: could not read the pending statuses of ${owner}/${repo} from GitHub${status}: ${io.redact(failure.message)}. The github-token needs \`statuses: write\` and \`pull-requests: read\`.`);
     }
     const settled = [];
-    const reports = [];
-    let going = 0;
     for (const handOff of found) {
         const done = await settleOne(step, handOff, () => stillPending(where, handOff));
-        if (!done)
-            going++;
-        else {
-            settled.push(done.entry);
-            reports.push(done.report);
-        }
+        if (done)
+            settled.push(done);
     }
-    io.setOutput(constants/* Output */.k7.Settled, JSON.stringify(settled));
-    log.info(`Settle: ${settled.length} hand-off(s) settled, ${going} still in Jenkins or left as they were, of ${found.length} pending.`);
+    io.setOutput(Output.Settled, JSON.stringify(settled.map(done => done.entry)));
+    log.info(`Settle: ${settled.length} hand-off(s) settled, ${found.length - settled.length} still in Jenkins or left as they were, of ${found.length} pending.`);
+    const reports = settled.map(done => done.report);
     if (reports.length > 0)
         await writeSummary(io.summary, reports, log, { several: true });
 }
@@ -52342,7 +53073,7 @@ async function settleOne(step, h, stillOurs) {
         reportName: h.context,
         bounds: step.githubBounds
     });
-    const status = await reports.status(h.context, { stillOurs });
+    const status = reports.status(h.context, { stillOurs });
     const report = { outcome: { jobName: name, jobUrl: api.jobUrl(h.job) }, tail: [] };
     const { outcome } = report;
     if (at.kind === 'ended') {
@@ -52392,7 +53123,7 @@ async function whereIs({ api }, h) {
     const { queueId } = h.handOff;
     let number = h.handOff.build;
     if (number === undefined && queueId !== undefined) {
-        const read = await (0,errors/* unlessNotFound */.CA)(api.getQueueItem(queueId), undefined);
+        const read = await unlessNotFound(api.getQueueItem(queueId), undefined);
         // Some restarts number the queue afresh: an item of another job is not this hand-off's.
         const named = read && queueItemJob(read);
         const item = named && !(0,job_path/* sameJob */.YU)(named, h.job) ? undefined : read;
@@ -52411,7 +53142,7 @@ async function whereIs({ api }, h) {
     }
     if (number === undefined)
         return { kind: 'no-build', why: 'the hand-off names no queue item or build' };
-    const build = await (0,errors/* unlessNotFound */.CA)(api.getBuild(h.job, number), undefined);
+    const build = await unlessNotFound(api.getBuild(h.job, number), undefined);
     if (!build)
         return { kind: 'no-build', why: `Jenkins no longer has build #${number} of ${name}` };
     const ref = { job: h.job, number, url: api.buildUrl(h.job, number) };
@@ -52437,11 +53168,11 @@ async function whereIs({ api }, h) {
 
 /** The action's entry point: the main step, or the post step on the second run. */
 async function main_run() {
-    if (getState(constants/* State */.Uw.IsPost) === 'true') {
+    if (getState(State.IsPost) === 'true') {
         await run();
         return;
     }
-    coreStepIO.saveState(constants/* State */.Uw.IsPost, 'true');
+    coreStepIO.saveState(State.IsPost, 'true');
     try {
         const settings = getSettings({ mask: maskSecret });
         for (const warning of settings.inputWarnings)
@@ -52503,522 +53234,6 @@ async function runStep(settings, io) {
 
 /***/ }),
 
-/***/ 4487:
-/***/ ((__unused_webpack_module, __webpack_exports__, __nccwpck_require__) => {
-
-/* harmony export */ __nccwpck_require__.d(__webpack_exports__, {
-/* harmony export */   kY: () => (/* binding */ buildNumber),
-/* harmony export */   n0: () => (/* binding */ setOutputs)
-/* harmony export */ });
-/* unused harmony exports BUILD_OUTPUT_MAX_BYTES, buildOutput, buildEntry, worstResult, ARTIFACTS_OUTPUT_MAX_BYTES */
-/* harmony import */ var _util_constants_js__WEBPACK_IMPORTED_MODULE_0__ = __nccwpck_require__(2517);
-/* harmony import */ var _jenkins_reads_decode_js__WEBPACK_IMPORTED_MODULE_1__ = __nccwpck_require__(9828);
-/* harmony import */ var _jenkins_model_counts_js__WEBPACK_IMPORTED_MODULE_4__ = __nccwpck_require__(2578);
-/* harmony import */ var _history_js__WEBPACK_IMPORTED_MODULE_2__ = __nccwpck_require__(6380);
-/* harmony import */ var _output_cap_js__WEBPACK_IMPORTED_MODULE_7__ = __nccwpck_require__(4230);
-/* harmony import */ var _util_bytes_js__WEBPACK_IMPORTED_MODULE_6__ = __nccwpck_require__(1671);
-/* harmony import */ var _util_shorten_js__WEBPACK_IMPORTED_MODULE_5__ = __nccwpck_require__(2509);
-/* harmony import */ var _stages_js__WEBPACK_IMPORTED_MODULE_3__ = __nccwpck_require__(9277);
-
-
-
-
-
-
-
-
-/**
- * Cap of the `build` output, in UTF-8 bytes (action.yml, README). GitHub
- * allows 1 MB of job outputs per job, counted as UTF-16 (two bytes a
- * character for JSON's ASCII): 256 KiB of JSON is half of that, so the
- * output can still be passed on as a job output beside the others. Build
- * JSON is a few KB; what exceeds this is long change logs or many actions.
- * @internal
- */
-const BUILD_OUTPUT_MAX_BYTES = 256 * 1024;
-/**
- * The build JSON within `maxBytes`. When it is too large, whole top-level
- * fields are left out, largest first, until it fits: the output stays valid
- * JSON with Jenkins' own field names, and what is there is complete.
- * @internal
- */
-function buildOutput(build, maxBytes = BUILD_OUTPUT_MAX_BYTES) {
-    const json = JSON.stringify(build);
-    const fullBytes = Buffer.byteLength(json);
-    if (fullBytes <= maxBytes)
-        return { json, dropped: [], fullBytes };
-    const kept = { ...build };
-    const dropped = [];
-    const largestFirst = Object.entries(build)
-        .map(([key, value]) => ({ key, bytes: Buffer.byteLength(JSON.stringify(value) ?? '') }))
-        .sort((a, b) => b.bytes - a.bytes);
-    let cut = json;
-    for (const { key } of largestFirst) {
-        if (Buffer.byteLength(cut) <= maxBytes)
-            break;
-        delete kept[key];
-        dropped.push(key);
-        cut = JSON.stringify(kept);
-    }
-    return { json: cut, dropped, fullBytes };
-}
-/** The build's number once known (from its URL before it is read); null before. */
-function buildNumber(outcome) {
-    return outcome.build?.number ?? numberOf(outcome.buildUrl) ?? null;
-}
-/**
- * The one function that turns a build's outcome into its output values (null where unknown). duration and result only once the build is over.
- * @internal
- */
-function buildEntry({ outcome, values }) {
-    const build = outcome.build;
-    const ended = build !== undefined && !build.building;
-    return {
-        job: outcome.jobName,
-        number: buildNumber(outcome),
-        url: outcome.buildUrl ?? null,
-        result: outcome.result ?? (ended ? build.result : null),
-        // Jenkins reports duration 0 while a build runs (jenkins-api.md 5.2).
-        duration: ended ? (build.duration ?? null) : null,
-        queueUrl: outcome.queueUrl ?? null,
-        description: build?.description ?? null,
-        displayName: build?.displayName ?? null,
-        parameters: build ? (0,_jenkins_reads_decode_js__WEBPACK_IMPORTED_MODULE_1__/* .parameterValues */ .oM)(build.parameters) : null,
-        values: values?.values ?? null
-    };
-}
-/**
- * The step's outputs from its items' reports (one `job`: one report):
- * `result` the worst, `tests-*` the counts summed over the builds that have
- * a report, `artifacts` every file downloaded; with `several`, `builds`
- * (each buildEntry, in the order given), else the one build's own outputs.
- */
-function setOutputs(out, reports, logger, { several }) {
-    const entries = reports.map(buildEntry);
-    const worst = worstResult(entries.map(entry => entry.result));
-    if (worst)
-        out.setOutput(_util_constants_js__WEBPACK_IMPORTED_MODULE_0__/* .Output */ .k7.Result, worst);
-    const tests = reports.flatMap(({ outcome }) => (outcome.tests ? [outcome.tests.counts] : []));
-    for (const [key, name] of TEST_COUNTS) {
-        if (tests.length === 0)
-            break;
-        // Counts each within the safe range can sum past it: such a sum is not set.
-        const total = tests.reduce((n, counts) => n + counts[key], 0);
-        if ((0,_jenkins_model_counts_js__WEBPACK_IMPORTED_MODULE_4__/* .isCount */ .my)(total))
-            out.setOutput(name, String(total));
-        else
-            logger.warning(`The ${name} output is not set: the sum of the builds' counts is too large.`);
-    }
-    const artifacts = reports.flatMap(({ outcome }) => outcome.artifacts ?? []);
-    if (artifacts.length > 0) {
-        const folders = [...new Set(artifacts.map(a => a.folder))];
-        const written = artifacts.flatMap(a => a.written);
-        setArtifactsOutput(out, { written, folder: (0,_util_shorten_js__WEBPACK_IMPORTED_MODULE_5__/* .cut */ .J)(folders.join(', '), 500) }, logger);
-    }
-    const [one] = reports;
-    if (several)
-        out.setOutput(_util_constants_js__WEBPACK_IMPORTED_MODULE_0__/* .Output */ .k7.Builds, JSON.stringify(entries));
-    else if (one)
-        setOneBuildOutputs(out, one, logger);
-}
-const TEST_COUNTS = [
-    ['total', _util_constants_js__WEBPACK_IMPORTED_MODULE_0__/* .Output */ .k7.TestsTotal],
-    ['failed', _util_constants_js__WEBPACK_IMPORTED_MODULE_0__/* .Output */ .k7.TestsFailed],
-    ['skipped', _util_constants_js__WEBPACK_IMPORTED_MODULE_0__/* .Output */ .k7.TestsSkipped]
-];
-/**
- * The worst of the results by Jenkins' order (Result.ordinal: SUCCESS < UNSTABLE < FAILURE < NOT_BUILT < ABORTED).
- * @internal
- */
-function worstResult(results) {
-    let worst;
-    for (const result of results) {
-        if (result === null || result === undefined)
-            continue;
-        if (worst === undefined || _util_constants_js__WEBPACK_IMPORTED_MODULE_0__/* .BUILD_RESULTS */ .IQ.indexOf(result) > _util_constants_js__WEBPACK_IMPORTED_MODULE_0__/* .BUILD_RESULTS */ .IQ.indexOf(worst)) {
-            worst = result;
-        }
-    }
-    return worst;
-}
-/**
- * What only one build has: its number, URL, duration, JSON, job URL,
- * stages, history and values. A `build` output over its cap is cut
- * (buildOutput) with a warning that says what was left out and where the whole is.
- */
-function setOneBuildOutputs(out, one, logger) {
-    const { outcome } = one;
-    const build = outcome.build;
-    const entry = buildEntry(one);
-    if (entry.number !== null)
-        out.setOutput(_util_constants_js__WEBPACK_IMPORTED_MODULE_0__/* .Output */ .k7.BuildNumber, String(entry.number));
-    if (entry.url)
-        out.setOutput(_util_constants_js__WEBPACK_IMPORTED_MODULE_0__/* .Output */ .k7.BuildUrl, entry.url);
-    if (entry.duration !== null)
-        out.setOutput(_util_constants_js__WEBPACK_IMPORTED_MODULE_0__/* .Output */ .k7.Duration, String(entry.duration));
-    else if (build && !build.building) {
-        logger.warning(`Ignored the duration Jenkins gave build #${build.number} (${(0,_jenkins_model_counts_js__WEBPACK_IMPORTED_MODULE_4__/* .shownValue */ .JJ)(build.json.duration)}): not a whole number of milliseconds. The duration output is not set.`);
-    }
-    if (entry.queueUrl)
-        out.setOutput(_util_constants_js__WEBPACK_IMPORTED_MODULE_0__/* .Output */ .k7.QueueUrl, entry.queueUrl);
-    if (build) {
-        // Jenkins' text, set exactly as it is: an output is never a command.
-        out.setOutput(_util_constants_js__WEBPACK_IMPORTED_MODULE_0__/* .Output */ .k7.Description, build.description);
-        out.setOutput(_util_constants_js__WEBPACK_IMPORTED_MODULE_0__/* .Output */ .k7.DisplayName, build.displayName);
-        out.setOutput(_util_constants_js__WEBPACK_IMPORTED_MODULE_0__/* .Output */ .k7.BuildParameters, JSON.stringify(entry.parameters));
-        const { json, dropped, fullBytes } = buildOutput(build.json);
-        out.setOutput(_util_constants_js__WEBPACK_IMPORTED_MODULE_0__/* .Output */ .k7.Build, json);
-        if (dropped.length > 0) {
-            logger.warning(`The build output holds ${(0,_util_bytes_js__WEBPACK_IMPORTED_MODULE_6__/* .kib */ .t)(fullBytes)} of JSON, over its cap of ${(0,_util_bytes_js__WEBPACK_IMPORTED_MODULE_6__/* .kib */ .t)(BUILD_OUTPUT_MAX_BYTES)}: it leaves out ${dropped.join(', ')}. The whole build is at ${outcome.buildUrl ?? 'the build URL'}api/json.`);
-        }
-    }
-    out.setOutput(_util_constants_js__WEBPACK_IMPORTED_MODULE_0__/* .Output */ .k7.JobUrl, outcome.jobUrl);
-    if (outcome.stages) {
-        const { json, kept, fullBytes } = (0,_stages_js__WEBPACK_IMPORTED_MODULE_3__/* .stagesOutput */ .TU)(outcome.stages);
-        out.setOutput(_util_constants_js__WEBPACK_IMPORTED_MODULE_0__/* .Output */ .k7.Stages, json);
-        if (kept < outcome.stages.length) {
-            logger.warning(`The stages output would hold ${(0,_util_bytes_js__WEBPACK_IMPORTED_MODULE_6__/* .kib */ .t)(fullBytes)} of JSON, over its cap of ${(0,_util_bytes_js__WEBPACK_IMPORTED_MODULE_6__/* .kib */ .t)(_stages_js__WEBPACK_IMPORTED_MODULE_3__/* .STAGES_OUTPUT_MAX_BYTES */ .J9)}: it lists the first ${kept} of ${outcome.stages.length} stages. All stages are at ${outcome.buildUrl ?? 'the build URL'}wfapi/describe.`);
-        }
-    }
-    if (outcome.history)
-        out.setOutput(_util_constants_js__WEBPACK_IMPORTED_MODULE_0__/* .Output */ .k7.History, (0,_history_js__WEBPACK_IMPORTED_MODULE_2__/* .historyOutput */ .Mq)(outcome.history));
-    if (entry.values)
-        out.setOutput(_util_constants_js__WEBPACK_IMPORTED_MODULE_0__/* .Output */ .k7.Values, JSON.stringify(entry.values));
-}
-/** The number at the end of a build URL (`…/job/x/12/`), for a build known by its URL before it is read. */
-function numberOf(url) {
-    return (0,_jenkins_model_counts_js__WEBPACK_IMPORTED_MODULE_4__/* .countOf */ .pq)(url ? /\/(\d+)\/?$/.exec(url)?.[1] : undefined);
-}
-/**
- * Cap of the `artifacts` output, in UTF-8 bytes: about 1,000 paths. The
- * files are on disk whatever the output lists.
- * @internal
- */
-const ARTIFACTS_OUTPUT_MAX_BYTES = 64 * 1024;
-/** The `artifacts` output: the paths written, capped (cappedArray) with a warning. */
-function setArtifactsOutput(out, artifacts, logger) {
-    const { json, kept, fullBytes } = (0,_output_cap_js__WEBPACK_IMPORTED_MODULE_7__/* .cappedArray */ .L)(artifacts.written, ARTIFACTS_OUTPUT_MAX_BYTES);
-    out.setOutput(_util_constants_js__WEBPACK_IMPORTED_MODULE_0__/* .Output */ .k7.Artifacts, json);
-    if (kept < artifacts.written.length) {
-        logger.warning(`The artifacts output would hold ${(0,_util_bytes_js__WEBPACK_IMPORTED_MODULE_6__/* .kib */ .t)(fullBytes)} of JSON, over its cap of ${(0,_util_bytes_js__WEBPACK_IMPORTED_MODULE_6__/* .kib */ .t)(ARTIFACTS_OUTPUT_MAX_BYTES)}: it lists the first ${kept} of ${artifacts.written.length} files. All of them are in ${artifacts.folder}.`);
-    }
-}
-
-
-/***/ }),
-
-/***/ 4078:
-/***/ ((__unused_webpack_module, __webpack_exports__, __nccwpck_require__) => {
-
-/* harmony export */ __nccwpck_require__.d(__webpack_exports__, {
-/* harmony export */   CommitStatusReporter: () => (/* binding */ CommitStatusReporter)
-/* harmony export */ });
-/* harmony import */ var _util_commit_sha_js__WEBPACK_IMPORTED_MODULE_3__ = __nccwpck_require__(4572);
-/* harmony import */ var _commit_under_test_js__WEBPACK_IMPORTED_MODULE_0__ = __nccwpck_require__(7101);
-/* harmony import */ var _github_client_js__WEBPACK_IMPORTED_MODULE_1__ = __nccwpck_require__(4317);
-/* harmony import */ var _github_transport_js__WEBPACK_IMPORTED_MODULE_2__ = __nccwpck_require__(4053);
-/* harmony import */ var _util_error_text_js__WEBPACK_IMPORTED_MODULE_4__ = __nccwpck_require__(1992);
-/* harmony import */ var _util_shorten_js__WEBPACK_IMPORTED_MODULE_5__ = __nccwpck_require__(2509);
-
-
-
-
-
-
-/** GitHub rejects longer descriptions (422). */
-const MAX_DESCRIPTION = 140;
-/**
- * Sets a commit status on the commit under test. Best effort: it never
- * throws and never fails the build; every problem is a warning (a 403/404
- * that is not GitHub's rate limit names the `statuses: write` permission,
- * once, and stops further attempts; GitHub not answering or rate-limiting is
- * said once for the step by its GithubSession).
- */
-class CommitStatusReporter {
-    logger;
-    context;
-    token;
-    redactText;
-    gate;
-    session;
-    target;
-    octokit;
-    final = false;
-    stillOurs;
-    /** The last state GitHub took. */
-    taken;
-    /** The reporter's writes, in the order asked: GitHub keeps the last one created per context. */
-    last = Promise.resolve();
-    /**
-     * Goes to `options.target`, the step's commit under test; without one,
-     * reads owner/repo/sha from the event given: for pull requests the head
-     * commit, as the rule says (GITHUB_SHA is the merge commit there, or the
-     * base branch's head, whose statuses the pull request does not show).
-     */
-    constructor(options, ghContext) {
-        this.logger = options.logger;
-        this.context = options.context;
-        this.token = options.token;
-        this.redactText = options.redact ?? (0,_github_client_js__WEBPACK_IMPORTED_MODULE_1__.redactor)(options.token);
-        this.gate = options.gate ?? { closed: false };
-        this.session = options.session ?? new _github_client_js__WEBPACK_IMPORTED_MODULE_1__.GithubSession({ logger: options.logger });
-        this.stillOurs = options.stillOurs;
-        if (options.target === null || (!options.target && !ghContext)) {
-            this.logger.debug(`Commit status '${this.context}' is off: no commit under test.`);
-            return;
-        }
-        try {
-            const ctx = ghContext;
-            const { owner, repo } = options.target ?? ctx.repo;
-            const sha = options.target?.sha ?? (0,_commit_under_test_js__WEBPACK_IMPORTED_MODULE_0__/* .headShaOf */ .kq)(ctx)?.sha ?? (0,_util_commit_sha_js__WEBPACK_IMPORTED_MODULE_3__/* .commitShaOf */ .p)(ctx.sha);
-            if (!sha)
-                throw new Error('the workflow context has no commit SHA');
-            this.target = { owner, repo, sha };
-            this.octokit = (0,_github_client_js__WEBPACK_IMPORTED_MODULE_1__.githubClient)({
-                token: options.token,
-                logger: this.logger,
-                fetch: options.fetch,
-                session: this.session
-            });
-        }
-        catch (error) {
-            this.target = undefined;
-            this.logger.warning(`Commit status '${this.context}' is disabled: ${this.redact((0,_util_error_text_js__WEBPACK_IMPORTED_MODULE_4__/* .errorText */ .k)(error))}`);
-        }
-    }
-    /** The commit the statuses go to, if any. */
-    get sha() {
-        return this.target?.sha;
-    }
-    /** The last state GitHub took from this reporter, if any. */
-    get written() {
-        return this.taken;
-    }
-    /** Whether a final state (success, failure, error) was sent or attempted. */
-    get finished() {
-        return this.final;
-    }
-    pending(description, targetUrl) {
-        return this.inOrder('pending', description, targetUrl);
-    }
-    /**
-     * SUCCESS gives success; FAILURE, UNSTABLE, ABORTED and NOT_BUILT give
-     * failure; 'error' (the action could not follow the build) gives error.
-     * When `accepted` is given it decides between success and failure instead,
-     * so that the status agrees with the step (e.g. `accept: SUCCESS,UNSTABLE`).
-     */
-    finish(result, description, targetUrl, accepted) {
-        this.final = true;
-        let state;
-        if (result === 'error')
-            state = 'error';
-        else if (accepted !== undefined)
-            state = accepted ? 'success' : 'failure';
-        else
-            state = result === 'SUCCESS' ? 'success' : 'failure';
-        return this.inOrder(state, description, targetUrl);
-    }
-    /** One write after the other (set never rejects): a hand-off sent after "Queued in Jenkins" must land after it. */
-    inOrder(state, description, targetUrl) {
-        this.last = this.last.then(() => this.set(state, description, targetUrl));
-        return this.last;
-    }
-    async set(state, description, targetUrl) {
-        const target = this.target;
-        const octokit = this.octokit;
-        if (!target || !octokit || this.gate.closed || !this.session.open) {
-            this.logger.debug(`Commit status '${this.context}' skipped (${state}).`);
-            return;
-        }
-        // Until one status of the step has gone through, the reporters of its
-        // builds (several `jobs`) wait for the one request in flight: a token
-        // that may not set statuses is refused once, not once per build.
-        while (!this.gate.proven && this.gate.probe)
-            await this.gate.probe;
-        if (this.gate.closed || !this.session.open) {
-            this.logger.debug(`Commit status '${this.context}' skipped (${state}).`);
-            return;
-        }
-        if (state !== 'pending' && this.stillOurs && !(await this.stillOurs()))
-            return;
-        const url = httpUrl(targetUrl);
-        try {
-            const request = octokit.rest.repos.createCommitStatus({
-                ...target,
-                state,
-                context: this.context,
-                description: (0,_util_shorten_js__WEBPACK_IMPORTED_MODULE_5__/* .cut */ .J)(this.redact(description).replace(/\s+/g, ' ').trim(), MAX_DESCRIPTION),
-                ...(url ? { target_url: url } : {})
-            });
-            if (!this.gate.proven) {
-                const probe = request.then(() => void (this.gate.proven = true), () => undefined);
-                this.gate.probe = probe;
-                void probe.then(() => {
-                    if (this.gate.probe === probe)
-                        this.gate.probe = undefined;
-                });
-            }
-            await request;
-            this.taken = state;
-            this.logger.debug(`Commit status '${this.context}' on ${target.sha}: ${state}.`);
-        }
-        catch (error) {
-            const failure = (0,_github_transport_js__WEBPACK_IMPORTED_MODULE_2__.githubFailure)(error);
-            // GitHub not answering, or its rate limit: said once for the step, and not a permission.
-            if (this.session.handled(failure, `Commit status '${this.context}' (${state})`))
-                return;
-            const status = failure.kind === 'answered' ? failure.status : undefined;
-            if (status === 403 || status === 404) {
-                // A token without `statuses: write`, or a fork PR's read-only token:
-                // say so once and stop trying (every reporter of the step).
-                this.target = undefined;
-                if (this.gate.closed)
-                    return;
-                this.gate.closed = true;
-                this.logger.warning(`Could not set commit status '${this.context}' on ${target.owner}/${target.repo}@${target.sha.slice(0, 12)} ` +
-                    `(HTTP ${status}): the github-token needs the \`statuses: write\` permission ` +
-                    `(pull requests from forks only get a read-only token). The build itself is not affected. ` +
-                    `GitHub said: ${this.redact(failure.message)}`);
-                return;
-            }
-            this.logger.warning(`Could not set commit status '${this.context}' (${state}): ${this.redact(failure.message)}`);
-        }
-    }
-    /** No secret reaches GitHub or a log line, whatever Jenkins or a library puts in a text. */
-    redact(text) {
-        return this.redactText(text);
-    }
-}
-function httpUrl(url) {
-    if (!url)
-        return undefined;
-    try {
-        const parsed = new URL(url);
-        return parsed.protocol === 'http:' || parsed.protocol === 'https:' ? url : undefined;
-    }
-    catch {
-        return undefined;
-    }
-}
-
-
-/***/ }),
-
-/***/ 7101:
-/***/ ((__unused_webpack_module, __webpack_exports__, __nccwpck_require__) => {
-
-/* harmony export */ __nccwpck_require__.d(__webpack_exports__, {
-/* harmony export */   Ik: () => (/* binding */ commitUnderTest),
-/* harmony export */   _n: () => (/* binding */ pullRequestOf),
-/* harmony export */   kq: () => (/* binding */ headShaOf)
-/* harmony export */ });
-/* harmony import */ var _github_values_js__WEBPACK_IMPORTED_MODULE_0__ = __nccwpck_require__(2740);
-/**
- * The one rule for the commit under test and the pull request a run is
- * tied to, used by every report (commit status, pull request comment, the
- * `commit` output): GITHUB_SHA is the wrong commit for most events a team
- * builds pull requests from. The `commit` input overrides the rule; a pull
- * request that cannot be read throws (no report rather than one on the wrong
- * commit). Per event: docs/internals.md, "The commit under test".
- */
-
-/** Events whose payload has the pull request, with its head. */
-const PULL_REQUEST_EVENTS = new Set([
-    'pull_request',
-    'pull_request_target',
-    'pull_request_review',
-    'pull_request_review_comment'
-]);
-/** Events whose payload object (named like the event) has a `head_sha` of its own. */
-const HEAD_SHA_EVENTS = new Set(['workflow_run', 'check_suite', 'check_run', 'merge_group']);
-/** The commit under test and its pull request; throws when a pull request's head is needed and cannot be read. */
-async function commitUnderTest(ctx, inputs, readHead) {
-    const { owner, repo } = ctx.repo;
-    const pullRequest = inputs.pullRequest ?? pullRequestOf(ctx);
-    const tied = pullRequest === undefined ? {} : { pullRequest };
-    if (inputs.commit)
-        return { owner, repo, sha: inputs.commit, ...tied, from: 'the commit input' };
-    const head = headShaOf(ctx);
-    if (head)
-        return { owner, repo, sha: head.sha, ...tied, from: head.from };
-    // A comment on a pull request, or a pull request named by the input:
-    // its head now (the payload has no commit), read once.
-    if (pullRequest !== undefined) {
-        return {
-            owner,
-            repo,
-            sha: await readHead(pullRequest),
-            pullRequest,
-            from: `pull request #${pullRequest}'s head`
-        };
-    }
-    const sha = _github_values_js__WEBPACK_IMPORTED_MODULE_0__/* .SHA */ .hG.decode(ctx.sha);
-    if (sha === undefined) {
-        throw new _github_values_js__WEBPACK_IMPORTED_MODULE_0__/* .Undecodable */ .tO("the runner's environment", 'GITHUB_SHA', _github_values_js__WEBPACK_IMPORTED_MODULE_0__/* .SHA */ .hG.expected, ctx.sha === '');
-    }
-    return { owner, repo, sha, from: 'GITHUB_SHA' };
-}
-/**
- * The commit the event's payload names for the events that carry one
- * (pull request, workflow_run, check and merge queue events); throws when
- * such an event lacks it; undefined for the others.
- */
-function headShaOf(ctx) {
-    const event = ctx.eventName;
-    const path = PULL_REQUEST_EVENTS.has(event)
-        ? ['pull_request', 'head', 'sha']
-        : HEAD_SHA_EVENTS.has(event)
-            ? [event, 'head_sha']
-            : undefined;
-    if (!path)
-        return undefined;
-    const from = path.join('.');
-    return { sha: (0,_github_values_js__WEBPACK_IMPORTED_MODULE_0__/* .required */ .mw)(ctx.payload, from, _github_values_js__WEBPACK_IMPORTED_MODULE_0__/* .SHA */ .hG, `the ${event} event`), from };
-}
-/** The pull request the event names, if exactly one; throws when a number it gives does not decode. */
-function pullRequestOf(ctx) {
-    const { payload, eventName: event } = ctx;
-    const source = `the ${event} event`;
-    if (PULL_REQUEST_EVENTS.has(event)) {
-        return (0,_github_values_js__WEBPACK_IMPORTED_MODULE_0__/* .optional */ .lq)(payload, 'pull_request.number', _github_values_js__WEBPACK_IMPORTED_MODULE_0__/* .PULL_NUMBER */ .cg, source);
-    }
-    if (event === 'issue_comment') {
-        // A pull request is an issue with `pull_request` set; a plain issue has none.
-        const issue = (0,_github_values_js__WEBPACK_IMPORTED_MODULE_0__/* .field */ .ZZ)(payload, 'issue');
-        return (0,_github_values_js__WEBPACK_IMPORTED_MODULE_0__/* .field */ .ZZ)(issue, 'pull_request')
-            ? (0,_github_values_js__WEBPACK_IMPORTED_MODULE_0__/* .required */ .mw)(payload, 'issue.number', _github_values_js__WEBPACK_IMPORTED_MODULE_0__/* .PULL_NUMBER */ .cg, source)
-            : undefined;
-    }
-    if (event === 'workflow_run' || event === 'check_suite' || event === 'check_run') {
-        // GitHub lists the pull requests whose head is the commit; for a fork's it
-        // lists none (the `pull-request` input says which), and two is ambiguous.
-        const list = (0,_github_values_js__WEBPACK_IMPORTED_MODULE_0__/* .field */ .ZZ)(payload, event, 'pull_requests');
-        if (!Array.isArray(list))
-            return undefined;
-        const numbers = list.map((entry, i) => {
-            const number = (0,_github_values_js__WEBPACK_IMPORTED_MODULE_0__/* .field */ .ZZ)(entry, 'number');
-            const decoded = _github_values_js__WEBPACK_IMPORTED_MODULE_0__/* .PULL_NUMBER */ .cg.decode(number);
-            if (decoded === undefined) {
-                const path = `${event}.pull_requests[${i}].number`;
-                throw new _github_values_js__WEBPACK_IMPORTED_MODULE_0__/* .Undecodable */ .tO(source, path, _github_values_js__WEBPACK_IMPORTED_MODULE_0__/* .PULL_NUMBER */ .cg.expected, number === undefined || number === null);
-            }
-            return { number: decoded, entry };
-        });
-        const here = numbers.filter(({ entry }) => intoThisRepository(entry, payload));
-        return here.length === 1 ? here[0]?.number : undefined;
-    }
-    return undefined;
-}
-/** An entry of `pull_requests` whose base is the workflow's repository (GitHub also lists pull requests into other repositories). */
-function intoThisRepository(entry, payload) {
-    const base = (0,_github_values_js__WEBPACK_IMPORTED_MODULE_0__/* .field */ .ZZ)(entry, 'base', 'repo', 'id');
-    const here = (0,_github_values_js__WEBPACK_IMPORTED_MODULE_0__/* .field */ .ZZ)(payload, 'repository', 'id');
-    return base === undefined || here === undefined || base === here;
-}
-
-
-/***/ }),
-
 /***/ 4317:
 /***/ ((__unused_webpack_module, __webpack_exports__, __nccwpck_require__) => {
 
@@ -53029,7 +53244,6 @@ __nccwpck_require__.r(__webpack_exports__);
 __nccwpck_require__.d(__webpack_exports__, {
   GithubSession: () => (/* binding */ GithubSession),
   githubClient: () => (/* binding */ githubClient),
-  httpStatusOf: () => (/* binding */ httpStatusOf),
   redactor: () => (/* binding */ redactor)
 });
 
@@ -57844,7 +58058,7 @@ class RateLimits {
                     this.secondaryRun = 0;
                     return response;
                 }
-                this.hold(limit, what);
+                this.hold(limit);
                 if (attempt >= MAX_TRIES)
                     throw this.refusal(what, `after ${attempt} tries`);
             }
@@ -57872,13 +58086,9 @@ class RateLimits {
             throw new github_transport/* GithubTransportError */.RV('stopped', `Stopped waiting for GitHub's rate limit before ${what}: the step was stopped`);
         }
     }
-    hold(limit, what) {
-        let waitMs = limit.waitMs;
-        if (waitMs === undefined) {
-            waitMs = SECONDARY_WAIT_MS * 2 ** this.secondaryRun;
-            this.secondaryRun++;
-        }
-        this.held = { ...limit, what };
+    hold(limit) {
+        const waitMs = limit.waitMs ?? SECONDARY_WAIT_MS * 2 ** this.secondaryRun++;
+        this.held = limit;
         this.resumeAt = Math.max(this.resumeAt, this.now() + waitMs);
     }
     refusal(what, why) {
@@ -57929,59 +58139,43 @@ function githubClient(options) {
 class GithubSession {
     o;
     rateLimits;
-    bounds;
-    silent = false;
-    limitSaid = false;
+    /** The failures said once for the step (a timeout, a rate limit). */
+    said = new Set();
     constructor(o) {
         this.o = o;
         this.rateLimits = new RateLimits(o.logger);
-        const bounds = o.bounds;
-        this.bounds = bounds ? () => bounds.current() : () => ({});
     }
     /** `base` with the bounds and the rate limits. */
     fetch(base) {
-        const bounded = (0,github_transport/* boundedFetch */.A)({
-            base,
-            bounds: this.bounds,
-            requestTimeoutMs: this.o.requestTimeoutMs,
-            maxBodyBytes: this.o.maxBodyBytes
-        });
-        return this.rateLimits.fetch(bounded, this.bounds);
+        const { bounds: step, requestTimeoutMs, maxBodyBytes } = this.o;
+        const bounds = () => step?.current() ?? {};
+        const bounded = (0,github_transport/* boundedFetch */.A)({ base, bounds, requestTimeoutMs, maxBodyBytes });
+        return this.rateLimits.fetch(bounded, bounds);
     }
     /** Whether reports still go: not once GitHub left a request unanswered. */
     get open() {
-        return !this.silent;
+        return !this.said.has('timeout');
     }
     /**
      * Says a failure that is GitHub's and not the report's (no answer in time,
      * a rate limit, the step stopping it) once for the step, `what` naming
      * the report; true when it was one (the caller says nothing more).
      */
-    handled(failure, what) {
+    handled({ kind, message }, what) {
         const log = this.o.logger;
-        switch (failure.kind) {
-            case 'timeout':
-                if (this.silent)
-                    log.debug(`${what}: ${failure.message}.`);
-                else {
-                    this.silent = true;
-                    log.warning(`${failure.message}: no further commit status or pull request comment is sent in this step (one already set stays as it is). The build itself is not affected.`);
-                }
-                return true;
-            case 'rate-limited':
-                if (this.limitSaid)
-                    log.debug(`${what}: ${failure.message}.`);
-                else {
-                    this.limitSaid = true;
-                    log.warning(`${failure.message}: ${what} is not sent. That is GitHub's rate limit for the github-token, not a missing permission; reports resume once it has passed. The build itself is not affected.`);
-                }
-                return true;
-            case 'stopped':
-                log.info(`${failure.message}.`);
-                return true;
-            default:
-                return false;
+        if (kind === 'stopped')
+            log.info(`${message}.`);
+        else if (kind !== 'timeout' && kind !== 'rate-limited')
+            return false;
+        else if (this.said.has(kind))
+            log.debug(`${what}: ${message}.`);
+        else {
+            this.said.add(kind);
+            log.warning(kind === 'timeout'
+                ? `${message}: no further commit status or pull request comment is sent in this step (one already set stays as it is). The build itself is not affected.`
+                : `${message}: ${what} is not sent. That is GitHub's rate limit for the github-token, not a missing permission; reports resume once it has passed. The build itself is not affected.`);
         }
+        return true;
     }
 }
 /** The token must never reach a log line, whatever a library puts in a message (util/redaction.ts). */
@@ -57989,11 +58183,6 @@ function redactor(token) {
     const secrets = new redaction/* Redaction */.k();
     secrets.add(token);
     return text => secrets.redact(text);
-}
-/** The HTTP status GitHub answered a failed request with; undefined when it gave no usable answer. */
-function httpStatusOf(error) {
-    const failure = (0,github_transport.githubFailure)(error);
-    return failure.kind === 'answered' ? failure.status : undefined;
 }
 
 
@@ -58150,14 +58339,12 @@ async function readRole(client, { owner, repo, user, signal }) {
     if (typeof allows !== 'object' || allows === null)
         return legacy;
     const allowed = ALLOWS.find(([key]) => (0,_github_values_js__WEBPACK_IMPORTED_MODULE_0__/* .field */ .ZZ)(allows, key) === true)?.[1] ?? 'none';
-    return lower(allowed, legacy);
+    // The lower of the two.
+    return atLeast(allowed, legacy) ? legacy : allowed;
 }
 /** Whether `role` is at least `least`. */
 function atLeast(role, least) {
     return ROLES.indexOf(role) >= ROLES.indexOf(least);
-}
-function lower(a, b) {
-    return atLeast(a, b) ? b : a;
 }
 /**
  * The newest change GitHub recorded of branch `ref` of owner/repo (a push,
@@ -58191,7 +58378,7 @@ async function readLastChange(client, { owner, repo, ref, signal }) {
     };
 }
 /**
- * The repository's open pull requests whose head's combined status is
+ * The numbers of the repository's open pull requests whose head's combined status is
  * `state` (GET /search/issues, page `page` of 100), oldest first; `total`:
  * how many GitHub counts in all.
  */
@@ -58212,9 +58399,7 @@ async function searchPulls(client, { owner, repo, state, page = 1, signal }) {
     if (typeof total !== 'number' || !Array.isArray(items)) {
         throw new _github_values_js__WEBPACK_IMPORTED_MODULE_0__/* .Undecodable */ .tO(source, 'items', 'a search result', items === undefined);
     }
-    const pulls = items.map((item, i) => ({
-        number: (0,_github_values_js__WEBPACK_IMPORTED_MODULE_0__/* .required */ .mw)(item, 'number', _github_values_js__WEBPACK_IMPORTED_MODULE_0__/* .PULL_NUMBER */ .cg, `${source}'s [${i}]`)
-    }));
+    const pulls = items.map((item, i) => (0,_github_values_js__WEBPACK_IMPORTED_MODULE_0__/* .required */ .mw)(item, 'number', _github_values_js__WEBPACK_IMPORTED_MODULE_0__/* .PULL_NUMBER */ .cg, `${source}'s [${i}]`));
     return { pulls, total: Math.max(total, pulls.length) };
 }
 const STATES = new Set(['pending', 'success', 'failure', 'error']);
@@ -58267,7 +58452,8 @@ async function readStatuses(client, { owner, repo, sha, signal }) {
 /* harmony export */   A: () => (/* binding */ boundedFetch),
 /* harmony export */   RV: () => (/* binding */ GithubTransportError),
 /* harmony export */   ZK: () => (/* binding */ requestName),
-/* harmony export */   githubFailure: () => (/* binding */ githubFailure)
+/* harmony export */   githubFailure: () => (/* binding */ githubFailure),
+/* harmony export */   m5: () => (/* binding */ failureEnd)
 /* harmony export */ });
 /* harmony import */ var _jenkins_transport_silence_js__WEBPACK_IMPORTED_MODULE_1__ = __nccwpck_require__(3083);
 /* harmony import */ var _util_bytes_js__WEBPACK_IMPORTED_MODULE_2__ = __nccwpck_require__(1671);
@@ -58320,9 +58506,11 @@ function githubFailure(error) {
     }
     return { kind: 'network', message: (0,_util_error_text_js__WEBPACK_IMPORTED_MODULE_0__/* .errorText */ .k)(error) };
 }
-/** A fetch whose every exchange is bounded (see the file comment); the answer comes back read whole. */
-function boundedFetch(options) {
-    return (input, init) => exchange(options, input, init);
+/** A failed request as a message's end: ` (HTTP 404): Not Found`, or `: <why>` without an answer; `redact` takes the secrets out. */
+function failureEnd(error, redact) {
+    const failure = githubFailure(error);
+    const status = failure.kind === 'answered' ? ` (HTTP ${failure.status})` : '';
+    return `${status}: ${redact((0,_util_error_text_js__WEBPACK_IMPORTED_MODULE_0__/* .errorText */ .k)(error))}`;
 }
 /** "GET /repos/o/r/pulls/7" and the server's origin, for messages (no query, no credentials). */
 function requestName(input, init) {
@@ -58330,54 +58518,57 @@ function requestName(input, init) {
     const method = init?.method ?? (input instanceof Request ? input.method : 'GET');
     return { what: `${method.toUpperCase()} ${url.pathname}`, server: url.origin };
 }
-async function exchange(o, input, init) {
-    const { signal, deadline } = o.bounds();
-    const { what, server } = requestName(input, init);
-    if (signal?.aborted) {
-        throw new GithubTransportError('stopped', `Did not send ${what} to GitHub at ${server}: the step was stopped`);
-    }
-    const started = Date.now();
-    const elapsed = () => (0,_jenkins_transport_silence_js__WEBPACK_IMPORTED_MODULE_1__/* .seconds */ .Y)(Date.now() - started);
-    const limit = o.requestTimeoutMs ?? GITHUB_REQUEST_TIMEOUT_MS;
-    const controller = new AbortController();
-    let answered = false;
-    let received = 0;
-    let failure;
-    const cut = (error) => {
-        if (failure)
-            return;
-        failure = error;
-        controller.abort(error);
+/** A fetch whose every exchange is bounded (see the file comment); the answer comes back read whole. */
+function boundedFetch(o) {
+    return async (input, init) => {
+        const { signal, deadline } = o.bounds();
+        const { what, server } = requestName(input, init);
+        if (signal?.aborted) {
+            throw new GithubTransportError('stopped', `Did not send ${what} to GitHub at ${server}: the step was stopped`);
+        }
+        const started = Date.now();
+        const elapsed = () => (0,_jenkins_transport_silence_js__WEBPACK_IMPORTED_MODULE_1__/* .seconds */ .Y)(Date.now() - started);
+        const limit = o.requestTimeoutMs ?? GITHUB_REQUEST_TIMEOUT_MS;
+        const controller = new AbortController();
+        let answered = false;
+        let received = 0;
+        let failure;
+        const cut = (error) => {
+            if (failure)
+                return;
+            failure = error;
+            controller.abort(error);
+        };
+        const onStop = () => cut(new GithubTransportError('stopped', answered
+            ? `Stopped waiting for GitHub at ${server}: it had sent ${received} bytes of its answer to ${what} in ${elapsed()}`
+            : `Stopped waiting for GitHub at ${server}: no answer to ${what} after ${elapsed()}`));
+        signal?.addEventListener('abort', onStop, { once: true });
+        const toDeadline = deadline === undefined ? Infinity : deadline + (signal ? BACKSTOP_MS : 0) - started;
+        const byDeadline = toDeadline < limit;
+        const when = byDeadline ? 'before the deadline' : `within ${(0,_jenkins_transport_silence_js__WEBPACK_IMPORTED_MODULE_1__/* .seconds */ .Y)(limit)}`;
+        const timer = setTimeout(() => cut(new GithubTransportError('timeout', answered
+            ? `GitHub at ${server} did not finish sending its answer to ${what} ${when} (${received} bytes received)`
+            : `No answer from GitHub at ${server} to ${what} ${when}`)), Math.max(0, Math.min(limit, toDeadline)));
+        try {
+            const response = await o.base(input, { ...init, signal: controller.signal });
+            answered = true;
+            const max = o.maxBodyBytes ?? GITHUB_MAX_BODY_BYTES;
+            const tooLarge = (size) => new GithubTransportError('too-large', `GitHub at ${server} answered ${what} with ${size}, more than the ${(0,_util_bytes_js__WEBPACK_IMPORTED_MODULE_2__/* .formatBytes */ .z)(max)} this action reads`);
+            const body = await readCapped(response, max, bytes => (received = bytes), tooLarge);
+            return rebuilt(response, body);
+        }
+        catch (error) {
+            if (failure)
+                throw failure;
+            if (error instanceof GithubTransportError)
+                throw error;
+            throw new GithubTransportError('network', `The connection to GitHub at ${server} failed during ${what}: ${causeText(error)}`);
+        }
+        finally {
+            clearTimeout(timer);
+            signal?.removeEventListener('abort', onStop);
+        }
     };
-    const onStop = () => cut(new GithubTransportError('stopped', answered
-        ? `Stopped waiting for GitHub at ${server}: it had sent ${received} bytes of its answer to ${what} in ${elapsed()}`
-        : `Stopped waiting for GitHub at ${server}: no answer to ${what} after ${elapsed()}`));
-    signal?.addEventListener('abort', onStop, { once: true });
-    const toDeadline = deadline === undefined ? Infinity : deadline + (signal ? BACKSTOP_MS : 0) - started;
-    const byDeadline = toDeadline < limit;
-    const when = byDeadline ? 'before the deadline' : `within ${(0,_jenkins_transport_silence_js__WEBPACK_IMPORTED_MODULE_1__/* .seconds */ .Y)(limit)}`;
-    const timer = setTimeout(() => cut(new GithubTransportError('timeout', answered
-        ? `GitHub at ${server} did not finish sending its answer to ${what} ${when} (${received} bytes received)`
-        : `No answer from GitHub at ${server} to ${what} ${when}`)), Math.max(0, Math.min(limit, toDeadline)));
-    try {
-        const response = await o.base(input, { ...init, signal: controller.signal });
-        answered = true;
-        const max = o.maxBodyBytes ?? GITHUB_MAX_BODY_BYTES;
-        const tooLarge = (size) => new GithubTransportError('too-large', `GitHub at ${server} answered ${what} with ${size}, more than the ${(0,_util_bytes_js__WEBPACK_IMPORTED_MODULE_2__/* .formatBytes */ .z)(max)} this action reads`);
-        const body = await readCapped(response, max, bytes => (received = bytes), tooLarge);
-        return rebuilt(response, body);
-    }
-    catch (error) {
-        if (failure)
-            throw failure;
-        if (error instanceof GithubTransportError)
-            throw error;
-        throw new GithubTransportError('network', `The connection to GitHub at ${server} failed during ${what}: ${causeText(error)}`);
-    }
-    finally {
-        clearTimeout(timer);
-        signal?.removeEventListener('abort', onStop);
-    }
 }
 /** The whole body, at most `max` bytes (`seen` is told the count as it grows). */
 async function readCapped(response, max, seen, tooLarge) {
@@ -58434,6 +58625,7 @@ function causeText(error) {
 /* harmony export */   Tc: () => (/* binding */ timeText),
 /* harmony export */   V: () => (/* binding */ REPO_NAME),
 /* harmony export */   ZZ: () => (/* binding */ field),
+/* harmony export */   _q: () => (/* binding */ decodedAt),
 /* harmony export */   cg: () => (/* binding */ PULL_NUMBER),
 /* harmony export */   dI: () => (/* binding */ BRANCH),
 /* harmony export */   hG: () => (/* binding */ SHA),
@@ -58520,7 +58712,10 @@ const BRANCH = {
  * (`source` says whose data it is).
  */
 function required(value, path, kind, source) {
-    const raw = field(value, ...path.split('.'));
+    return decodedAt(field(value, ...path.split('.')), path, kind, source);
+}
+/** `raw`, found at `path` of `source`'s data, decoded, or an Undecodable naming it. */
+function decodedAt(raw, path, kind, source) {
     const decoded = kind.decode(raw);
     if (decoded === undefined) {
         throw new Undecodable(source, path, kind.expected, raw === undefined || raw === null);
@@ -58577,18 +58772,16 @@ function handOffDescription({ queueId, build }) {
         return `${HAND_OFF_MARK}: queue item ${queueId}`;
     return `${HAND_OFF_MARK}: queue item ${queueId}, build #${build}`;
 }
-const DESCRIPTION = new RegExp(`^${HAND_OFF_MARK}: (?:queue item (\\d{1,16}))?(?:(?:, )?build #(\\d{1,16}))?$`);
+/** The three texts handOffDescription writes, and nothing else. */
+const DESCRIPTION = new RegExp(`^${HAND_OFF_MARK}: (?:queue item (\\d{1,16})(?:, build #(\\d{1,16}))?|build #(\\d{1,16}))$`);
 /** The hand-off a status description names; undefined for any other text. */
 function parseHandOff(description) {
     const match = DESCRIPTION.exec(description ?? '');
-    if (!match || (match[1] === undefined && match[2] === undefined))
+    if (!match)
         return undefined;
-    // "queue item 1build #2" has no separator: not ours.
-    if (match[1] !== undefined && match[2] !== undefined && !description?.includes(', build #')) {
-        return undefined;
-    }
-    const queueId = match[1] === undefined ? undefined : Number(match[1]);
-    const build = match[2] === undefined ? undefined : Number(match[2]);
+    const [, queued, built = match[3]] = match;
+    const queueId = queued === undefined ? undefined : Number(queued);
+    const build = built === undefined ? undefined : Number(built);
     if (build !== undefined && !(0,_jenkins_model_counts_js__WEBPACK_IMPORTED_MODULE_1__/* .isBuildNumber */ .Y_)(build))
         return undefined;
     if (queueId !== undefined && !Number.isSafeInteger(queueId))
@@ -58613,144 +58806,6 @@ function handOffJob(targetUrl, baseUrl) {
     catch {
         return undefined;
     }
-}
-
-
-/***/ }),
-
-/***/ 6380:
-/***/ ((__unused_webpack_module, __webpack_exports__, __nccwpck_require__) => {
-
-/* harmony export */ __nccwpck_require__.d(__webpack_exports__, {
-/* harmony export */   Gs: () => (/* binding */ addHistory),
-/* harmony export */   Lu: () => (/* binding */ readHistory),
-/* harmony export */   Mq: () => (/* binding */ historyOutput),
-/* harmony export */   om: () => (/* binding */ historyOf)
-/* harmony export */ });
-/* unused harmony exports medianDuration, historyLine */
-/* harmony import */ var _util_duration_js__WEBPACK_IMPORTED_MODULE_0__ = __nccwpck_require__(6518);
-/* harmony import */ var _util_html_js__WEBPACK_IMPORTED_MODULE_1__ = __nccwpck_require__(1034);
-/* harmony import */ var _jenkins_transport_errors_js__WEBPACK_IMPORTED_MODULE_2__ = __nccwpck_require__(1617);
-/* harmony import */ var _util_error_text_js__WEBPACK_IMPORTED_MODULE_4__ = __nccwpck_require__(1992);
-/* harmony import */ var _summary_sections_js__WEBPACK_IMPORTED_MODULE_3__ = __nccwpck_require__(976);
-
-
-
-
-
-/** The finished builds of `builds` (newest first), with their URLs on our base. */
-function historyOf(builds, urlOf) {
-    const entries = [];
-    for (const b of builds) {
-        if (b.building || b.result === null)
-            continue;
-        entries.push({ number: b.number, result: b.result, duration: b.duration, url: urlOf(b.number) });
-    }
-    return entries;
-}
-/** Builds asked for: ten finished ones and a few running ones before them (as the job read). */
-const HISTORY_READ = 16;
-/** Finished builds kept. */
-const HISTORY_KEPT = 10;
-/**
- * For a build this step did not trigger (`build: last`, `last-successful`):
- * the job's last finished builds before it, in one bounded read (a
- * `builds[…]{0,16}` range). Undefined when they cannot be read: a help,
- * said in the debug log only.
- */
-async function readHistory(api, job, before, logger) {
-    try {
-        const builds = await api.recentBuilds(job, HISTORY_READ, { outcome: true });
-        const summaries = builds.flatMap(b => b.duration === undefined || b.number >= before
-            ? []
-            : [
-                {
-                    number: b.number,
-                    result: b.result ?? null,
-                    duration: b.duration,
-                    building: !!b.building
-                }
-            ]);
-        return historyOf(summaries, n => api.buildUrl(job, n)).slice(0, HISTORY_KEPT);
-    }
-    catch (error) {
-        if (error instanceof _jenkins_transport_errors_js__WEBPACK_IMPORTED_MODULE_2__/* .Interrupted */ .j$)
-            throw error;
-        logger.debug(`Could not read the job's earlier builds: ${(0,_util_error_text_js__WEBPACK_IMPORTED_MODULE_4__/* .errorText */ .k)(error)}`);
-        return undefined;
-    }
-}
-/** The `history` output: at most ten small entries, newest first. */
-function historyOutput(entries) {
-    return JSON.stringify(entries);
-}
-/**
- * The median of the durations (ms); undefined for none.
- * @internal
- */
-function medianDuration(entries) {
-    const sorted = entries.map(e => e.duration).sort((a, b) => a - b);
-    if (sorted.length === 0)
-        return undefined;
-    const middle = Math.floor(sorted.length / 2);
-    return sorted.length % 2 === 1
-        ? sorted[middle]
-        : Math.round(((sorted[middle - 1] ?? 0) + (sorted[middle] ?? 0)) / 2);
-}
-/**
- * The history line, oldest build first so that it reads as a timeline up
- * to this build; nothing when the job had no finished build before it.
- * @internal
- */
-function historyLine(entries) {
-    if (entries.length === 0)
-        return undefined;
-    const symbols = [...entries]
-        .reverse()
-        .map(e => (0,_util_html_js__WEBPACK_IMPORTED_MODULE_1__/* .link */ .nf)(_summary_sections_js__WEBPACK_IMPORTED_MODULE_3__/* .RESULT_ICONS */ .D$[e.result] ?? '⚪', e.url))
-        .join(' ');
-    const median = medianDuration(entries) ?? 0;
-    return `<p>Last ${entries.length} finished build(s), oldest first: ${symbols} — median duration ${(0,_util_html_js__WEBPACK_IMPORTED_MODULE_1__/* .escapeHtml */ .ZD)((0,_util_duration_js__WEBPACK_IMPORTED_MODULE_0__/* .formatDuration */ .a3)(median))}.</p>`;
-}
-/** Adds the history line to the summary. */
-function addHistory(summary, entries) {
-    const line = historyLine(entries);
-    if (line)
-        summary.addRaw(line, true);
-}
-
-
-/***/ }),
-
-/***/ 4230:
-/***/ ((__unused_webpack_module, __webpack_exports__, __nccwpck_require__) => {
-
-/* harmony export */ __nccwpck_require__.d(__webpack_exports__, {
-/* harmony export */   L: () => (/* binding */ cappedArray)
-/* harmony export */ });
-/**
- * JSON array outputs within a byte cap. GitHub allows 1 MB for all of a
- * job's outputs together (counted as UTF-16); a list Jenkins makes long
- * (stages, archived files) must not take it all, nor fail the job.
- */
-/**
- * `entries` as a JSON array of at most `maxBytes` UTF-8 bytes: the first
- * entries that fit, each whole, so that it stays valid JSON.
- */
-function cappedArray(entries, maxBytes) {
-    const texts = entries.map(entry => JSON.stringify(entry) ?? 'null');
-    let fullBytes = 2;
-    let bytes = 2;
-    let kept = 0;
-    texts.forEach((text, i) => {
-        const size = Buffer.byteLength(text) + (i > 0 ? 1 : 0);
-        fullBytes += size;
-        if (kept === i && bytes + size <= maxBytes) {
-            bytes += size;
-            kept++;
-        }
-    });
-    return { json: `[${texts.slice(0, kept).join(',')}]`, kept, fullBytes };
 }
 
 
@@ -58862,734 +58917,22 @@ async function commitsToRead(o) {
             return first;
         return (0,_github_reads_js__WEBPACK_IMPORTED_MODULE_1__/* .searchPulls */ .L6)(client, { owner, repo, state, signal, page });
     }));
-    const seen = new Set();
-    const pulls = [];
+    // In turn, each once (a Set keeps the order of first adding).
+    const pulls = new Set();
     const [pending = [], failing = []] = pages.map(page => page.pulls);
     for (let i = 0; i < Math.max(pending.length, failing.length); i++) {
         for (const pull of [pending[i], failing[i]]) {
-            if (pull && !seen.has(pull.number)) {
-                seen.add(pull.number);
-                pulls.push(pull);
-            }
+            if (pull !== undefined)
+                pulls.add(pull);
         }
     }
-    const commits = [
-        ...(o.commit ? [{ sha: o.commit }] : []),
-        ...pulls.map(pull => ({ pull: pull.number }))
-    ];
+    const commits = [...(o.commit ? [{ sha: o.commit }] : []), ...[...pulls].map(pull => ({ pull }))];
     const total = pages.reduce((sum, page) => sum + page.total, 0) + (o.commit ? 1 : 0);
     const taken = commits.slice(0, MAX_COMMITS);
     if (total > taken.length) {
         logger.warning(`Settle: ${total - taken.length} more commits with a pending or failing status were left for a later run (at most ${MAX_COMMITS} are read a run; each run reads the next ones).`);
     }
     return taken;
-}
-
-
-/***/ }),
-
-/***/ 8215:
-/***/ ((__unused_webpack_module, __webpack_exports__, __nccwpck_require__) => {
-
-
-// EXPORTS
-__nccwpck_require__.d(__webpack_exports__, {
-  commentMarker: () => (/* binding */ commentMarker),
-  w: () => (/* binding */ renderComment)
-});
-
-// UNUSED EXPORTS: MAX_COMMENT_CHARS
-
-// EXTERNAL MODULE: external "node:crypto"
-var external_node_crypto_ = __nccwpck_require__(7598);
-// EXTERNAL MODULE: ./src/util/duration.ts
-var duration = __nccwpck_require__(6518);
-;// CONCATENATED MODULE: ./src/util/markdown.ts
-/**
- * Text from Jenkins in GitHub-flavoured Markdown (a pull request comment),
- * made inert. Escapes do not do it there: GitHub forms @-mentions, issue
- * references and autolinks after entity and backslash escapes are decoded
- * (`&#64;team` still pings the team), and raw HTML passes its filter in
- * part. Inside a code span nothing is parsed: no HTML, no mention, no link,
- * no emphasis. So every piece of untrusted text goes in one code span on
- * one line.
- */
-// C0 and C1 controls, and the bidirectional overrides that make a name read
-// otherwise than it is written.
-// eslint-disable-next-line no-control-regex
-const CONTROL = /[\u0000-\u001f\u007f-\u009f\u202a-\u202e\u2066-\u2069]/g;
-/** Every line break and space GitHub or a browser may honour (JavaScript's \s has U+2028, U+2029, NBSP). */
-const SPACES = /\s+/g;
-/**
- * `text` as one inline code span of at most `max` characters (code points):
- * line breaks and controls become spaces (a line break would end the list
- * item, a blank line the paragraph), and the fence is one backtick longer
- * than the longest run inside, so no backtick in the text can close it.
- */
-function codeSpan(text, max) {
-    // Enough of a long text for `max` code points once its spaces are folded.
-    const head = text.length > max * 4 ? text.slice(0, max * 4) : text;
-    const flat = head.replace(CONTROL, ' ').replace(SPACES, ' ').trim();
-    const chars = Array.from(flat);
-    const shown = chars.length <= max
-        ? flat
-        : chars
-            .slice(0, max - 1)
-            .join('')
-            .trimEnd() + '…';
-    if (shown === '')
-        return '(empty)';
-    const longest = Math.max(0, ...Array.from(shown.matchAll(/`+/g), run => run[0].length));
-    const fence = '`'.repeat(longest + 1);
-    // A span that starts or ends with a backtick needs a space inside its
-    // fence (CommonMark strips one on each side when both are there).
-    const pad = shown.startsWith('`') || shown.endsWith('`') ? ' ' : '';
-    return fence + pad + shown + pad + fence;
-}
-/**
- * A Markdown link destination for an http(s) URL, or undefined: `(`, `)`,
- * `<`, `>` and spaces percent-encoded, so the URL cannot end the link early.
- */
-function linkTarget(url) {
-    if (!url)
-        return undefined;
-    try {
-        const parsed = new URL(url);
-        if (parsed.protocol !== 'http:' && parsed.protocol !== 'https:')
-            return undefined;
-        return parsed.href.replace(/[()<>\s]/g, c => `%${c.charCodeAt(0).toString(16).toUpperCase().padStart(2, '0')}`);
-    }
-    catch {
-        return undefined;
-    }
-}
-
-// EXTERNAL MODULE: ./src/util/names.ts
-var names = __nccwpck_require__(5888);
-// EXTERNAL MODULE: ./src/outcome/build-outputs.ts
-var build_outputs = __nccwpck_require__(4487);
-// EXTERNAL MODULE: ./src/outcome/summary-sections.ts + 1 modules
-var summary_sections = __nccwpck_require__(976);
-;// CONCATENATED MODULE: ./src/outcome/pr-comment-body.ts
-/**
- * The text of the pull request comment (`pr-comment`): one line per build
- * (queued, running, or its result with duration, link and test counts), the
- * failed stage and up to 10 failed tests of each, and a link to the
- * workflow run whose summary has the rest. Pure: pr-comment.ts writes it.
- *
- * Everything that comes from Jenkins (job, test and stage names, errors) is
- * in a code span on one line (util/markdown.ts says why escapes are not
- * enough); links go only to the configured Jenkins and to the workflow run.
- * The body stays within GitHub's 65,536 characters by listing fewer failed
- * tests, then fewer builds.
- */
-
-
-
-
-
-
-/**
- * GitHub refuses a longer comment body (422).
- * @internal
- */
-const MAX_COMMENT_CHARS = 65_536;
-/** Failed tests listed per build at most. */
-const MAX_COMMENT_TESTS = 10;
-const ERROR_CHARS = 300;
-/**
- * The hidden first line that finds the comment again on a later run: one per
- * report name, hashed so that no name can end the HTML comment.
- */
-function commentMarker(name) {
-    const id = (0,external_node_crypto_.createHash)('sha256').update(name).digest('hex').slice(0, 16);
-    return `<!-- jenkins-build-action report ${id} -->`;
-}
-/** The comment's Markdown, at most MAX_COMMENT_CHARS characters. */
-function renderComment(input) {
-    const link = (text, url) => {
-        const target = url?.startsWith(`${input.jenkinsUrl}/`) ? linkTarget(url) : undefined;
-        return target ? `[${text}](${target})` : text;
-    };
-    const head = `${commentMarker(input.name)}\n### Jenkins: ${codeSpan(input.name, names/* NAME_CHARS */.E)}\n\n`;
-    const run = linkTarget(input.runUrl);
-    const foot = run
-        ? `\nThe [workflow run](${run}) has the console, the summary and the rest.\n`
-        : '';
-    const room = MAX_COMMENT_CHARS - head.length - foot.length;
-    const block = (build, tests) => buildLines(build, tests, link).join('\n') + '\n';
-    // Each try renders builds only until the room is spent: a step with
-    // thousands of builds costs what fits in the comment, not what it has.
-    for (const tests of [MAX_COMMENT_TESTS, 3]) {
-        const blocks = fitting(input.builds, room, build => block(build, tests));
-        if (blocks.length === input.builds.length)
-            return head + blocks.join('') + foot;
-    }
-    const all = fitting(input.builds, room, build => block(build, 0));
-    if (all.length === input.builds.length)
-        return head + all.join('') + foot;
-    // Thousands of builds: as many as fit, and how many more there are.
-    const more = (n) => `- and ${n} more builds: see the workflow run.\n`;
-    const shown = fitting(input.builds, room - more(input.builds.length).length, build => block(build, 0));
-    return head + shown.join('') + more(input.builds.length - shown.length) + foot;
-}
-/** The blocks of the first builds whose total length is within `room`: rendering stops at the first that is not. */
-function fitting(builds, room, render) {
-    const blocks = [];
-    let used = 0;
-    for (const build of builds) {
-        const text = render(build);
-        used += text.length;
-        if (used > room)
-            break;
-        blocks.push(text);
-    }
-    return blocks;
-}
-function buildLines(build, tests, link) {
-    const { outcome } = build;
-    const job = link(codeSpan(outcome.jobName, names/* NAME_CHARS */.E), outcome.jobUrl);
-    const number = (0,build_outputs/* buildNumber */.kY)(outcome);
-    const ref = number === null ? '' : ` ${link(`#${number}`, outcome.buildUrl)}`;
-    const head = `- ${stateOf(build, link)} ${job}${ref}`;
-    const lines = [head + detailsOf(build)];
-    if (outcome.failedStage)
-        lines.push(`  - Failed stage: ${codeSpan(outcome.failedStage, names/* NAME_CHARS */.E)}`);
-    const failed = outcome.tests?.failed ?? [];
-    const listed = failed.slice(0, tests);
-    if (listed.length > 0) {
-        const of = outcome.tests?.counts.failed ?? failed.length;
-        lines.push(`  - Failed tests (${listed.length === of ? of : `${listed.length} of ${of}`}):`);
-        for (const test of listed) {
-            const where = outcome.tests?.located?.get(test);
-            const at = where ? ` at ${codeSpan(`${where.file}:${where.line}`, names/* NAME_CHARS */.E)}` : '';
-            const error = firstLine(test.errorDetails ?? '');
-            const name = test.className ? `${test.className}.${test.name}` : test.name;
-            lines.push(`    - ${codeSpan(name, names/* NAME_CHARS */.E)}${at}${error ? `: ${codeSpan(error, ERROR_CHARS)}` : ''}`);
-        }
-    }
-    return lines;
-}
-/** The symbol and state word(s). */
-function stateOf(build, link) {
-    const { outcome } = build;
-    if (build.stopped)
-        return `⛔ stopped (${codeSpan(build.stopped, ERROR_CHARS)})`;
-    if (build.left)
-        return `↪️ left running (${codeSpan(build.left, ERROR_CHARS)})`;
-    if (outcome.result) {
-        const accepted = outcome.accepted && outcome.result !== 'SUCCESS' ? ' (accepted)' : '';
-        return `${summary_sections/* RESULT_ICONS */.D$[outcome.result]} **${outcome.result}**${accepted}`;
-    }
-    if (build.error)
-        return `❌ **failed**: ${codeSpan(firstLine(build.error), ERROR_CHARS)}`;
-    if (outcome.buildUrl)
-        return outcome.note ? '▶️ **started**' : '🔄 **running**';
-    if (outcome.queueUrl)
-        return `⏳ **${link('queued', outcome.queueUrl)}**`;
-    return '⏳ **waiting**';
-}
-/** Duration and test counts of a finished build. */
-function detailsOf(build) {
-    const { outcome } = build;
-    const parts = [];
-    if (outcome.result && outcome.build)
-        parts.push((0,duration/* formatDuration */.a3)(outcome.build.duration));
-    const counts = outcome.tests?.counts;
-    if (counts) {
-        parts.push(`tests: ${counts.total} total, ${counts.failed} failed, ${counts.skipped} skipped`);
-    }
-    return parts.length > 0 ? ` · ${parts.join(' · ')}` : '';
-}
-function firstLine(text) {
-    return (text
-        .split(/\r\n|\r|\n|\u2028|\u2029/)
-        .map(line => line.trim())
-        .find(line => line !== '') ?? '');
-}
-
-
-/***/ }),
-
-/***/ 5184:
-/***/ ((__unused_webpack_module, __webpack_exports__, __nccwpck_require__) => {
-
-/* harmony export */ __nccwpck_require__.d(__webpack_exports__, {
-/* harmony export */   PullRequestComment: () => (/* binding */ PullRequestComment)
-/* harmony export */ });
-/* unused harmony export lastPage */
-/* harmony import */ var _github_transport_js__WEBPACK_IMPORTED_MODULE_0__ = __nccwpck_require__(4053);
-
-/** Comments searched for the marker, newest first, at most. */
-const MAX_SEARCHED_COMMENTS = 1000;
-const PAGE_SIZE = 100;
-/** The one comment of a report on a pull request. */
-class PullRequestComment {
-    o;
-    id;
-    closed = false;
-    /** Writes go one after the other: the last one asked for is the last one written. */
-    chain = Promise.resolve();
-    constructor(o) {
-        this.o = o;
-    }
-    /** Creates or updates the comment with `body` (which starts with the marker). Never rejects. */
-    write(body) {
-        this.chain = this.chain.then(() => this.send(this.o.redact(body)));
-        return this.chain;
-    }
-    async send(body) {
-        const { number, logger, session } = this.o;
-        if (this.closed || !session.open) {
-            return logger.debug(`Pull request comment on #${number} skipped.`);
-        }
-        try {
-            this.id ??= await this.find();
-            // Finding it may have met a GitHub that does not answer (said once).
-            if (!session.open)
-                return;
-            if (this.id !== undefined && (await this.update(this.id, body)))
-                return;
-            await this.create(body);
-        }
-        catch (error) {
-            this.failed((0,_github_transport_js__WEBPACK_IMPORTED_MODULE_0__.githubFailure)(error));
-        }
-    }
-    /**
-     * PATCHes the action's own comment; false when that cannot be done and a
-     * new one is written instead: it is gone (deleted since), or GitHub refuses
-     * the edit (then creating says whether the token may comment at all).
-     */
-    async update(id, body) {
-        const { client, owner, repo, number, logger } = this.o;
-        try {
-            await client.rest.issues.updateComment({ owner, repo, comment_id: id, body });
-            logger.debug(`Updated comment ${id} on pull request #${number}.`);
-            return true;
-        }
-        catch (error) {
-            const failure = (0,_github_transport_js__WEBPACK_IMPORTED_MODULE_0__.githubFailure)(error);
-            if (failure.kind !== 'answered' || (failure.status !== 404 && failure.status !== 403)) {
-                throw error;
-            }
-            logger.debug(failure.status === 404
-                ? `Comment ${id} on pull request #${number} is gone: writing a new one.`
-                : `GitHub refused to update comment ${id} on pull request #${number} (HTTP 403: ${this.o.redact(failure.message)}): writing a new one.`);
-            this.id = undefined;
-            return false;
-        }
-    }
-    async create(body) {
-        const { client, owner, repo, number, logger, identity } = this.o;
-        const created = await client.rest.issues.createComment({
-            owner,
-            repo,
-            issue_number: number,
-            body
-        });
-        const comment = decodeComment(created.data);
-        if (!comment) {
-            // Written, but unknown: the next write searches again (and finds it, ours).
-            return logger.debug(`Created a comment on pull request #${number}; GitHub named no id.`);
-        }
-        this.id = comment.id;
-        identity.learn(comment.author);
-        logger.debug(`Created comment ${comment.id} on pull request #${number}.`);
-    }
-    failed(failure) {
-        const { owner, repo, number, logger, session } = this.o;
-        if (session.handled(failure, `The comment on pull request #${number}`))
-            return;
-        const said = this.o.redact(failure.message);
-        // Refused to list or to create (an edit refused is followed by a create).
-        if (failure.kind === 'answered' && (failure.status === 403 || failure.status === 404)) {
-            // A read-only token (a fork's, Dependabot's, or `permissions:`
-            // without it): say so once and stop trying for the step.
-            this.closed = true;
-            logger.warning(`Could not comment on pull request #${number} of ${owner}/${repo} (HTTP ${failure.status}): ` +
-                `the github-token needs the \`pull-requests: write\` permission ` +
-                `(a workflow run for a pull request from a fork only gets a read-only token: build forks through a workflow_run workflow). ` +
-                `The build itself is not affected. GitHub said: ${said}`);
-            return;
-        }
-        logger.warning(`Could not write the comment on pull request #${number}: ${said}`);
-    }
-    /**
-     * The id of the newest comment among the newest 1,000 that the token's
-     * identity wrote and that starts with the marker. Comments by anyone else
-     * are passed over, marker or not; who the token is, is asked only once a
-     * comment carries the marker.
-     */
-    async find() {
-        const { client, owner, repo, number, marker, identity, logger } = this.o;
-        const list = async (page) => {
-            const answer = await client.rest.issues.listComments({
-                owner,
-                repo,
-                issue_number: number,
-                per_page: PAGE_SIZE,
-                page
-            });
-            return { comments: decodeComments(answer.data), link: answer.headers.link };
-        };
-        const first = await list(1);
-        const last = lastPage(first.link) ?? 1;
-        const oldest = Math.max(1, last - MAX_SEARCHED_COMMENTS / PAGE_SIZE + 1);
-        let passed = 0;
-        try {
-            for (let page = last; page >= oldest; page--) {
-                const { comments } = page === 1 ? first : await list(page);
-                for (let i = comments.length - 1; i >= 0; i--) {
-                    const comment = comments[i];
-                    if (!comment.body.startsWith(marker))
-                        continue;
-                    if (await identity.owns(comment.author))
-                        return comment.id;
-                    passed++;
-                }
-            }
-            return undefined;
-        }
-        finally {
-            if (passed > 0) {
-                logger.debug(`Passed over ${passed} comment(s) on #${number} with the marker that ${(await identity.login()) ?? 'an unknown identity'} did not write.`);
-            }
-        }
-    }
-}
-/** A comment GitHub answered with; undefined without a usable id. */
-function decodeComment(value) {
-    if (typeof value !== 'object' || value === null)
-        return undefined;
-    const { id, body, user } = value;
-    if (typeof id !== 'number' || !Number.isSafeInteger(id) || id <= 0)
-        return undefined;
-    const login = user?.login;
-    return {
-        id,
-        body: typeof body === 'string' ? body : '',
-        author: typeof login === 'string' && login !== '' ? login : undefined
-    };
-}
-/** A page of comments as GitHub lists them: those that decode. */
-function decodeComments(value) {
-    if (!Array.isArray(value))
-        return [];
-    return value.map(decodeComment).filter((c) => c !== undefined);
-}
-/**
- * The page number of `rel="last"` in a Link header (RFC 8288), if any.
- * @internal
- */
-function lastPage(link) {
-    for (const part of link?.split(',') ?? []) {
-        const match = /^\s*<([^>]*)>(.*)$/.exec(part);
-        const rel = match ? /;\s*rel="?([^";]*)"?/.exec(match[2] ?? '')?.[1] : undefined;
-        if (!match?.[1] || !rel?.split(/\s+/).includes('last'))
-            continue;
-        try {
-            const page = Number(new URL(match[1]).searchParams.get('page'));
-            if (Number.isSafeInteger(page) && page >= 1)
-                return page;
-        }
-        catch {
-            // Not a URL: no last page from it.
-        }
-    }
-    return undefined;
-}
-
-
-/***/ }),
-
-/***/ 9277:
-/***/ ((__unused_webpack_module, __webpack_exports__, __nccwpck_require__) => {
-
-/* harmony export */ __nccwpck_require__.d(__webpack_exports__, {
-/* harmony export */   DQ: () => (/* binding */ isPipeline),
-/* harmony export */   IQ: () => (/* binding */ isPipelineJob),
-/* harmony export */   J9: () => (/* binding */ STAGES_OUTPUT_MAX_BYTES),
-/* harmony export */   TU: () => (/* binding */ stagesOutput),
-/* harmony export */   g$: () => (/* binding */ InputNotices),
-/* harmony export */   g4: () => (/* binding */ failedStage),
-/* harmony export */   ir: () => (/* binding */ readStages)
-/* harmony export */ });
-/* harmony import */ var _jenkins_transport_errors_js__WEBPACK_IMPORTED_MODULE_0__ = __nccwpck_require__(1617);
-/* harmony import */ var _util_logger_js__WEBPACK_IMPORTED_MODULE_1__ = __nccwpck_require__(6618);
-/* harmony import */ var _output_cap_js__WEBPACK_IMPORTED_MODULE_3__ = __nccwpck_require__(4230);
-/* harmony import */ var _util_names_js__WEBPACK_IMPORTED_MODULE_4__ = __nccwpck_require__(5888);
-/* harmony import */ var _util_error_text_js__WEBPACK_IMPORTED_MODULE_2__ = __nccwpck_require__(1992);
-
-
-
-
-
-/** The build class whose runs have stages (workflow-job's WorkflowRun). */
-const PIPELINE_RUN = 'org.jenkinsci.plugins.workflow.job.WorkflowRun';
-/** Whether `wfapi/describe` can exist for the build. */
-function isPipeline(build) {
-    return build._class === PIPELINE_RUN;
-}
-/** A Pipeline job (its builds are WorkflowRuns): what a build not read yet will be. */
-function isPipelineJob(job) {
-    return job._class === 'org.jenkinsci.plugins.workflow.job.WorkflowJob';
-}
-/**
- * The Pipeline's stages (so far, for a running one): [] when Jenkins has no Stage View plugin
- * (404), undefined for other builds or when they could not be read (a help,
- * not the result: a warning, and a note in `unread` for the summary).
- */
-async function readStages(api, ref, build, logger, unread = []) {
-    if (!isPipeline(build))
-        return undefined;
-    try {
-        const run = await api.describeRun(ref);
-        if (!run)
-            logger.debug('Jenkins has no wfapi/describe (Pipeline Stage View plugin): no stages.');
-        return run?.stages ?? [];
-    }
-    catch (error) {
-        // The step being stopped is not stages that could not be read.
-        if (error instanceof _jenkins_transport_errors_js__WEBPACK_IMPORTED_MODULE_0__/* .Interrupted */ .j$)
-            throw error;
-        (0,_util_logger_js__WEBPACK_IMPORTED_MODULE_1__/* .warnUnread */ .Kz)(`The stages of Jenkins build #${ref.number} could not be read: ${(0,_util_error_text_js__WEBPACK_IMPORTED_MODULE_2__/* .errorText */ .k)(error)}`, logger, unread);
-        return undefined;
-    }
-}
-/**
- * Cap of the `stages` output, in UTF-8 bytes (action.yml, README): with
- * `build` (256 KiB) it stays well within GitHub's 1 MB for all of a job's
- * outputs, counted as UTF-16. Stages of usual names take about 70 bytes
- * each: some 900 fit.
- */
-const STAGES_OUTPUT_MAX_BYTES = 64 * 1024;
-/**
- * The `stages` output: `[{name, status, durationMillis}]`, within
- * `maxBytes`: the first stages that fit, each whole (names are not cut),
- * so that it stays valid JSON.
- */
-function stagesOutput(stages, maxBytes = STAGES_OUTPUT_MAX_BYTES) {
-    return (0,_output_cap_js__WEBPACK_IMPORTED_MODULE_3__/* .cappedArray */ .L)(stages.map(s => ({ name: s.name, status: s.status, durationMillis: s.durationMillis })), maxBytes);
-}
-/** Stage statuses that match a build result, for naming the stage it came from. */
-const STATUS_OF_RESULT = {
-    FAILURE: 'FAILED',
-    UNSTABLE: 'UNSTABLE',
-    ABORTED: 'ABORTED'
-};
-/**
- * The stage the build's result came from: the first FAILED stage, else the
- * first whose status matches the result (UNSTABLE, ABORTED).
- */
-function failedStage(stages, result) {
-    if (!stages || !result || result === 'SUCCESS')
-        return undefined;
-    const failed = stages.find(s => s.status === 'FAILED');
-    if (failed)
-        return failed;
-    const status = STATUS_OF_RESULT[result];
-    return status ? stages.find(s => s.status === status) : undefined;
-}
-/**
- * Says once each time a running Pipeline stops at an `input` step
- * (PAUSED_PENDING_INPUT), with the page where someone can answer it
- * (`<build>/input/`, pipeline-input-step's InputAction): without it a step
- * waiting for a person looks hung. The engine looks (follow-builds.ts).
- */
-class InputNotices {
-    ref;
-    announced = new Set();
-    constructor(ref) {
-        this.ref = ref;
-    }
-    /** The lines to say for what a look at the run's stages showed. */
-    saw(run) {
-        const paused = run.stages.filter(s => s.status === 'PAUSED_PENDING_INPUT');
-        // An input outside any stage pauses the run only.
-        const keys = paused.length > 0 ? paused.map(s => s.id) : run.status === 'PAUSED_PENDING_INPUT' ? [''] : [];
-        const lines = [];
-        for (const key of keys) {
-            if (this.announced.has(key))
-                continue;
-            this.announced.add(key);
-            const stage = paused.find(s => s.id === key);
-            const where = stage ? ` in stage ${JSON.stringify((0,_util_names_js__WEBPACK_IMPORTED_MODULE_4__/* .shortName */ .l)(stage.name))}` : '';
-            lines.push(`Jenkins build #${this.ref.number} is waiting for input${where}: answer it at ${this.ref.url}input/`);
-        }
-        // Once answered, a later pause of the same stage is news again.
-        for (const key of [...this.announced])
-            if (!keys.includes(key))
-                this.announced.delete(key);
-        return lines;
-    }
-}
-
-
-/***/ }),
-
-/***/ 976:
-/***/ ((__unused_webpack_module, __webpack_exports__, __nccwpck_require__) => {
-
-
-// EXPORTS
-__nccwpck_require__.d(__webpack_exports__, {
-  D$: () => (/* binding */ RESULT_ICONS),
-  Dm: () => (/* binding */ addArtifacts),
-  ci: () => (/* binding */ addFailedTests),
-  vd: () => (/* binding */ addMore),
-  Xe: () => (/* binding */ addStages),
-  vc: () => (/* binding */ addUnread),
-  U1: () => (/* binding */ headerRow)
-});
-
-// EXTERNAL MODULE: ./src/util/bytes.ts
-var bytes = __nccwpck_require__(1671);
-// EXTERNAL MODULE: ./src/util/duration.ts
-var duration = __nccwpck_require__(6518);
-// EXTERNAL MODULE: ./src/util/html.ts + 4 modules
-var html = __nccwpck_require__(1034);
-// EXTERNAL MODULE: ./src/util/shorten.ts
-var shorten = __nccwpck_require__(2509);
-// EXTERNAL MODULE: ./src/util/names.ts
-var names = __nccwpck_require__(5888);
-;// CONCATENATED MODULE: ./src/outcome/source-link.ts
-/**
- * `${server}/${owner}/${name}/blob/${sha}/${path}#L${line}`, each path
- * segment URL-encoded (a `#`, `?` or space in a file name stays part of
- * the path). The caller's link() keeps only http(s).
- */
-function sourceLineUrl(commit, where) {
-    const encoded = (path) => path.split('/').map(encodeURIComponent).join('/');
-    const server = commit.serverUrl.replace(/\/+$/, '');
-    return `${server}/${encoded(commit.repository)}/blob/${encodeURIComponent(commit.sha)}/${encoded(where.file)}#L${where.line}`;
-}
-
-;// CONCATENATED MODULE: ./src/outcome/summary-sections.ts
-
-
-
-
-
-
-/** The symbol shown before a result (summary, history, pull request comment). */
-const RESULT_ICONS = {
-    SUCCESS: '✅',
-    UNSTABLE: '⚠️',
-    FAILURE: '❌',
-    ABORTED: '⛔',
-    NOT_BUILT: '⚪'
-};
-const STAGE_ICONS = {
-    SUCCESS: '✅',
-    FAILED: '❌',
-    UNSTABLE: '⚠️',
-    ABORTED: '⛔',
-    NOT_EXECUTED: '⚪',
-    IN_PROGRESS: '⏳',
-    PAUSED_PENDING_INPUT: '⏸️'
-};
-const MAX_STAGE_ROWS = 100;
-const MAX_ARTIFACT_ROWS = 20;
-const PATH_CHARS = 200;
-const ERROR_CHARS = 300;
-const MAX_UNREAD = 3;
-const UNREAD_CHARS = 600;
-/** A table's header row. */
-function headerRow(...names) {
-    return names.map(data => ({ data, header: true }));
-}
-/** `… and N more` below a list cut to `shown` of `total` (`what`: of what, when it says). */
-function addMore(summary, total, shown, what = '') {
-    if (total > shown)
-        summary.addRaw(`<p>… and ${total - shown} more${what}.</p>`, true);
-}
-/**
- * The failed tests: name (linked to its page), class, where it failed in the
- * repository (when a trace names a workspace file: `path:line`, linked to
- * that line at the commit under test on a runner), first line of the error.
- * `level`: of its heading, below the build's.
- */
-function addFailedTests(summary, tests, level = 3) {
-    if (tests.counts.failed === 0)
-        return;
-    summary.addHeading('Failed tests', level);
-    if (tests.failed.length > 0) {
-        const located = tests.located ?? new Map();
-        // A File column only when a test has one: most reports name no workspace file.
-        const withFile = tests.failed.some(test => located.has(test));
-        summary.addTable([
-            headerRow('Test', 'Class', ...(withFile ? ['File'] : []), 'Error'),
-            ...tests.failed.map(test => [
-                (0,html/* link */.nf)((0,names/* shortName */.l)(test.name), test.url),
-                `<code>${(0,html/* escapeHtml */.ZD)((0,names/* shortName */.l)(test.className))}</code>`,
-                ...(withFile ? [fileCell(located.get(test), tests.commit)] : []),
-                (0,html/* escapeHtml */.ZD)((0,shorten/* cut */.J)(firstLine(test.errorDetails), ERROR_CHARS)) || '&nbsp;'
-            ])
-        ]);
-    }
-    const shown = tests.failed.length;
-    const notes = [];
-    if (shown < tests.counts.failed) {
-        if (shown === 0 && tests.casesRead === 0) {
-            notes.push(`${tests.counts.failed} failed tests; the report could not be read here.`);
-        }
-        else {
-            notes.push(`${shown} of ${tests.counts.failed} failed tests shown.`);
-            if (tests.partial) {
-                notes.push(`The report is too large to read whole: these come from its first ${tests.casesRead} of ${tests.counts.total} tests.`);
-            }
-        }
-    }
-    notes.push(`All results: ${(0,html/* link */.nf)('test report', tests.reportUrl)}.`);
-    summary.addRaw(`<p>${notes.map(n => (n.includes('<a ') ? n : (0,html/* escapeHtml */.ZD)(n))).join(' ')}</p>`, true);
-}
-/** The Pipeline's stages: name, status, duration. */
-function addStages(summary, stages, level = 3) {
-    if (stages.length === 0)
-        return;
-    summary.addHeading('Stages', level);
-    const shown = stages.slice(0, MAX_STAGE_ROWS);
-    summary.addTable([
-        headerRow('Stage', 'Status', 'Duration'),
-        ...shown.map(stage => [
-            (0,html/* escapeHtml */.ZD)((0,names/* shortName */.l)(stage.name)),
-            `${STAGE_ICONS[stage.status] ?? ''} ${(0,html/* escapeHtml */.ZD)(stage.status)}`.trim(),
-            stage.status === 'NOT_EXECUTED' ? '&nbsp;' : (0,html/* escapeHtml */.ZD)((0,duration/* formatDuration */.a3)(stage.durationMillis))
-        ])
-    ]);
-    addMore(summary, stages.length, shown.length, ' stages');
-}
-/** The downloaded artifacts and where they are; refused paths named. */
-function addArtifacts(summary, artifacts, level = 3) {
-    if (artifacts.written.length === 0 && artifacts.refused.length === 0)
-        return;
-    summary.addHeading('Artifacts', level);
-    if (artifacts.written.length > 0) {
-        summary.addRaw(`<p>${artifacts.written.length} file(s), ${(0,html/* escapeHtml */.ZD)((0,bytes/* formatBytes */.z)(artifacts.bytes))}, in <code>${(0,html/* escapeHtml */.ZD)(artifacts.folder)}</code>:</p>`, true);
-        const shown = artifacts.written.slice(0, MAX_ARTIFACT_ROWS);
-        summary.addRaw(`<ul>${shown.map(path => `<li><code>${(0,html/* escapeHtml */.ZD)((0,shorten/* cut */.J)(path, PATH_CHARS))}</code></li>`).join('')}</ul>`, true);
-        addMore(summary, artifacts.written.length, shown.length);
-    }
-    for (const refused of artifacts.refused.slice(0, MAX_ARTIFACT_ROWS)) {
-        summary.addRaw(`<p>⚠️ Refused <code>${(0,html/* escapeHtml */.ZD)((0,shorten/* cut */.J)(JSON.stringify(refused.path), PATH_CHARS))}</code>: it ${(0,html/* escapeHtml */.ZD)(refused.reason)}.</p>`, true);
-    }
-}
-/** Parts of the outcome that could not be read: a notice each, the build's result stands. */
-function addUnread(summary, unread) {
-    for (const note of unread.slice(0, MAX_UNREAD)) {
-        summary.addRaw(`<p>⚠️ ${(0,html/* escapeHtml */.ZD)((0,shorten/* cut */.J)(note, UNREAD_CHARS))}</p>`, true);
-    }
-}
-/** `path:line` in code, linked to that line of the commit when there is one. */
-function fileCell(where, commit) {
-    if (!where)
-        return '&nbsp;';
-    const text = `${(0,shorten/* cut */.J)(where.file, PATH_CHARS)}:${where.line}`;
-    return `<code>${(0,html/* link */.nf)(text, commit ? sourceLineUrl(commit, where) : undefined)}</code>`;
-}
-function firstLine(text) {
-    return (text ?? '').trim().split(/\r\n|\r|\n/)[0] ?? '';
 }
 
 
@@ -59646,118 +58989,6 @@ function commitShaOf(value) {
         ? value.toLowerCase()
         : undefined;
 }
-
-
-/***/ }),
-
-/***/ 2517:
-/***/ ((__unused_webpack_module, __webpack_exports__, __nccwpck_require__) => {
-
-/* harmony export */ __nccwpck_require__.d(__webpack_exports__, {
-/* harmony export */   IQ: () => (/* binding */ BUILD_RESULTS),
-/* harmony export */   Uw: () => (/* binding */ State),
-/* harmony export */   k7: () => (/* binding */ Output),
-/* harmony export */   pd: () => (/* binding */ Input)
-/* harmony export */ });
-/** Input names, exactly as in action.yml. */
-var Input;
-(function (Input) {
-    Input["Url"] = "url";
-    Input["User"] = "user";
-    Input["Token"] = "token";
-    Input["Job"] = "job";
-    Input["Parameters"] = "parameters";
-    Input["Files"] = "files";
-    Input["Wait"] = "wait";
-    Input["Disable"] = "disable";
-    Input["Build"] = "build";
-    Input["ListJobs"] = "list-jobs";
-    /** Settle the hand-offs whose builds ended (step/settle.ts). */
-    Input["Settle"] = "settle";
-    /** The login that wrote the hand-offs a settle run takes, for a token GET /user cannot name. */
-    Input["StatusCreator"] = "status-creator";
-    Input["Timeout"] = "timeout";
-    Input["Accept"] = "accept";
-    Input["Log"] = "log";
-    Input["AbortOnCancel"] = "abort-on-cancel";
-    Input["CommitStatus"] = "commit-status";
-    Input["GithubToken"] = "github-token";
-    Input["StatusContext"] = "status-context";
-    Input["PrComment"] = "pr-comment";
-    Input["Commit"] = "commit";
-    Input["PullRequest"] = "pull-request";
-    /** The job parameter that takes the commit under test. */
-    Input["CommitParameter"] = "commit-parameter";
-    /** The least role a comment command's author needs on the repository. */
-    Input["CommentPermission"] = "comment-permission";
-    Input["Branch"] = "branch";
-    Input["Scan"] = "scan";
-    Input["JobToken"] = "job-token";
-    Input["Headers"] = "headers";
-    Input["CaCert"] = "ca-cert";
-    Input["Artifacts"] = "artifacts";
-    Input["ArtifactsPath"] = "artifacts-path";
-    Input["Jobs"] = "jobs";
-    Input["FailFast"] = "fail-fast";
-    /** An artifact of KEY=VALUE lines or one JSON object, read into the `values` output. */
-    Input["ValuesFile"] = "values-file";
-    /** Whether a values file that cannot be read fails the step (else a warning and `{}`). */
-    Input["ValuesFileRequired"] = "values-file-required";
-})(Input || (Input = {}));
-/** Output names, exactly as in action.yml. */
-var Output;
-(function (Output) {
-    Output["Result"] = "result";
-    Output["BuildNumber"] = "build-number";
-    Output["BuildUrl"] = "build-url";
-    Output["Duration"] = "duration";
-    Output["QueueUrl"] = "queue-url";
-    Output["Build"] = "build";
-    Output["Jobs"] = "jobs";
-    Output["JobUrl"] = "job-url";
-    /** Test counts of the build's JUnit report; empty without one. */
-    Output["TestsTotal"] = "tests-total";
-    Output["TestsFailed"] = "tests-failed";
-    Output["TestsSkipped"] = "tests-skipped";
-    /** JSON array of the Pipeline's stages: {name, status, durationMillis}. */
-    Output["Stages"] = "stages";
-    /** JSON array of the downloaded artifacts' paths, relative to the workspace. */
-    Output["Artifacts"] = "artifacts";
-    /** With `jobs`: JSON array of {job, number, url, result, duration, queueUrl}, in the order given. */
-    Output["Builds"] = "builds";
-    /** JSON array of the job's last finished builds before this one: {number, result, duration, url}. */
-    Output["History"] = "history";
-    /** The build's description as Jenkins stores it; empty when none. */
-    Output["Description"] = "description";
-    /** The build's display name (`#42`, or what the build set). */
-    Output["DisplayName"] = "display-name";
-    /** JSON object of the parameters the build ran with (name → value). */
-    Output["BuildParameters"] = "build-parameters";
-    /** JSON object read from the `values-file` artifact. */
-    Output["Values"] = "values";
-    /** The commit under test (commit-under-test.ts): the one commit statuses and the pull request comment name. */
-    Output["Commit"] = "commit";
-    /** With `settle`: JSON array of {commit, context, job, build-url, result, state}. */
-    Output["Settled"] = "settled";
-})(Output || (Output = {}));
-/** Keys saved with core.saveState for the post step. */
-var State;
-(function (State) {
-    /** Set by the main step, so the second run of the bundle knows it is the post step. */
-    State["IsPost"] = "isPost";
-    /** 'false' while remote work the step started may still be running and the main step has not dealt with it; 'true' once it did (finished, stopped it, or left it running on purpose). */
-    State["Done"] = "done";
-    /** URL of the build or queue item the main step left running when it failed for another reason than cancel or timeout. */
-    State["LeftRunning"] = "leftRunning";
-    /** What Jenkins shows of the step's queue item when it ended there without a build (cancelled, or gone), with its link: nothing runs, the post step has nothing to stop. */
-    State["Ended"] = "ended";
-    /** With `wait: false` or `started`: the work the main step returned without waiting for, as asked, with its link: it runs on, and the post step leaves it. */
-    State["Returned"] = "returned";
-    /** JSON array of what the step started and may still run ({job, queueId, number, shared, own}; step/remote-work.ts), for the post step. */
-    State["Builds"] = "builds";
-})(State || (State = {}));
-/** Build results Jenkins reports (hudson.model.Result). */
-const BUILD_RESULTS = ['SUCCESS', 'UNSTABLE', 'FAILURE', 'NOT_BUILT', 'ABORTED'];
 
 
 /***/ }),
@@ -59947,1408 +59178,28 @@ function collector() {
 
 /***/ }),
 
-/***/ 1034:
+/***/ 9263:
 /***/ ((__unused_webpack_module, __webpack_exports__, __nccwpck_require__) => {
 
-
-// EXPORTS
-__nccwpck_require__.d(__webpack_exports__, {
-  Sm: () => (/* binding */ decodeEntities),
-  ZD: () => (/* binding */ escapeHtml),
-  js: () => (/* binding */ htmlText),
-  nf: () => (/* binding */ html_link)
-});
-
-;// CONCATENATED MODULE: ./node_modules/entities/dist/decode-codepoint.js
-// Adapted from https://github.com/mathiasbynens/he/blob/36afe179392226cf1b6ccdb16ebbb7a5a844d93a/src/he.js#L106-L134
-/**
- * C1 Unicode control character reference replacements (code points 128-159).
- * Index i gives the replacement for code point 128+i; 0 means "no replacement".
- */
-const c1 = [
-    8364, 0, 8218, 402, 8222, 8230, 8224, 8225, 710, 8240, 352, 8249, 338, 0,
-    381, 0, 0, 8216, 8217, 8220, 8221, 8226, 8211, 8212, 732, 8482, 353, 8250,
-    339, 0, 382, 376,
-];
-/**
- * True for NUL, UTF-16 surrogates, and values past U+10FFFF.
- * @param codePoint Unicode code point to check.
- */
-function isInvalidCodePoint(codePoint) {
-    return (codePoint === 0 ||
-        (codePoint >= 0xd8_00 && codePoint <= 0xdf_ff) ||
-        codePoint > 0x10_ff_ff);
-}
-/**
- * Replace the given code point with U+FFFD if it is NUL (0), a surrogate, or
- * outside the valid Unicode range. Code points in the C1 controls range
- * (128-159) are remapped to their Windows-1252 equivalents, following the
- * HTML spec. All other code points are returned unchanged.
- * @param codePoint Unicode code point to convert.
- */
-function decode_codepoint_replaceCodePoint(codePoint) {
-    if (isInvalidCodePoint(codePoint)) {
-        return 0xff_fd;
-    }
-    if (codePoint >= 128 && codePoint <= 159) {
-        return c1[codePoint - 128] || codePoint;
-    }
-    return codePoint;
-}
-/**
- * XML numeric character references are the referenced Unicode code point.
- * Invalid values still become U+FFFD; the HTML Windows-1252 C1 remap is not
- * applied.
- * @see https://www.w3.org/TR/xml/#NT-CharRef
- * @param codePoint Unicode code point to convert.
- */
-function decode_codepoint_replaceCodePointXML(codePoint) {
-    return isInvalidCodePoint(codePoint) ? 0xff_fd : codePoint;
-}
-/**
- * Convert the code point of a decoded numeric entity to a string, replacing
- * invalid values.
- *
- * Fast path for plain BMP code points: [1..0x7F] and [0xA0..0xD7FF] pass
- * `replaceCodePoint` unchanged (no NUL, C1 remap, surrogate, or out-of-range
- * handling) and fit a single charCode. 0xd760 = 0xD800 (the first surrogate)
- * - 0xA0.
- * @param codePoint Unicode code point to convert.
- */
-function codePointToString(codePoint) {
-    return (codePoint - 1) >>> 0 < 0x7f || (codePoint - 0xa0) >>> 0 < 0xd7_60
-        ? String.fromCharCode(codePoint)
-        : String.fromCodePoint(decode_codepoint_replaceCodePoint(codePoint));
-}
-//# sourceMappingURL=decode-codepoint.js.map
-;// CONCATENATED MODULE: ./node_modules/entities/dist/generated/decode-data-html.js
-// Generated using scripts/write-decode-map.ts
-/* eslint-disable unicorn/prefer-unicode-code-point-escapes -- Fixed-width escapes keep generated source compact. */
-/**
- * Serialized decode data; the format is documented in
- * `src/internal/decode-data-format.ts`. `[0]` is one-byte data (all char
- * codes <= 0xFF: header, front-coded name suffixes, per-name metadata,
- * cuckoo choice bits); `[1]` holds the replacement values.
- */
-// biome-ignore format: generated data
-const htmlDecodeData = ["Q=¨`p0AEligMPacutebrevecircyfrgravelphamacrndogonpfpplyFunctionringscrsigntildeumlBackslashrvwedcyecausernoullistafropfrevescrumpeqCHcyOPYacutepitalDifferentialDyleyscaronedilirconintdotedillanterDotfrhiircleDotMinusPlusTimeslockwiseContourIntegralseCurlyDoubleQuoteQuoteolonengruentinttourIntegralpfroductunterClockwiseContourIntegralrossscrupCapDDotrahdJcyScyZcyaggerrrshvcaronyeltafriacriticalAcuteDotubleAcuteGraveTildemondfferentialDopftDotEqualubleContourIntegralDotwnArrowLeftArrowRightArrowTeeongLeftArrowRightArrowRightArrowRightArrowTeeUpArrowDownArrowVerticalBarwnArrowBarUpArrowBreveLeftRightVectorTeeVectorVectorBarRightTeeVectorVectorBarTeeArrowarrowscrtrokENGTHacutecaronircydotfrgravelementmacrptySmallSquareVerySmallSquareogonpfpsilonqualTildeilibriumscrimtaumlxistsponentialEFcyfrilledSmallSquareVerySmallSquareopfrAlluriertrfscrGJcyTammadbrevecedilircydotfrgopfreaterEqualLessFullEqualGreaterLessSlantEqualTildescrtHARDcyacektcircfrilbertSpaceopfrizontalLinescrtrokumpDownHumpEqualIEcyJligOcyacutecircydotfrgravemacrginaryIpliesntegralrsectionvisibleCommaTimesogonpftascrtildeukcymlJcircyfropfscrercyukcyKHcyJcyappacedilyfropfscrLJcyTacutembdangplacetrfrrcaronedilyeftAngleBracketrrowBarRightArrowCeilingDoubleBracketwnTeeVectorVectorBarFloorRightArrowVectorTeeArrowVectorriangleBarEqualUpDownVectorTeeVectorVectorBarVectorBararrowrightarrowssEqualGreaterFullEqualGreaterLessSlantEqualTildefrleftarrowmidotongLeftArrowRightArrowRightArrowleftarrowrightarrowrightarrowpfwerLeftArrowRightArrowscrhtroktMapcyediumSpacellintrffrinusPlusopfscruNJcyacutecaronedilyegativeMediumSpaceThickSpacenSpaceVeryThinSpacestedGreaterGreaterLessLesswLinefroBreaknBreakingSpacepftCongruentupCapDoubleVerticalBarElementqualTildexistsGreaterEqualFullEqualGreaterLessSlantEqualTildeHumpDownHumpEqualLeftTriangleBarEqualssEqualGreaterLessSlantEqualTildeNestedGreaterGreaterLessLessPrecedesEqualSlantEqualReverseElementightTriangleBarEqualSquareSubsetEqualpersetEqualubsetEqualcceedsEqualSlantEqualTildepersetEqualTildeEqualFullEqualTildeVerticalBarscrtildeuOEligacutecircydblacfrgravemacregaicronopfpenCurlyDoubleQuoteQuoterscrlashtildemesumlverBarraceketParenthesisPartialDcyfrhiilusMinusoincareplanepfrecedesEqualSlantEqualTildeimeoductportionalscriQUOTfropfscrRBarrEGacutengrrtlcaronedilyeverseElementquilibriumUpEquilibriumfrhoightAngleBracketrrowBarLeftArrowCeilingDoubleBracketwnTeeVectorVectorBarFloorTeeArrowVectorriangleBarEqualUpDownVectorTeeVectorVectorBarVectorBararrowopfundImpliesrightarrowscrhuleDelayedSHCHcycyOFTcyacutecaronedilircyfrhortDownArrowLeftArrowRightArrowUpArrowigmamallCircleopfqrtuareIntersectionSubsetEqualpersetEqualUnionscrtarubsetEqualcceedsEqualSlantEqualTildehThatmpersetEqualsetTHORNRADESHcycyabucaronedilyfrhereforetaickSpacenSpaceildeEqualFullEqualTildeopfripleDotscrtrokUacuterrocirbrcyevecircydblacfrgravemacrnderBarraceketParenthesisionPlusogonpfpArrowBarDownArrowDownArrowEquilibriumTeeArrowarrowdownarrowperLeftArrowRightArrowsilonringscrtildeumlVDashbarcydashleerbarticalBarLineSeparatorTildeyThinSpacefropfscrvdashWcircedgefropfscrXfriopfscrYAcyIcyUcyacutecircyfropfscrumlZHcyacutecaronydoteroWidthSpacetafropfscraacutebrevecEdircuteyeligfrgravelefsymphphamacrlgpndanddslopevgelemsdaabcdefghrtvbdsphtzarrogonpfpEacireidosproxeqringscrtympeqtildeumlwconintintbNotackcongepsilonprimesimeqrveewedgebrktbrkcongydquoecausemptyvpsirnoutahweenfrigcapircupodotplustimessqcuptartriangledownupuplusveewedgekarowlacklozengesquaretriangledownleftrightnkk12434ocknequivotopfttomwtiexDLRlrHDUduULRlrVHLRhlrboxdLRlrhDUduminusplustimesuLRlrvHLRhlrprimerevevbarscremiimeolbhsubulletmpEeqcacutepandbrcupcapupdotsretoncapsronedilircupssmdotedilmptyvnterdotfrhcyeckmarkiirEceqlearrowleftrightdRSastcircdashefnintmidscirlubsuitoloneqmmatpfnlementxesngdotintpfrodysrrarrossscrubepetdotudarrlreprsclarrppbrcapcapupdotorsrarrmlyeqprecsuccveewedgerenvearrowleftrightveewedwconintintylctydArrHaraggerlethrrshvbkarowlaccaronydaggerrrotseqegltamptyvfishtrharlriamondsuitsegammasinvideontimesonxjcylcornropollarpfteqdotminusplussquareublebarwedgewnarrowdownarrowsharpoonleftrightrbkarowcornropscryoltroktdotrifuarrharwanglezcyigrarreDDototacutestercaronircolonydotefDotrgravesdotlinterslsdotmacrptysetvsp134ngspogonpfparsllussilonvqcircolonsimlantgtrlessualsestivDDvparslrDotarrscrdotimtahumlroxclistpectationonentialefallingdotseqcyemalefiligligligriligjliglatligtnsnofopfrallkvpartintrac123456823534584556878slownscrgElacutemmadpbrevecircydotelqqslantsccdotollesfrggimeljcylEajnEapproxeqqsimopfravescrimeltccirdotlParquestrapproxrrdoteqlessqlesslesssimvertneqqnEhArrairsplfmiltrdcyrcirwbarcirceartsuitlliprconfrksearowwarowoarrmthtokleftarrowrightarrowpfrbarscrlashtrokybullpheniacutecircyecyxclffrgraveiiintntnfinotajligmacrgelinepartthofpedncarefintieodottcalegersrcallarhkprodocygonpftaprodquestscrinEdotsvvtildeukcymljcircyfrmathopfscrercyukcykappavcedilyfrgreenhcyjcyopfscrlAarrrrtailBarrEgHaracuteemptyvgranmbdangdlepquorrbfsfshklpplsimtltailesbarrbrkracekkeslducaronedililubydcaquorrdharusharsheftarrowtailharpoondownupleftarrowsrightarrowsharpoonssquigarrowthreetimesgqqslantsccdotorgessapproxdoteqgtrqgtrgtrsimfishtloorrgEhardulblkjcylarrcornerhardtrimidotoustachenEapproxeqqsimoangrrbrkngleftarrowrightarrowmapstorightarrowoparrowleftrightparflustimeswastbarzengefparltrarrcornerhardmtrisaquocrhimegqbuortroktccirdothreeimeslarrquestrPariefurdsharuharvertneqqnEmDDotacrletesepstodownleftuprkercommaydasheasuredanglefrhoicrodastcirdotnusbdulcpdrnplusodelspfpscrtposultimapmapnGgtvLeftarrowrightarrowltvRightarrowVDashdashablacutengpEidosproxturalsbspumpecapronedilongdotupydasheArrarhkrowdotquivsearimxistsfrgEeqqslantssimtrhArrarrparisdvjcylArrEarrdreftarrowrightarrowqqslantsssimtriemidopftinEdotvabcnivabcparallelsltolintrcueeceqrArrarrcwightarrowtriesccueerhortmidparallelimeqmidparqsubepeubEeseteqqcceqpEeseteqqtglildelgrianglelefteqrightequmerospvDashHarrapdashgetinfinlArretrierArrtriesimwArrarhkrownearoSacutestcircydashblacivotsoldeligfcirrgonravethbarmintlarrcirrossinetmacregaicrondnusopfparerplusrarrderoffmigoforslopevscrlasholtildemesasumlvbarparallelsimltcyercntiodmilptenkfrhivmmatoneitchforkvlanckhkvusacirbcirdouemnsimtwomointintpfundrEapcueecapproxcurlyeqeqnapproxeqqsimsimimesnEapsimodfalarlinesurfptosimurelscriuncspqfrintopfprimescruaternionsintesteqotrAarrrrtailBarrHaraceutedicemptyvngdelequorrapbfscfshklpplsimtlwtailionalsbarrbrkracekkeslducaronedililubydcaldharquorshealinepartsctgfishtloorrhardulovightarrowtailharpoondownupleftarrowsharpoonsrightarrowssquigarrowthreetimesngsingdotseqlarrharmmoustachenmidoangrrbrkparflustimespargtpolintrarrsaquocrhqbuorthreeimesriefltriuluharxsacutebquocEaproncueedilircnEapsimpolintsimydotbeeArrarhkrowctmiswartminusnxtfrownharpchcyyortmidparallelyigmafvmdoteqgElEneplusrarrlarrmallsetminusshpeparslidletesoftcylbarpfpadesuitrqcapsupssubeseteqpesetequareffrarrscretmnmiletarftarfraightepsilonphinsubEdotedotmultnEeplusrarrseteqqneqqimubpccapproxcurlyeqeqnapproxeqqsimsimmngp123EdotsubedothsolublarrmultnEeplusseteqqneqqimubpwArrarhkrownwarzligtargetubrkcaronedilydotelrecfrhere4foretasymvickapproxsimnspkapsimornildemesbardntoeapbotcirforksaprimeradeiangledownlefteqqrighteqdoteminusplussbtimepeziumscryhcytrokwixtoheadleftarrowrightarrowuArrHaracuterrbrcyevecircydarrblacharfishtrgraveharlrblklcornerroptrimacrlogonpfparrowdownarrowharpoonleftrightlussihlonuparrowsrcornerropingtriscrtdotilderifuarrmlwanglevArrBarvDashangrtrepsilonkappanothingphiiroptorhosigmaubsetneqqpsetneqqthetariangleleftrightcydasheebareqlliprbartfrltrinsubpopfproprtriscrubnEepnEezigzagwcircedbargeqierpfropfpreathscrxcapircupdtrifrhArrarrilArrarrmapnisodotpflustimerArrarrscrqcupuplustriveewedgeyacuteycircyenfricyopfscrucymlzacutecaronydoteetrftafrhcyigrarropfscrwjnjC(D%D($(D'%$$ED($'$'$%$'%E$/D'$F%'D(D&#,%%&&$%$)%+%%$E$F$'$&$(#'D&$(%$&4%($(E'%&%($&$)%*$%$%$+)()')($:&5-($'($%*&&&/%%&)%@$'$F$%&&#%%)$&$&$&$(%%%&$(%$$%&%$E$2.&0,.(.(&'%.$F%$&&&(%6)&+*),---&*/1---)-.&)*+,).%*,&,*'('2+,+)1&'1,)2&'&*('($F%'#&D%D($(E&%$$&$ED($)$'%1(2$'%E$)$'((&+$&%%$%D&$(%-#&$E$3)2$F%'%+$&#'D$$'($$($(%&%$$&$E$$$F$./'*,***'*-*($F$$#)$'%$$'$%$.$&%/$&%'$.'(#'$'$&D(D'%$$&$%D($$%&&*%($%&('+%/,($'%E%%$&$($'E%#(%$$E$F$F%'$'#'$&$'$(%$$E$F$F#'D$$(%'%%%+%%$(%'%$$2(',&,-'*'0).+)1&'('-,)'&*(*)(*/&/('/),))/&')-&'('-%1','*'''-'($E$$%+$($/+-'-',+-'-%E%/(-$&%$%'$$#&$%$-%*$E$+$F$&$$#'$($(%'%$$5+-.)+0%5)+%($E$)%1%%%$&,'(&4&*''+H'(&*-(-L-J-'-M-(&O*H&/2F2((%*(***G*M*(&W,K&+.H.-&1'/3F3(&O2(.I4('H,(().H.-.H(I.(&(+(+,+(&.$FD($$#(D(D'%$$($ED($'%&%($F$6,($$$FE'D(&&D&$)('+&'.#+$%$E$%$$$+$/%%$$%)+(+-+(%&%(&*-%$F%$C'$E$&$F#(D%$(%%%%'%$(%'%$$$%/+-*0$%$%$3)'-&-,(*(0*.,)2&(((&+(+))*0&0((/*,*)0&().&(($&%-$-$&%$$-#)%%$($($$%'%'%&%$$E$0(,(-(*$'$-$F$&%')/))/(+)1()($F$&$%&&)(%)+(+-+(&(%$%$&(+(&&C($'$'%%$%%$$(%'%$$E$+&%%K&)$'(((,(($F$+$F%'C)%%''$'&&D'%$$($ED($'$*)',&(.%&('$'%E$)*&*,%,%.%&((%(%,%/(-%%'&$'$F$(D&#($&$%$'($$%%'&$'*+'+,+(&-$E$F$F$(#($'$E$F$F#F$$$F$F#'$&$&D($'%$$E$F$F$&#'$($(%$$&$0%%$%$&$FC)$($$%D%$E&E&%$D'$$%DD($)&%%&$'&%E$$%&&&$&(&$%$&$&%&&)%*$*$*$*$*$*$*$&%(%*$&&'$&'$'%E$$%$%'%$%%%%%')%D'$F%$%&(%D(D&$*%&#'$*'*'('&*%%'&&)%$&''$'%$$'$()$%(%&%'%%&$&'$E$('&'%&''''(&('&&/.%&(&&&($($.()(+0'0'0(&%%&'$&%%&$E&G%%$F%$&&%'%&'$'$'$&$'$'$'$'$&%'$'$'$&$'$'$'$'$'$'$&&&%'$'$'$&$'$'$'$'$&(&'&(&%'$'$'$&$'$'$'$'$'$'$$($'E'$F%&%%'$%%'$''$&'%%%'$'$($#)%$&&&(&&'%&&&D%&&%$'&&E'%&%&(%$&D'%(E%'($E$&%&('%$$%&$&$'%'..()%*$*&*'*'&$&(&&&'$'(&$'($)$%&($&$'%'))&%%'&&&%E&&F$'%$'%&$F%%'$&$'$$'$))$%&&%%')$%$&(&&'%&&&%&D%')$&+*'(&((F&&.-(%&%&$*%&$(#'$&$(%'%%%%'$$)%&$(%$$$%(&%%(D%%&%($(%D$''$$&'&*''$%$%(%&%$F&)*&&$&$(&&$(%E%$&%(&&(&'&)%/%*'-'..($*%'&&$F&$%%%'$'%%'$$'%&$)$&%)#(%%D(%'$(%%G$%'%$$&$$$'%D$$E'%$&&$$%)%$%$&&$'%&(&($%%'%($$%%%$'%E$&'%%&%%'&'$$(&'%&&**'%'&&&%(%%)$'%&$&%&%%$%E$D&%%$&%&%,&,#0$%$($(%&&&%D$'$G$&%&%&$&$F%'&$'$$*D(($H$($($($'%($G%($($'%'%($'%&%%&$F#%%$$(%&($%$$($'%$$&$$%$%$&$&(%$&%&&)$*$&D'%$E$$%$$'$&$$%$%$%$$%%%''%$&$'$%&$F$'$&%%'$'$D$%%&%%&%'%(%*'%&&&)((&'&&$K%E#'$(%%%'%'&$'&'$$&$'$()&%'%'$E$*&($'%'%.'-%E%'$F%'%'$(%'C)$$E&%$$&E&$%%DD($$%'&%%'%&$'$'&%''''&%%%%&$$%'%&(&%'%$&&&(''&(&'$&%&%E%%$'D($F%%'$'&'$($'$$$%'$'E%#(%$$E$'$F$F%'$'#(($$(%$$E$($&$&$F$F#(%%%'$'$$%$$&$(%)%'%'%%'$'%%$E&%%'$(%'%'%'%'%'&'%%$&&&$'D$'%&%'($&%'&)$$(%'&%%%%$$&%&($%(&(%%$$%*,''..%'-'-1$,+,-'-%$%$&$&(%$&%&&)$*$&D'%&*'&'()''&'&$(%'%D$$%$$''$($%&$&$$%&%)%'%&$(%')'$%%%''%$&$'$%&$'&%%&%.+-')'-%.,(%&&D&&%(%'&&%$&'&$$&'%$'%)%&($%$%&$(%E%$%%'$'$%%&%($%'D$%%&%%&%'%'%'%(%'&$'$'$$*&'$K%E#(D&%%&$'&%$&&)')')%%'$(%$$'$/$E$%D'%$&&&&F&%&($($)$$&%%$($(%E$$$F%'$$%)%&#F%D&D$,(-%D%D&D$-$(%'$'%'%E%$&D&E&%&'%&(%*$D&%F(D$&&&%'%&(F%%%$$'$$%&%''$(%%F%'%'&E%')$$E$E%$&$'D'H&D%&%$&$$'%&%&$$%$&$%$$&$'%D%&%%%$&*(-&$'D'H&D'$%&%$&%($$&$FE$&%(D(F(%)$)$&%(%)$)$$&'('E'D%(%$&&&D'$(E$'%&(D(D%,%&($$%&&&D&D%*)+%%'$($%&%&%((%%%'D'$'F*%,D&%(E&$'D'$'F*%,D$&E'%%%.0%,(1%$$%$&&&%$(%'%E%'%E&D%(%'&D&D'F%'&G%F$'%''$(%%'#%D(%%$&G$%$$'%'%%%%%'$'$'%D$&E'%$$'%$$&$'%&&'%&%$$'%&%(&$&&$F$&%&%&$$%&%$&%(%F$F$%'%%%(%$$&E'%%D(&&)%D&$'#&F$''&&'$&$$%$(&&&&&$&'$E$%&$%'%&$$%*%$$()$'%%%'''$'&'%($'$G%'&'&$$$*%EE&$$%$%%%&%$&$')'*'%'*(&(&'&%&($%%&%&&%%&(''''&$'%%&%'$F%$$(#F$&$F$($F$-'&%&(%E%#(%%%'$'$&$F&&%&%)%%'$'$'%E&%%'%'$(%'$'%'%'%'%'&'%'$%'&%('$'%&%'($&%'&)$$(%'&%%%%$$&%(%&($%%$&'&'''$%%E$$(%'%D$''$($%$&$$,-'(./%(-,+(.(-(-%%%-$'%&%$$()'$'$'&%%&%&&D&&%($&'%%)$'$(%E%$%%&%($$(%'%%'$'$''$)$$#)$'$$%$%%&&%&%$&&%&%%&%&&%)%&%$$&'$'$$'%''$(%E%%%%'%)'$%%$E&&$'%'&$%)(+E$$'($($%$&&&$'$&$'$&$'$&%&'&'$'$/&&%)%%&%%$&$'D$(%$&$'%%E$()&&$$'(D&%(D%&($(&+%'$($(&+%%$&&($&$$'$F%'%'%'$&'$%0+&&%$%&$&&&$'&&'&%'$&'&'&&)%+$)&,$'%'%($%%')'*'%'*(&(&'&%$%%%$F$F$F$&$&&'&&$'&&'(%&'&'&%'$&'&&)%+$)&,$'%'%($$'%''$(%%'D'#)%$$&$(%'%$$&$($E$(('&%(&($%,(&&&%&&&E&$'E&($)%($%%$&%$&&&&&D'&%%$($'%)+'+'/%+$+(0%&&&$&(&'&%&'%)$F&$%&%'$'%1*-#'$&D(%%$'&&D'%$$'%'%&$(%DD($''$%&$()%&&%&$'E$$'%E$)%,%.,(%&%%'$'&%+$()%&&%&%&$F$'%'%%'$$'E%$)#'$&'$$'$(%+&(&*&&'$'(&$'%&('K/D(J/D&('..($%$'$%&&&%%'%'&$$E$'$G'D$F$'$'$F%G(D&F(D$)#($(&%($%'$E$F$$$$%'$F#'%&%%$'$E$'%&$$$'%&$&$&$'%E&&%'$'%&$F%'$(%&$&$(C)&$$'%$D%$E$&$F$F$&E%#)$(%$$&$(%%$E$&$)$F$F$%%%0@0000H8H40H000047P00P@001000@0B0HP@:H9T8P000LB8d@800@I0<110000QQ8400P10030005940@410020000Q02000@0200000@P0101@8000440400000000808000000000@00000000P`0000000040400@0004<000000000008000030000000000P020T400020@0@00000000000000000000000000P0000000400400000400220080000100000000000000000P000000000000P000000@00402000000000@00000000000000000000040000000000000", "Æ&Á\u0102Â\u0410\uD835\uDD04À\u0391\u0100\u2A53\u0104\uD835\uDD38\u2061Å\uD835\uDC9C\u2254ÃÄ\u2216\u2AE7\u2306\u0411\u2235\u212C\u0392\uD835\uDD05\uD835\uDD39\u02D8\u212C\u224E\u0427©\u0106\u22D2\u2145\u212D\u010CÇ\u0108\u2230\u010A¸·\u212D\u03A7\u2299\u2296\u2295\u2297\u2232\u201D\u2019\u2237\u2A74\u2261\u222F\u222E\u2102\u2210\u2233\u2A2F\uD835\uDC9E\u22D3\u224D\u2145\u2911\u0402\u0405\u040F\u2021\u21A1\u2AE4\u010E\u0414\u2207\u0394\uD835\uDD07´\u02D9\u02DD`\u02DC\u22C4\u2146\uD835\uDD3B¨\u20DC\u2250\u222F¨\u21D3\u21D0\u21D4\u2AE4\u27F8\u27FA\u27F9\u21D2\u22A8\u21D1\u21D5\u2225\u2193\u2913\u21F5\u0311\u2950\u295E\u21BD\u2956\u295F\u21C1\u2957\u22A4\u21A7\u21D3\uD835\uDC9F\u0110\u014AÐÉ\u011AÊ\u042D\u0116\uD835\uDD08È\u2208\u0112\u25FB\u25AB\u0118\uD835\uDD3C\u0395\u2A75\u2242\u21CC\u2130\u2A73\u0397Ë\u2203\u2147\u0424\uD835\uDD09\u25FC\u25AA\uD835\uDD3D\u2200\u2131\u2131\u0403>\u0393\u03DC\u011E\u0122\u011C\u0413\u0120\uD835\uDD0A\u22D9\uD835\uDD3E\u2265\u22DB\u2267\u2AA2\u2277\u2A7E\u2273\uD835\uDCA2\u226B\u042A\u02C7^\u0124\u210C\u210B\u210D\u2500\u210B\u0126\u224E\u224F\u0415\u0132\u0401ÍÎ\u0418\u0130\u2111Ì\u2111\u012A\u2148\u21D2\u222C\u222B\u22C2\u2063\u2062\u012E\uD835\uDD40\u0399\u2110\u0128\u0406Ï\u0134\u0419\uD835\uDD0D\uD835\uDD41\uD835\uDCA5\u0408\u0404\u0425\u040C\u039A\u0136\u041A\uD835\uDD0E\uD835\uDD42\uD835\uDCA6\u0409<\u0139\u039B\u27EA\u2112\u219E\u013D\u013B\u041B\u27E8\u2190\u21E4\u21C6\u2308\u27E6\u2961\u21C3\u2959\u230A\u2194\u294E\u22A3\u21A4\u295A\u22B2\u29CF\u22B4\u2951\u2960\u21BF\u2958\u21BC\u2952\u21D0\u21D4\u22DA\u2266\u2276\u2AA1\u2A7D\u2272\uD835\uDD0F\u22D8\u21DA\u013F\u27F5\u27F7\u27F6\u27F8\u27FA\u27F9\uD835\uDD43\u2199\u2198\u2112\u21B0\u0141\u226A\u2905\u041C\u205F\u2133\uD835\uDD10\u2213\uD835\uDD44\u2133\u039C\u040A\u0143\u0147\u0145\u041D\u200B\u200B\u200B\u200B\u226B\u226A\n\uD835\uDD11\u2060 \u2115\u2AEC\u2262\u226D\u2226\u2209\u2260\u2242\u0338\u2204\u226F\u2271\u2267\u0338\u226B\u0338\u2279\u2A7E\u0338\u2275\u224E\u0338\u224F\u0338\u22EA\u29CF\u0338\u22EC\u226E\u2270\u2278\u226A\u0338\u2A7D\u0338\u2274\u2AA2\u0338\u2AA1\u0338\u2280\u2AAF\u0338\u22E0\u220C\u22EB\u29D0\u0338\u22ED\u228F\u0338\u22E2\u2290\u0338\u22E3\u2282\u20D2\u2288\u2281\u2AB0\u0338\u22E1\u227F\u0338\u2283\u20D2\u2289\u2241\u2244\u2247\u2249\u2224\uD835\uDCA9Ñ\u039D\u0152ÓÔ\u041E\u0150\uD835\uDD12Ò\u014C\u03A9\u039F\uD835\uDD46\u201C\u2018\u2A54\uD835\uDCAAØÕ\u2A37Ö\u203E\u23DE\u23B4\u23DC\u2202\u041F\uD835\uDD13\u03A6\u03A0±\u210C\u2119\u2ABB\u227A\u2AAF\u227C\u227E\u2033\u220F\u2237\u221D\uD835\uDCAB\u03A8\"\uD835\uDD14\u211A\uD835\uDCAC\u2910®\u0154\u27EB\u21A0\u2916\u0158\u0156\u0420\u211C\u220B\u21CB\u296F\u211C\u03A1\u27E9\u2192\u21E5\u21C4\u2309\u27E7\u295D\u21C2\u2955\u230B\u22A2\u21A6\u295B\u22B3\u29D0\u22B5\u294F\u295C\u21BE\u2954\u21C0\u2953\u21D2\u211D\u2970\u21DB\u211B\u21B1\u29F4\u0429\u0428\u042C\u015A\u2ABC\u0160\u015E\u015C\u0421\uD835\uDD16\u2193\u2190\u2192\u2191\u03A3\u2218\uD835\uDD4A\u221A\u25A1\u2293\u228F\u2291\u2290\u2292\u2294\uD835\uDCAE\u22C6\u22D0\u22D0\u2286\u227B\u2AB0\u227D\u227F\u220B\u2211\u22D1\u2283\u2287\u22D1Þ\u2122\u040B\u0426\t\u03A4\u0164\u0162\u0422\uD835\uDD17\u2234\u0398\u205F\u200A\u2009\u223C\u2243\u2245\u2248\uD835\uDD4B\u20DB\uD835\uDCAF\u0166Ú\u219F\u2949\u040E\u016CÛ\u0423\u0170\uD835\uDD18Ù\u016A_\u23DF\u23B5\u23DD\u22C3\u228E\u0172\uD835\uDD4C\u2191\u2912\u21C5\u2195\u296E\u22A5\u21A5\u21D1\u21D5\u2196\u2197\u03D2\u03A5\u016E\uD835\uDCB0\u0168Ü\u22AB\u2AEB\u0412\u22A9\u2AE6\u22C1\u2016\u2016\u2223|\u2758\u2240\u200A\uD835\uDD19\uD835\uDD4D\uD835\uDCB1\u22AA\u0174\u22C0\uD835\uDD1A\uD835\uDD4E\uD835\uDCB2\uD835\uDD1B\u039E\uD835\uDD4F\uD835\uDCB3\u042F\u0407\u042EÝ\u0176\u042B\uD835\uDD1C\uD835\uDD50\uD835\uDCB4\u0178\u0416\u0179\u017D\u0417\u017B\u200B\u0396\u2128\u2124\uD835\uDCB5á\u0103\u223E\u223E\u0333\u223Fâ´\u0430æ\u2061\uD835\uDD1Eà\u2135\u2135\u03B1\u0101\u2A3F&\u2227\u2A55\u2A5C\u2A58\u2A5A\u2220\u29A4\u2220\u2221\u29A8\u29A9\u29AA\u29AB\u29AC\u29AD\u29AE\u29AF\u221F\u22BE\u299D\u2222Å\u237C\u0105\uD835\uDD52\u2248\u2A70\u2A6F\u224A\u224B'\u2248\u224Aå\uD835\uDCB6*\u2248\u224Dãä\u2233\u2A11\u2AED\u224C\u03F6\u2035\u223D\u22CD\u22BD\u2305\u2305\u23B5\u23B6\u224C\u0431\u201E\u2235\u2235\u29B0\u03F6\u212C\u03B2\u2136\u226C\uD835\uDD1F\u22C2\u25EF\u22C3\u2A00\u2A01\u2A02\u2A06\u2605\u25BD\u25B3\u2A04\u22C1\u22C0\u290D\u29EB\u25AA\u25B4\u25BE\u25C2\u25B8\u2423\u2592\u2591\u2593\u2588=\u20E5\u2261\u20E5\u2310\uD835\uDD53\u22A5\u22A5\u22C8\u2557\u2554\u2556\u2553\u2550\u2566\u2569\u2564\u2567\u255D\u255A\u255C\u2559\u2551\u256C\u2563\u2560\u256B\u2562\u255F\u29C9\u2555\u2552\u2510\u250C\u2500\u2565\u2568\u252C\u2534\u229F\u229E\u22A0\u255B\u2558\u2518\u2514\u2502\u256A\u2561\u255E\u253C\u2524\u251C\u2035\u02D8¦\uD835\uDCB7\u204F\u223D\u22CD\\\u29C5\u27C8\u2022\u2022\u224E\u2AAE\u224F\u224F\u0107\u2229\u2A44\u2A49\u2A4B\u2A47\u2A40\u2229\uFE00\u2041\u02C7\u2A4D\u010Dç\u0109\u2A4C\u2A50\u010B¸\u29B2¢·\uD835\uDD20\u0447\u2713\u2713\u03C7\u25CB\u29C3\u02C6\u2257\u21BA\u21BB®\u24C8\u229B\u229A\u229D\u2257\u2A10\u2AEF\u29C2\u2663\u2663:\u2254\u2254,@\u2201\u2218\u2201\u2102\u2245\u2A6D\u222E\uD835\uDD54\u2210©\u2117\u21B5\u2717\uD835\uDCB8\u2ACF\u2AD1\u2AD0\u2AD2\u22EF\u2938\u2935\u22DE\u22DF\u21B6\u293D\u222A\u2A48\u2A46\u2A4A\u228D\u2A45\u222A\uFE00\u21B7\u293C\u22DE\u22DF\u22CE\u22CF¤\u21B6\u21B7\u22CE\u22CF\u2232\u2231\u232D\u21D3\u2965\u2020\u2138\u2193\u2010\u22A3\u290F\u02DD\u010F\u0434\u2146\u2021\u21CA\u2A77°\u03B4\u29B1\u297F\uD835\uDD21\u21C3\u21C2\u22C4\u22C4\u2666\u2666¨\u03DD\u22F2÷÷\u22C7\u22C7\u0452\u231E\u230D$\uD835\uDD55\u02D9\u2250\u2251\u2238\u2214\u22A1\u2306\u2193\u21CA\u21C3\u21C2\u2910\u231F\u230C\uD835\uDCB9\u0455\u29F6\u0111\u22F1\u25BF\u25BE\u21F5\u296F\u29A6\u045F\u27FF\u2A77\u2251é\u2A6E\u011B\u2256ê\u2255\u044D\u0117\u2147\u2252\uD835\uDD22\u2A9Aè\u2A96\u2A98\u2A99\u23E7\u2113\u2A95\u2A97\u0113\u2205\u2205\u2205\u2003\u2004\u2005\u014B\u2002\u0119\uD835\uDD56\u22D5\u29E3\u2A71\u03B5\u03B5\u03F5\u2256\u2255\u2242\u2A96\u2A95=\u225F\u2261\u2A78\u29E5\u2253\u2971\u212F\u2250\u2242\u03B7ðë\u20AC!\u2203\u2130\u2147\u2252\u0444\u2640\uFB03\uFB00\uFB04\uD835\uDD23\uFB01fj\u266D\uFB02\u25B1\u0192\uD835\uDD57\u2200\u22D4\u2AD9\u2A0D½\u2153¼\u2155\u2159\u215B\u2154\u2156¾\u2157\u215C\u2158\u215A\u215D\u215E\u2044\u2322\uD835\uDCBB\u2267\u2A8C\u01F5\u03B3\u03DD\u2A86\u011F\u011D\u0433\u0121\u2265\u22DB\u2265\u2267\u2A7E\u2A7E\u2AA9\u2A80\u2A82\u2A84\u22DB\uFE00\u2A94\uD835\uDD24\u226B\u22D9\u2137\u0453\u2277\u2A92\u2AA5\u2AA4\u2269\u2A8A\u2A8A\u2A88\u2A88\u2269\u22E7\uD835\uDD58`\u210A\u2273\u2A8E\u2A90>\u2AA7\u2A7A\u22D7\u2995\u2A7C\u2A86\u2978\u22D7\u22DB\u2A8C\u2277\u2273\u2269\uFE00\u2269\uFE00\u21D4\u200A½\u210B\u044A\u2194\u2948\u21AD\u210F\u0125\u2665\u2665\u2026\u22B9\uD835\uDD25\u2925\u2926\u21FF\u223B\u21A9\u21AA\uD835\uDD59\u2015\uD835\uDCBD\u210F\u0127\u2043\u2010í\u2063î\u0438\u0435¡\u21D4\uD835\uDD26ì\u2148\u2A0C\u222D\u29DC\u2129\u0133\u012B\u2111\u2110\u2111\u0131\u22B7\u01B5\u2208\u2105\u221E\u29DD\u0131\u222B\u22BA\u2124\u22BA\u2A17\u2A3C\u0451\u012F\uD835\uDD5A\u03B9\u2A3C¿\uD835\uDCBE\u2208\u22F9\u22F5\u22F4\u22F3\u2208\u2062\u0129\u0456ï\u0135\u0439\uD835\uDD27\u0237\uD835\uDD5B\uD835\uDCBF\u0458\u0454\u03BA\u03F0\u0137\u043A\uD835\uDD28\u0138\u0445\u045C\uD835\uDD5C\uD835\uDCC0\u21DA\u21D0\u291B\u290E\u2266\u2A8B\u2962\u013A\u29B4\u2112\u03BB\u27E8\u2991\u27E8\u2A85«\u2190\u21E4\u291F\u291D\u21A9\u21AB\u2939\u2973\u21A2\u2AAB\u2919\u2AAD\u2AAD\uFE00\u290C\u2772{[\u298B\u298F\u298D\u013E\u013C\u2308{\u043B\u2936\u201C\u201E\u2967\u294B\u21B2\u2264\u2190\u21A2\u21BD\u21BC\u21C7\u2194\u21C6\u21CB\u21AD\u22CB\u22DA\u2264\u2266\u2A7D\u2A7D\u2AA8\u2A7F\u2A81\u2A83\u22DA\uFE00\u2A93\u2A85\u22D6\u22DA\u2A8B\u2276\u2272\u297C\u230A\uD835\uDD29\u2276\u2A91\u21BD\u21BC\u296A\u2584\u0459\u226A\u21C7\u231E\u296B\u25FA\u0140\u23B0\u23B0\u2268\u2A89\u2A89\u2A87\u2A87\u2268\u22E6\u27EC\u21FD\u27E6\u27F5\u27F7\u27FC\u27F6\u21AB\u21AC\u2985\uD835\uDD5D\u2A2D\u2A34\u2217_\u25CA\u25CA\u29EB(\u2993\u21C6\u231F\u21CB\u296D\u200E\u22BF\u2039\uD835\uDCC1\u21B0\u2272\u2A8D\u2A8F[\u2018\u201A\u0142<\u2AA6\u2A79\u22D6\u22CB\u22C9\u2976\u2A7B\u2996\u25C3\u22B4\u25C2\u294A\u2966\u2268\uFE00\u2268\uFE00\u223A¯\u2642\u2720\u2720\u21A6\u21A6\u21A7\u21A4\u21A5\u25AE\u2A29\u043C\u2014\u2221\uD835\uDD2A\u2127µ\u2223*\u2AF0·\u2212\u229F\u2238\u2A2A\u2ADB\u2026\u2213\u22A7\uD835\uDD5E\u2213\uD835\uDCC2\u223E\u03BC\u22B8\u22B8\u22D9\u0338\u226B\u20D2\u226B\u0338\u21CD\u21CE\u22D8\u0338\u226A\u20D2\u226A\u0338\u21CF\u22AF\u22AE\u2207\u0144\u2220\u20D2\u2249\u2A70\u0338\u224B\u0338\u0149\u2249\u266E\u266E\u2115 \u224E\u0338\u224F\u0338\u2A43\u0148\u0146\u2247\u2A6D\u0338\u2A42\u043D\u2013\u2260\u21D7\u2924\u2197\u2197\u2250\u0338\u2262\u2928\u2242\u0338\u2204\u2204\uD835\uDD2B\u2267\u0338\u2271\u2271\u2267\u0338\u2A7E\u0338\u2A7E\u0338\u2275\u226F\u226F\u21CE\u21AE\u2AF2\u220B\u22FC\u22FA\u220B\u045A\u21CD\u2266\u0338\u219A\u2025\u2270\u219A\u21AE\u2270\u2266\u0338\u2A7D\u0338\u2A7D\u0338\u226E\u2274\u226E\u22EA\u22EC\u2224\uD835\uDD5F¬\u2209\u22F9\u0338\u22F5\u0338\u2209\u22F7\u22F6\u220C\u220C\u22FE\u22FD\u2226\u2226\u2AFD\u20E5\u2202\u0338\u2A14\u2280\u22E0\u2AAF\u0338\u2280\u2AAF\u0338\u21CF\u219B\u2933\u0338\u219D\u0338\u219B\u22EB\u22ED\u2281\u22E1\u2AB0\u0338\uD835\uDCC3\u2224\u2226\u2241\u2244\u2244\u2224\u2226\u22E2\u22E3\u2284\u2AC5\u0338\u2288\u2282\u20D2\u2288\u2AC5\u0338\u2281\u2AB0\u0338\u2285\u2AC6\u0338\u2289\u2283\u20D2\u2289\u2AC6\u0338\u2279ñ\u2278\u22EA\u22EC\u22EB\u22ED\u03BD#\u2116\u2007\u22AD\u2904\u224D\u20D2\u22AC\u2265\u20D2>\u20D2\u29DE\u2902\u2264\u20D2<\u20D2\u22B4\u20D2\u2903\u22B5\u20D2\u223C\u20D2\u21D6\u2923\u2196\u2196\u2927\u24C8ó\u229B\u229Aô\u043E\u229D\u0151\u2A38\u2299\u29BC\u0153\u29BF\uD835\uDD2C\u02DBò\u29C1\u29B5\u03A9\u222E\u21BA\u29BE\u29BB\u203E\u29C0\u014D\u03C9\u03BF\u29B6\u2296\uD835\uDD60\u29B7\u29B9\u2295\u2228\u21BB\u2A5D\u2134\u2134ªº\u22B6\u2A56\u2A57\u2A5B\u2134ø\u2298õ\u2297\u2A36ö\u233D\u2225¶\u2225\u2AF3\u2AFD\u2202\u043F%.\u2030\u22A5\u2031\uD835\uDD2D\u03C6\u03D5\u2133\u260E\u03C0\u22D4\u03D6\u210F\u210E\u210F+\u2A23\u229E\u2A22\u2214\u2A25\u2A72±\u2A26\u2A27±\u2A15\uD835\uDD61£\u227A\u2AB3\u2AB7\u227C\u2AAF\u227A\u2AB7\u227C\u2AAF\u2AB9\u2AB5\u22E8\u227E\u2032\u2119\u2AB5\u2AB9\u22E8\u220F\u232E\u2312\u2313\u221D\u221D\u227E\u22B0\uD835\uDCC5\u03C8\u2008\uD835\uDD2E\u2A0C\uD835\uDD62\u2057\uD835\uDCC6\u210D\u2A16?\u225F\"\u21DB\u21D2\u291C\u290F\u2964\u223D\u0331\u0155\u221A\u29B3\u27E9\u2992\u29A5\u27E9»\u2192\u2975\u21E5\u2920\u2933\u291E\u21AA\u21AC\u2945\u2974\u21A3\u219D\u291A\u2236\u211A\u290D\u2773}]\u298C\u298E\u2990\u0159\u0157\u2309}\u0440\u2937\u2969\u201D\u201D\u21B3\u211C\u211B\u211C\u211D\u25AD®\u297D\u230B\uD835\uDD2F\u21C1\u21C0\u296C\u03C1\u03F1\u2192\u21A3\u21C1\u21C0\u21C4\u21CC\u21C9\u219D\u22CC\u02DA\u2253\u21C4\u21CC\u200F\u23B1\u23B1\u2AEE\u27ED\u21FE\u27E7\u2986\uD835\uDD63\u2A2E\u2A35)\u2994\u2A12\u21C9\u203A\uD835\uDCC7\u21B1]\u2019\u2019\u22CC\u22CA\u25B9\u22B5\u25B8\u29CE\u2968\u211E\u015B\u201A\u227B\u2AB4\u2AB8\u0161\u227D\u2AB0\u015F\u015D\u2AB6\u2ABA\u22E9\u2A13\u227F\u0441\u22C5\u22A1\u2A66\u21D8\u2925\u2198\u2198§;\u2929\u2216\u2216\u2736\uD835\uDD30\u2322\u266F\u0449\u0448\u2223\u2225­\u03C3\u03C2\u03C2\u223C\u2A6A\u2243\u2243\u2A9E\u2AA0\u2A9D\u2A9F\u2246\u2A24\u2972\u2190\u2216\u2A33\u29E4\u2223\u2323\u2AAA\u2AAC\u2AAC\uFE00\u044C/\u29C4\u233F\uD835\uDD64\u2660\u2660\u2225\u2293\u2293\uFE00\u2294\u2294\uFE00\u228F\u2291\u228F\u2291\u2290\u2292\u2290\u2292\u25A1\u25A1\u25AA\u25AA\u2192\uD835\uDCC8\u2216\u2323\u22C6\u2606\u2605\u03F5\u03D5¯\u2282\u2AC5\u2ABD\u2286\u2AC3\u2AC1\u2ACB\u228A\u2ABF\u2979\u2282\u2286\u2AC5\u228A\u2ACB\u2AC7\u2AD5\u2AD3\u227B\u2AB8\u227D\u2AB0\u2ABA\u2AB6\u22E9\u227F\u2211\u266A\u2283¹²³\u2AC6\u2ABE\u2AD8\u2287\u2AC4\u27C9\u2AD7\u297B\u2AC2\u2ACC\u228B\u2AC0\u2283\u2287\u2AC6\u228B\u2ACC\u2AC8\u2AD4\u2AD6\u21D9\u2926\u2199\u2199\u292Aß\u2316\u03C4\u23B4\u0165\u0163\u0442\u20DB\u2315\uD835\uDD31\u2234\u2234\u03B8\u03D1\u03D1\u2248\u223C\u2009\u2248\u223Cþ\u02DC×\u22A0\u2A31\u2A30\u222D\u2928\u22A4\u2336\u2AF1\uD835\uDD65\u2ADA\u2929\u2034\u2122\u25B5\u25BF\u25C3\u22B4\u225C\u25B9\u22B5\u25EC\u225C\u2A3A\u2A39\u29CD\u2A3B\u23E2\uD835\uDCC9\u0446\u045B\u0167\u226C\u219E\u21A0\u21D1\u2963ú\u2191\u045E\u016Dû\u0443\u21C5\u0171\u296E\u297E\uD835\uDD32ù\u21BF\u21BE\u2580\u231C\u231C\u230F\u25F8\u016B¨\u0173\uD835\uDD66\u2191\u2195\u21BF\u21BE\u228E\u03C5\u03D2\u03C5\u21C8\u231D\u231D\u230E\u016F\u25F9\uD835\uDCCA\u22F0\u0169\u25B5\u25B4\u21C8ü\u29A7\u21D5\u2AE8\u2AE9\u22A8\u299C\u03F5\u03F0\u2205\u03D5\u03D6\u221D\u2195\u03F1\u03C2\u228A\uFE00\u2ACB\uFE00\u228B\uFE00\u2ACC\uFE00\u03D1\u22B2\u22B3\u0432\u22A2\u2228\u22BB\u225A\u22EE||\uD835\uDD33\u22B2\u2282\u20D2\u2283\u20D2\uD835\uDD67\u221D\u22B3\uD835\uDCCB\u2ACB\uFE00\u228A\uFE00\u2ACC\uFE00\u228B\uFE00\u299A\u0175\u2A5F\u2227\u2259\u2118\uD835\uDD34\uD835\uDD68\u2118\u2240\u2240\uD835\uDCCC\u22C2\u25EF\u22C3\u25BD\uD835\uDD35\u27FA\u27F7\u03BE\u27F8\u27F5\u27FC\u22FB\u2A00\uD835\uDD69\u2A01\u2A02\u27F9\u27F6\uD835\uDCCD\u2A06\u2A04\u25B3\u22C1\u22C0ý\u044F\u0177\u044B¥\uD835\uDD36\u0457\uD835\uDD6A\uD835\uDCCE\u044Eÿ\u017A\u017E\u0437\u017C\u2128\u03B6\uD835\uDD37\u0436\u21DD\uD835\uDD6B\uD835\uDCCF\u200D\u200C"];
-//# sourceMappingURL=decode-data-html.js.map
-;// CONCATENATED MODULE: ./node_modules/entities/dist/internal/decode-data-format.js
-/**
- * Constants and helpers shared between the decode-data generator
- * (`scripts/write-decode-map.ts`) and the runtime (`src/decode.ts`).
- *
- * The format and the algorithms (front-coded names, exact 32-bit keys in a
- * two-choice cuckoo table, the length-probe front end, and the measured
- * engineering notes) are documented with references in
- * `scripts/README.md`.
- */
-/** Bias added to every meta char so none needs escaping in JS source. */
-const META_BIAS = 0x23;
-/** Bias for header and choice-bit chars. */
-const HEADER_BIAS = 0x30;
-/** Number of header chars: n (2), suffixes length (2), bucket count (2). */
-const HEADER_LENGTH = 6;
-/** Choice bits packed per char. */
-const CHOICE_BITS_PER_CHAR = 6;
-/** Multiplier deriving the first candidate bucket from a key. */
-const decode_data_format_BUCKET_HASH_1 = 0x9e_37_79_b1;
-/** Multiplier deriving the second candidate bucket from a key. */
-const decode_data_format_BUCKET_HASH_2 = 0x85_eb_ca_6b;
-/** Size of the (c0,c1) class table (10-bit index). */
-const PAIR_TABLE_SIZE = 1024;
-/**
- * Map an alphanumeric char code to 6 bits (1..62); 0 = not alphanumeric.
- * Used for the key's last-character field.
- */
-const decode_data_format_CHAR_REMAP = (() => {
-    const remap = new Uint8Array(128);
-    for (let code = 0x30; code <= 0x39; code++)
-        remap[code] = code - 0x2f;
-    for (let code = 0x41; code <= 0x5a; code++)
-        remap[code] = code - 0x36;
-    for (let code = 0x61; code <= 0x7a; code++)
-        remap[code] = code - 0x3c;
-    return remap;
-})();
-/**
- * The exact 32-bit key for a name occurring at `nameStart` with `length`
- * chars. Covers the first two and last two characters plus the length;
- * middle characters are verified separately against the names blob.
- *
- * The hot decoder inlines this computation; tests assert both stay in sync
- * by looking every entity up through the public API.
- * @param text Text containing the name.
- * @param nameStart Index of the name's first character.
- * @param length Length of the name.
- */
-function exactKey(text, nameStart, length) {
-    return ((text.charCodeAt(nameStart) << 25) |
-        (text.charCodeAt(nameStart + 1) << 18) |
-        (text.charCodeAt(nameStart + length - 2) << 11) |
-        (decode_data_format_CHAR_REMAP[text.charCodeAt(nameStart + length - 1)] << 5) |
-        length);
-}
-/**
- * The 10-bit (c0,c1) class index used by the probe front end. The function
- * was chosen by exhaustive search over load-free mixers for minimal
- * candidate-set collisions on the real entity set.
- * @param c0 First char code of the candidate name.
- * @param c1 Second char code.
- */
-function decode_data_format_pairIndex(c0, c1) {
-    return (((c0 * 3) << 3) ^ c1) & (PAIR_TABLE_SIZE - 1);
-}
-/**
- * First candidate bucket for a key in a table of `buckets` buckets.
- * @param key Exact key.
- * @param buckets Bucket count.
- */
-function bucketOne(key, buckets) {
-    return ((Math.imul(key, decode_data_format_BUCKET_HASH_1) >>> 16) * buckets) >>> 16;
-}
-/**
- * Second candidate bucket for a key.
- * @param key Exact key.
- * @param buckets Bucket count.
- */
-function bucketTwo(key, buckets) {
-    return ((Math.imul(key, decode_data_format_BUCKET_HASH_2) >>> 16) * buckets) >>> 16;
-}
-/**
- * Build the lookup structures from a serialized dataset.
- * @param packed Serialized decode data, see `decode-data-format.ts`.
- */
-function initDecodeData(packed) {
-    const [data, values] = packed;
-    const nameCount = ((data.charCodeAt(0) - HEADER_BIAS) << 6) |
-        (data.charCodeAt(1) - HEADER_BIAS);
-    const suffixesLength = ((data.charCodeAt(2) - HEADER_BIAS) << 6) |
-        (data.charCodeAt(3) - HEADER_BIAS);
-    const buckets = ((data.charCodeAt(4) - HEADER_BIAS) << 6) |
-        (data.charCodeAt(5) - HEADER_BIAS);
-    const metaStart = HEADER_LENGTH + suffixesLength;
-    const choicesStart = metaStart + 2 * nameCount;
-    const slotCount = 2 * buckets;
-    const keys = new Int32Array(slotCount);
-    const slotMidOff = new Uint16Array(slotCount);
-    const slotValue = new Uint16Array(slotCount);
-    const lengthBits = new Uint32Array(PAIR_TABLE_SIZE);
-    const middleOffsets = new Map();
-    const middles = [];
-    let name = "";
-    let suffixOffset = HEADER_LENGTH;
-    let valueOffset = 0;
-    for (let index = 0; index < nameCount; index++) {
-        const meta0 = data.charCodeAt(metaStart + 2 * index) - META_BIAS;
-        const meta1 = data.charCodeAt(metaStart + 2 * index + 1) - META_BIAS;
-        const prefixLength = meta0 & 31;
-        const length = prefixLength + (meta1 & 31);
-        const valueLength = (meta1 >> 5) + 1;
-        name =
-            name.slice(0, prefixLength) +
-                data.slice(suffixOffset, suffixOffset + length - prefixLength);
-        suffixOffset += length - prefixLength;
-        const key = exactKey(name, 0, length);
-        const choice = (data.charCodeAt(choicesStart + Math.floor(index / CHOICE_BITS_PER_CHAR)) -
-            HEADER_BIAS) &
-            (1 << (index % CHOICE_BITS_PER_CHAR));
-        let slot = 2 * (choice === 0 ? bucketOne : bucketTwo)(key, buckets);
-        if (keys[slot] !== 0)
-            slot += 1;
-        keys[slot] = key;
-        if (length > 4) {
-            const middle = name.slice(2, length - 2);
-            const existing = middleOffsets.get(middle);
-            if (existing === undefined) {
-                middleOffsets.set(middle, middles.length);
-                slotMidOff[slot] = middles.length;
-                for (let middleIndex = 0; middleIndex < middle.length; middleIndex += 2) {
-                    middles.push(middle.charCodeAt(middleIndex) |
-                        (middle.charCodeAt(middleIndex + 1) << 16));
-                }
-            }
-            else {
-                slotMidOff[slot] = existing;
-            }
-        }
-        const pair = decode_data_format_pairIndex(name.charCodeAt(0), name.charCodeAt(1));
-        lengthBits[pair] |= length <= 16 ? 1 << (length - 2) : 0x80_00;
-        if ((meta0 & 0x20) !== 0) {
-            lengthBits[pair] |= 1 << (length - 2 + 16);
-        }
-        /*
-         * Values have one or two units, leaving bit 1 for the legacy flag.
-         * The generator checks the 14-bit offset and two-unit value limits.
-         */
-        slotValue[slot] =
-            (valueOffset << 2) | (valueLength - 1) | ((meta0 & 0x20) >> 4);
-        valueOffset += valueLength;
-    }
-    return {
-        keys,
-        buckets,
-        slotMidOff,
-        slotValue,
-        values,
-        lengthBits,
-        middles: new Uint32Array(middles),
-    };
-}
-//# sourceMappingURL=decode-data-format.js.map
-;// CONCATENATED MODULE: ./node_modules/entities/dist/decode.js
-
-
-
-// Scalar constants avoid runtime enum objects with isolatedModules enabled.
-const CHAR_AMP = 38; // "&"
-const CHAR_NUM = 35; // "#"
-const CHAR_SEMI = 59; // ";"
-const CHAR_EQUALS = 61; // "="
-const CHAR_ZERO = 48; // "0"
-const CHAR_LOWER_A = 97; // "a"
-const CHAR_LOWER_G = 103; // "g"
-const CHAR_LOWER_L = 108; // "l"
-const CHAR_LOWER_M = 109; // "m"
-const CHAR_LOWER_O = 111; // "o"
-const CHAR_LOWER_P = 112; // "p"
-const CHAR_LOWER_Q = 113; // "q"
-const CHAR_LOWER_S = 115; // "s"
-const CHAR_LOWER_T = 116; // "t"
-const CHAR_LOWER_U = 117; // "u"
-const CHAR_LOWER_X = 120; // "x"
-const CHAR_UPPER_A = 65; // "A"
-/** Bit that needs to be set to convert an upper case ASCII character to lower case */
-const TO_LOWER_BIT = 0b10_0000;
-/**
- * Unsigned subtraction trick: (code - lo) >>> 0 wraps negatives to large
- * values, so a single `<=` covers the entire [lo..hi] range check.
- * @param code Code point to check.
- */
-function isNumber(code) {
-    return (code - CHAR_ZERO) >>> 0 <= 9;
-}
-function isAlphaNumeric(code) {
-    return (isNumber(code) || ((code | TO_LOWER_BIT) - CHAR_LOWER_A) >>> 0 <= 25 // Z - a
-    );
-}
-/**
- * Checks if the given character is a valid end character for an entity in an attribute.
- *
- * Attribute values that aren't terminated properly aren't parsed, and shouldn't lead to a parser error.
- * See the example in https://html.spec.whatwg.org/multipage/parsing.html#named-character-reference-state
- * @param code Code point to check.
- */
-function isEntityInAttributeInvalidEnd(code) {
-    return code === CHAR_EQUALS || isAlphaNumeric(code);
-}
-/**
- * Decoding mode for named entities.
- */
-var DecodingMode;
-(function (DecodingMode) {
-    /** Entities in text nodes that can end with any character. */
-    DecodingMode[DecodingMode["Legacy"] = 0] = "Legacy";
-    /** Only allow entities terminated with a semicolon. */
-    DecodingMode[DecodingMode["Strict"] = 1] = "Strict";
-    /** Entities in attributes have limitations on ending characters. */
-    DecodingMode[DecodingMode["Attribute"] = 2] = "Attribute";
-})(DecodingMode || (DecodingMode = {}));
-/** Decode data for HTML entities. */
-const htmlDecode = /* #__PURE__ */ initDecodeData(htmlDecodeData);
-/*
- * Every decoder below is specialized over these module-level constants. V8
- * compiles direct references to them roughly 20% faster than property loads
- * off a shared object.
- */
-const htmlKeys = /* #__PURE__ */ (() => htmlDecode.keys)();
-const htmlBuckets = /* #__PURE__ */ (() => htmlDecode.buckets)();
-const htmlSlotMidOff = /* #__PURE__ */ (() => htmlDecode.slotMidOff)();
-const htmlLengthBits = /* #__PURE__ */ (() => htmlDecode.lengthBits)();
-const htmlMiddles = /* #__PURE__ */ (() => htmlDecode.middles)();
-/** Hoisted for the specialized HTML cores; see `emitHtmlValue`. */
-const htmlSlotValue = /* #__PURE__ */ (() => htmlDecode.slotValue)();
-const htmlValues = /* #__PURE__ */ (() => htmlDecode.values)();
-/**
- * The replacement string for a packed `slotValue` entry. Most values need
- * just one UTF-16 code unit.
- * @param packed Replacement offset, legacy flag, and length from `htmlSlotValue`.
- */
-function emitHtmlValue(packed) {
-    const off = packed >> 2;
-    return (packed & 1) === 0
-        ? htmlValues.charAt(off)
-        : htmlValues.slice(off, off + (packed & 1) + 1);
-}
-/**
- * Find the slot matching `text[start..start+length)`, or -1. A match proves
- * every character of the span (exact key + middle comparison).
- * @param text Input text.
- * @param start Start of the span in `text`.
- * @param length Length of the span.
- */
-function findSlotHtml(text, start, length) {
-    const c0 = text.charCodeAt(start);
-    const c1 = text.charCodeAt(start + 1);
-    const c2 = text.charCodeAt(start + length - 2);
-    const c3 = text.charCodeAt(start + length - 1);
-    /*
-     * Probed spans aren't pre-filtered to alphanumerics; characters >= 0x80
-     * would alias mod 128 inside the packed 7-bit fields, so reject them
-     * before they can forge a key.
-     */
-    if ((c0 | c1 | c2 | c3) > 127)
-        return -1;
-    const key = (c0 << 25) | (c1 << 18) | (c2 << 11) | (decode_data_format_CHAR_REMAP[c3] << 5) | length;
-    let slot = 2 * (((Math.imul(key, decode_data_format_BUCKET_HASH_1) >>> 16) * htmlBuckets) >>> 16);
-    for (let attempt = 0;; attempt++) {
-        if (htmlKeys[slot] === key &&
-            (length <= 4 || isMidMatchHtml(slot, text, start, length))) {
-            return slot;
-        }
-        if (htmlKeys[slot + 1] === key &&
-            (length <= 4 || isMidMatchHtml(slot + 1, text, start, length))) {
-            return slot + 1;
-        }
-        if (attempt === 1)
-            return -1;
-        slot =
-            2 * (((Math.imul(key, decode_data_format_BUCKET_HASH_2) >>> 16) * htmlBuckets) >>> 16);
-    }
-}
-/**
- * Compare the middle characters (positions 2..length-3) of the candidate at
- * `slot` against the input. The key already proves the outer characters and
- * the length. Names of length at most four are accepted by the caller.
- * @param slot Slot of the candidate.
- * @param text Input text.
- * @param start Start of the span in `text`.
- * @param length Length of the span.
- */
-function isMidMatchHtml(slot, text, start, length) {
-    let wordIndex = htmlSlotMidOff[slot];
-    let index = start + 2;
-    const end = start + length - 2;
-    while (index + 1 < end) {
-        if ((text.charCodeAt(index) | (text.charCodeAt(index + 1) << 16)) !==
-            htmlMiddles[wordIndex++])
-            return false;
-        index += 2;
-    }
-    return (index === end ||
-        text.charCodeAt(index) === (htmlMiddles[wordIndex] & 0xff_ff));
-}
-/**
- * `parseNumericEntity` packs its two results into one integer:
- * `(consumed << CONSUMED_SHIFT) | codePoint`. The code point occupies the low
- * 21 bits (max 0x110000, clamped before packing); `consumed` takes the upper
- * 11 bits and is read back with `>>> CONSUMED_SHIFT`, so the sign bit set by a
- * large `consumed` is harmless. The maximum consumed field is reserved for
- * long references, whose full length is stored in `longNumericConsumed`.
- * A zero return means "no numeric entity".
- */
-const NUMERIC_CONSUMED_SHIFT = 21;
-const NUMERIC_CODE_POINT_MASK = 0x1f_ff_ff;
-const NUMERIC_CONSUMED_OVERFLOW = 0x7_ff;
-/** Full length, including `&`, when the packed consumed field overflows. */
-let longNumericConsumed = 0;
-/**
- * Recover the consumed count before the next numeric parse can overwrite
- * `longNumericConsumed`. This avoids allocating a tuple for each reference.
- * @param packed Packed result of `parseNumericEntity`.
- */
-function unpackConsumed(packed) {
-    const consumed = packed >>> NUMERIC_CONSUMED_SHIFT;
-    return consumed === NUMERIC_CONSUMED_OVERFLOW
-        ? longNumericConsumed
-        : consumed;
-}
-/** ASCII digit values; 0xff marks characters outside the hexadecimal range. */
-const numericDigits = /* #__PURE__ */ (() => {
-    const digits = new Uint8Array(128).fill(0xff);
-    for (let digit = 0; digit < 10; digit++) {
-        digits[CHAR_ZERO + digit] = digit;
-    }
-    for (let digit = 0; digit < 6; digit++) {
-        digits[CHAR_UPPER_A + digit] = digit + 10;
-        digits[CHAR_LOWER_A + digit] = digit + 10;
-    }
-    return digits;
-})();
-/**
- * Parse a numeric entity starting right after the `#`. In legacy mode the
- * terminating semicolon is optional. Returns the number of characters
- * consumed (counting the `&` and `#`) packed with the code point (see
- * the packing constants above), or 0 if there is no valid numeric entity at this
- * position.
- * @param input Input string.
- * @param offset Index right after the `#`.
- * @param isStrict Whether a terminating semicolon is required.
- */
-function parseNumericEntity(input, offset, isStrict) {
-    const inputLength = input.length;
-    let index = offset;
-    let codePoint = 0;
-    let digitsStart;
-    if ((input.charCodeAt(index) | TO_LOWER_BIT) === CHAR_LOWER_X) {
-        // Hexadecimal entity.
-        index += 1;
-        digitsStart = index;
-        while (index < inputLength) {
-            const char = input.charCodeAt(index);
-            if (char >= 128)
-                break;
-            const digit = numericDigits[char];
-            if (digit <= 15) {
-                codePoint = codePoint * 16 + digit;
-                index++;
-            }
-            else {
-                break;
-            }
-        }
-    }
-    else {
-        digitsStart = index;
-        while (index < inputLength) {
-            const char = input.charCodeAt(index);
-            if (char >= 128)
-                break;
-            const digit = numericDigits[char];
-            if (digit <= 9) {
-                codePoint = codePoint * 10 + digit;
-                index++;
-            }
-            else {
-                break;
-            }
-        }
-    }
-    if (index === digitsStart)
-        return 0;
-    // Clamp once after the loop instead of per digit.
-    if (codePoint > 0x10_ff_ff)
-        codePoint = 0x11_00_00;
-    let consumed = index - offset + 2; // Includes "#" and the "&" position.
-    if (index < inputLength && input.charCodeAt(index) === CHAR_SEMI) {
-        consumed += 1;
-    }
-    else if (isStrict) {
-        return 0;
-    }
-    if (consumed >= NUMERIC_CONSUMED_OVERFLOW) {
-        // eslint-disable-next-line unicorn/no-top-level-assignment-in-function -- deliberate side channel, read immediately by unpackConsumed
-        longNumericConsumed = consumed;
-        consumed = NUMERIC_CONSUMED_OVERFLOW;
-    }
-    return (consumed << NUMERIC_CONSUMED_SHIFT) | codePoint;
-}
-/**
- * Find the longest legacy (semicolon-less) match for the name starting at
- * `start`, using the per-class legacy length bits. Returns
- * `slot << 3 | matchLength`, or -1 if there is no match. Only called after
- * the exact probes failed (the miss path).
- * @param input Input text.
- * @param start Start of the name.
- * @param maxLength Number of available run characters.
- */
-function findLegacySlot(input, start, maxLength) {
-    let legacy = (htmlLengthBits[decode_data_format_pairIndex(input.charCodeAt(start), input.charCodeAt(start + 1))] >>>
-        16) &
-        31;
-    while (legacy !== 0) {
-        // Longest first: the spec matches references greedily.
-        const top = 31 - Math.clz32(legacy);
-        legacy ^= 1 << top;
-        if (top + 2 > maxLength)
-            continue;
-        const slot = findSlotHtml(input, start, top + 2);
-        if (slot >= 0 && (htmlSlotValue[slot] & 2) !== 0) {
-            return (slot << 3) | (top + 2);
-        }
-    }
-    return -1;
-}
-/**
- * Match a class containing long names without probing all its shorter lengths.
- * The 32-character window bounds the scan even for invalid or unterminated runs.
- * Returns `(slot << 6) | consumed`, excluding the `&`, or -1 on a miss.
- * @param input Input containing the candidate name.
- * @param start Start of the name.
- * @param mode Decoding mode, including the rules for legacy matches.
- */
-function findLongClassMatch(input, start, mode) {
-    const length = input.slice(start, start + 32).indexOf(";");
-    if ((length - 2) >>> 0 <= 29) {
-        const slot = findSlotHtml(input, start, length);
-        if (slot >= 0)
-            return (slot << 6) | (length + 1);
-    }
-    if (mode !== DecodingMode.Strict) {
-        const packed = findLegacySlot(input, start, Math.min(31, input.length - start));
-        if (packed >= 0) {
-            const length = packed & 7;
-            if (mode !== DecodingMode.Attribute ||
-                start + length >= input.length ||
-                !isEntityInAttributeInvalidEnd(input.charCodeAt(start + length)))
-                return ((packed >> 3) << 6) | length;
-        }
-    }
-    return -1;
-}
-/**
- * Match one of XML's five predefined entities (name plus the terminating
- * semicolon) at `start`. Returns `(consumedLength << 7) | codePoint` where
- * `consumedLength` counts the name and the semicolon, or -1 if nothing
- * matches. All five patterns are decided within five characters of `start`,
- * so the entity set ships no decode data.
- * @param input Input text.
- * @param start Index of the name's first character (right after the `&`).
- */
-function matchXmlEntity(input, start) {
-    /*
-     * Direct char-code compares: `startsWith` costs a builtin call per
-     * probe, measured ~10% of entity-dense XML decode. Loads stay inside
-     * the cases so the miss path (`default`) pays nothing.
-     */
-    switch (input.charCodeAt(start)) {
-        case CHAR_LOWER_L: {
-            return input.charCodeAt(start + 1) === CHAR_LOWER_T &&
-                input.charCodeAt(start + 2) === CHAR_SEMI
-                ? (3 << 7) | 0x3c
-                : -1;
-        }
-        case CHAR_LOWER_G: {
-            return input.charCodeAt(start + 1) === CHAR_LOWER_T &&
-                input.charCodeAt(start + 2) === CHAR_SEMI
-                ? (3 << 7) | 0x3e
-                : -1;
-        }
-        case CHAR_LOWER_A: {
-            const c1 = input.charCodeAt(start + 1);
-            const c2 = input.charCodeAt(start + 2);
-            if (c1 === CHAR_LOWER_M &&
-                c2 === CHAR_LOWER_P &&
-                input.charCodeAt(start + 3) === CHAR_SEMI) {
-                return (4 << 7) | 0x26;
-            }
-            return c1 === CHAR_LOWER_P &&
-                c2 === CHAR_LOWER_O &&
-                input.charCodeAt(start + 3) === CHAR_LOWER_S &&
-                input.charCodeAt(start + 4) === CHAR_SEMI
-                ? (5 << 7) | 0x27
-                : -1;
-        }
-        case CHAR_LOWER_Q: {
-            return input.charCodeAt(start + 1) === CHAR_LOWER_U &&
-                input.charCodeAt(start + 2) === CHAR_LOWER_O &&
-                input.charCodeAt(start + 3) === CHAR_LOWER_T &&
-                input.charCodeAt(start + 4) === CHAR_SEMI
-                ? (5 << 7) | 0x22
-                : -1;
-        }
-        default: {
-            return -1;
-        }
-    }
-}
-/**
- * The next `&` to resume from after emitting a replacement, given the index
- * just past it. A leaf the decoders call after every emit: the common
- * adjacent-entity case (`&amp;&lt;`) skips the `indexOf` C++ call.
- * @param input Input text.
- * @param last Index just past the entity that was emitted.
- */
-function nextOffset(input, last) {
-    if (last >= input.length)
-        return -1;
-    return input.charCodeAt(last) === CHAR_AMP
-        ? last
-        : input.indexOf("&", last);
-}
-/**
- * Synchronous HTML decoder, shared by all three decoding modes.
- * @param input String to decode.
- * @param mode Decoding mode for named entities.
- */
-function decodeHtmlText(input, mode) {
-    const isLegacyAllowed = mode !== DecodingMode.Strict;
-    let offset = input.indexOf("&");
-    if (offset < 0)
-        return input;
-    const inputLength = input.length;
-    let result = "";
-    let last = 0;
-    do {
-        const start = offset + 1;
-        if (start + 1 >= inputLength)
-            break;
-        const c0 = input.charCodeAt(start);
-        if (c0 === CHAR_AMP) {
-            // Adjacent "&&": re-enter directly, skipping indexOf.
-            offset = start;
-            continue;
-        }
-        if (c0 === CHAR_NUM) {
-            const packed = parseNumericEntity(input, start + 1, !isLegacyAllowed);
-            const consumed = unpackConsumed(packed);
-            if (consumed === 0) {
-                offset = input.indexOf("&", start);
-            }
-            else {
-                if (last !== offset) {
-                    result += input.slice(last, offset);
-                }
-                result += codePointToString(packed & NUMERIC_CODE_POINT_MASK);
-                last = offset + consumed;
-                offset = nextOffset(input, last);
-            }
-            continue;
-        }
-        /*
-         * Named entity. The (c0,c1) class lists every length a matching
-         * name can have; probe `;` at each. A probe hit is fully
-         * verified by `findSlot`; no scanning is needed. A `;` miss at
-         * a legacy-marked length falls through to a direct legacy
-         * lookup: legacy names need no terminator.
-         */
-        const bits = htmlLengthBits[decode_data_format_pairIndex(c0, input.charCodeAt(start + 1))];
-        if ((bits & 0x80_00) !== 0) {
-            const packed = findLongClassMatch(input, start, mode);
-            if (packed >= 0) {
-                if (last !== offset)
-                    result += input.slice(last, offset);
-                result += emitHtmlValue(htmlSlotValue[packed >> 6]);
-                last = start + (packed & 63);
-                offset = nextOffset(input, last);
-            }
-            else {
-                offset = input.indexOf("&", start);
-            }
-            continue;
-        }
-        let probed = bits & 0x7f_ff;
-        /*
-         * Slot in bits 6+, semicolon in bit 5, consumed name span in bits 0-4.
-         * This path only handles names up to 16 characters, plus their ';'.
-         */
-        let matched = -1;
-        while (probed !== 0) {
-            const low = probed & -probed;
-            probed ^= low;
-            const length = 33 - Math.clz32(low);
-            const end = start + length;
-            // Longer probes cannot match either; lengths are ascending.
-            // eslint-disable-next-line unicorn/no-break-in-nested-loop -- keep the bounded probe loop inline
-            if (end > inputLength)
-                break;
-            const isTerminated = end < inputLength && input.charCodeAt(end) === CHAR_SEMI;
-            if (!(isTerminated ||
-                (isLegacyAllowed && ((bits >>> (length + 14)) & 1) !== 0)))
-                // eslint-disable-next-line unicorn/no-break-in-nested-loop -- skip impossible candidates in the inline probe loop
-                continue;
-            // Share the lookup call site, including after legacy-only inputs.
-            const slot = findSlotHtml(input, start, length);
-            // eslint-disable-next-line unicorn/no-break-in-nested-loop -- skip failed candidates in the inline probe loop
-            if (slot < 0)
-                continue;
-            if (isTerminated) {
-                matched = (slot << 6) | 32 | (length + 1);
-                // eslint-disable-next-line unicorn/no-break-in-nested-loop -- an exact match ends the probe loop
-                break;
-            }
-            if ((htmlSlotValue[slot] & 2) !== 0) {
-                matched = (slot << 6) | length;
-            }
-        }
-        if (matched >= 0) {
-            const length = matched & 31;
-            if ((matched & 32) !== 0 ||
-                mode !== DecodingMode.Attribute ||
-                start + length >= inputLength ||
-                !isEntityInAttributeInvalidEnd(input.charCodeAt(start + length))) {
-                if (last !== offset)
-                    result += input.slice(last, offset);
-                result += emitHtmlValue(htmlSlotValue[matched >> 6]);
-                last = start + length;
-                offset = nextOffset(input, last);
-                continue;
-            }
-        }
-        offset = input.indexOf("&", start + 1);
-    } while (offset >= 0);
-    return result + input.slice(last);
-}
-/**
- * Decodes an HTML string.
- * @param htmlString The string to decode.
- * @param mode The decoding mode.
- * @returns The decoded string.
- */
-function decodeHTML(htmlString, mode = DecodingMode.Legacy) {
-    return decodeHtmlText(htmlString, mode);
-}
-/**
- * Decodes an HTML string in an attribute.
- * @param htmlAttribute The string to decode.
- * @returns The decoded string.
- */
-function decodeHTMLAttribute(htmlAttribute) {
-    return decodeHtmlText(htmlAttribute, DecodingMode.Attribute);
-}
-/**
- * Decodes an HTML string, requiring all entities to be terminated by a
- * semicolon.
- * @param htmlString The string to decode.
- * @returns The decoded string.
- */
-function decodeHTMLStrict(htmlString) {
-    return decodeHtmlText(htmlString, DecodingMode.Strict);
-}
-/**
- * Decodes an XML string, requiring all entities to be terminated by a
- * semicolon.
- * @param xmlString The string to decode.
- * @returns The decoded string.
- */
-function decodeXML(xmlString) {
-    let offset = xmlString.indexOf("&");
-    if (offset < 0)
-        return xmlString;
-    let lastIndex = 0;
-    let result = "";
-    do {
-        const start = offset + 1;
-        if (start + 1 >= xmlString.length)
-            break;
-        let consumed = 0;
-        let value = "";
-        const c1 = xmlString.charCodeAt(start);
-        if (c1 === CHAR_NUM) {
-            const packed = parseNumericEntity(xmlString, start + 1, true);
-            consumed = unpackConsumed(packed);
-            if (consumed !== 0) {
-                const codePoint = packed & NUMERIC_CODE_POINT_MASK;
-                value =
-                    (codePoint - 1) >>> 0 < 0xd7_ff
-                        ? String.fromCharCode(codePoint)
-                        : String.fromCodePoint(replaceCodePointXML(codePoint));
-            }
-        }
-        else {
-            /* eslint-disable unicorn/no-break-in-nested-loop -- Keep XML name dispatch inline with the decode loop. */
-            switch (c1) {
-                // &lt; / &gt;
-                case 0x6c:
-                case 0x67: {
-                    if (start + 2 < xmlString.length &&
-                        xmlString.charCodeAt(start + 1) === 0x74 &&
-                        xmlString.charCodeAt(start + 2) === CHAR_SEMI) {
-                        consumed = 4;
-                        value = c1 === 0x6c ? "<" : ">";
-                    }
-                    break;
-                }
-                // &amp; / &apos;
-                case 0x61: {
-                    const c2 = xmlString.charCodeAt(start + 1);
-                    if (start + 3 < xmlString.length &&
-                        c2 === 0x6d &&
-                        xmlString.charCodeAt(start + 2) === 0x70 &&
-                        xmlString.charCodeAt(start + 3) === CHAR_SEMI) {
-                        consumed = 5;
-                        value = "&";
-                    }
-                    else if (start + 4 < xmlString.length &&
-                        c2 === 0x70 &&
-                        xmlString.charCodeAt(start + 2) === 0x6f &&
-                        xmlString.charCodeAt(start + 3) === 0x73 &&
-                        xmlString.charCodeAt(start + 4) === CHAR_SEMI) {
-                        consumed = 6;
-                        value = "'";
-                    }
-                    break;
-                }
-                // &quot;
-                case 0x71: {
-                    if (start + 4 < xmlString.length &&
-                        xmlString.charCodeAt(start + 1) === 0x75 &&
-                        xmlString.charCodeAt(start + 2) === 0x6f &&
-                        xmlString.charCodeAt(start + 3) === 0x74 &&
-                        xmlString.charCodeAt(start + 4) === CHAR_SEMI) {
-                        consumed = 6;
-                        value = '"';
-                    }
-                    break;
-                }
-            }
-            /* eslint-enable unicorn/no-break-in-nested-loop */
-        }
-        if (consumed > 0) {
-            if (lastIndex < offset)
-                result += xmlString.slice(lastIndex, offset);
-            result += value;
-            offset = lastIndex = offset + consumed;
-        }
-        else {
-            offset = start;
-        }
-        /*
-         * Adjacent entities (`&x;&y;`) are common in entity-dense input;
-         * checking the single character at `lastIndex` first skips the
-         * `indexOf` call (and its per-call overhead) for that case.
-         */
-        offset =
-            offset < xmlString.length &&
-                xmlString.charCodeAt(offset) === CHAR_AMP
-                ? offset
-                : xmlString.indexOf("&", offset);
-    } while (offset >= 0);
-    return result + xmlString.slice(lastIndex);
-}
-const STATE_ENTITY_START = 0;
-const STATE_NUMERIC_START = 1;
-const STATE_NUMERIC_DECIMAL = 2;
-const STATE_NUMERIC_HEX = 3;
-const STATE_NAMED_ENTITY = 4;
-/**
- * Token decoder with support of writing partial entities; the shared base
- * of `HtmlEntityDecoder` and `XmlEntityDecoder`. Numeric entities are
- * identical in both document types and are handled here; named entities are
- * left to the subclasses.
- *
- * The decoder is driven by a tokenizer: after a `&`, write the following
- * input (possibly in chunks). `write` returns the number of characters
- * consumed once the entity is decided, or -1 while more input is needed.
- * Rejection may surface later than strictly possible (the decoder buffers
- * until a terminator or the name-length limit), but emitted code points,
- * consumed counts, and final return values are exact.
- */
-class EntityDecoderBase {
-    emitCodePoint;
-    errors;
-    /** The current state of the decoder. */
-    state = STATE_ENTITY_START;
-    /** Characters that were consumed while parsing an entity. */
-    consumed = 1;
-    /** Accumulated numeric code point, or a packed partial XML name. */
-    result = 0;
-    /** The mode in which the decoder is operating. */
-    decodeMode = DecodingMode.Strict;
-    /** Replacement rules for numeric character references. */
-    replaceNumericCodePoint = replaceCodePoint;
-    constructor(
-    /**
-     * The function that is called when a codepoint is decoded.
-     *
-     * For multi-byte named entities, this will be called multiple times,
-     * with the second codepoint, and the same `consumed` value.
-     * @param codepoint The decoded codepoint.
-     * @param consumed The number of bytes consumed by the decoder.
-     */
-    emitCodePoint, 
-    /** An object that is used to produce errors. */
-    errors) {
-        this.emitCodePoint = emitCodePoint;
-        this.errors = errors;
-    }
-    /**
-     * Switches between the numeric decimal and hexadecimal states.
-     *
-     * Equivalent to the `Numeric character reference state` in the HTML spec.
-     * @param input The string containing the entity (or a continuation of the entity).
-     * @param offset The current offset.
-     * @returns The number of characters that were consumed, or -1 if the entity is incomplete.
-     */
-    stateNumericStart(input, offset) {
-        if (offset >= input.length) {
-            return -1;
-        }
-        if ((input.charCodeAt(offset) | TO_LOWER_BIT) === CHAR_LOWER_X) {
-            this.state = STATE_NUMERIC_HEX;
-            this.consumed += 1;
-            return this.stateNumericHex(input, offset + 1);
-        }
-        this.state = STATE_NUMERIC_DECIMAL;
-        return this.stateNumericDecimal(input, offset);
-    }
-    /**
-     * Parses a hexadecimal numeric entity.
-     *
-     * Equivalent to the `Hexadecimal character reference state` in the HTML spec.
-     * @param input The string containing the entity (or a continuation of the entity).
-     * @param offset The current offset.
-     * @returns The number of characters that were consumed, or -1 if the entity is incomplete.
-     */
-    stateNumericHex(input, offset) {
-        const inputLength = input.length;
-        // Local accumulators; flushed before any exit.
-        let { result, consumed } = this;
-        let index = offset;
-        while (index < inputLength) {
-            const char = input.charCodeAt(index);
-            const digit = numericDigits[char];
-            if (digit <= 15) {
-                result = result * 16 + digit;
-            }
-            else {
-                this.result = result;
-                this.consumed = consumed;
-                return this.emitNumericEntity(char, 3);
-            }
-            consumed += 1;
-            index += 1;
-        }
-        this.result = result;
-        this.consumed = consumed;
-        return -1; // Incomplete entity
-    }
-    /**
-     * Parses a decimal numeric entity.
-     *
-     * Equivalent to the `Decimal character reference state` in the HTML spec.
-     * @param input The string containing the entity (or a continuation of the entity).
-     * @param offset The current offset.
-     * @returns The number of characters that were consumed, or -1 if the entity is incomplete.
-     */
-    stateNumericDecimal(input, offset) {
-        const inputLength = input.length;
-        // Local accumulators; flushed before any exit.
-        let { result, consumed } = this;
-        let index = offset;
-        while (index < inputLength) {
-            const digit = input.charCodeAt(index) - CHAR_ZERO;
-            if (digit >>> 0 > 9) {
-                this.result = result;
-                this.consumed = consumed;
-                return this.emitNumericEntity(digit + CHAR_ZERO, 2);
-            }
-            result = result * 10 + digit;
-            consumed += 1;
-            index += 1;
-        }
-        this.result = result;
-        this.consumed = consumed;
-        return -1; // Incomplete entity
-    }
-    /**
-     * Validate and emit a numeric entity.
-     *
-     * Implements the logic from the `Hexadecimal character reference start
-     * state` and `Numeric character reference end state` in the HTML spec.
-     * @param lastCp The last code point of the entity. Used to see if the
-     *               entity was terminated with a semicolon.
-     * @param expectedLength The minimum number of characters that should be
-     *                       consumed. Used to validate that at least one digit
-     *                       was consumed.
-     * @returns The number of characters that were consumed.
-     */
-    emitNumericEntity(lastCp, expectedLength) {
-        // Ensure we consumed at least one digit.
-        if (this.consumed <= expectedLength) {
-            this.errors?.absenceOfDigitsInNumericCharacterReference(this.consumed);
-            return 0;
-        }
-        // Figure out if this is a legit end of the entity
-        if (lastCp === CHAR_SEMI) {
-            this.consumed += 1;
-        }
-        else if (this.decodeMode === DecodingMode.Strict) {
-            return 0;
-        }
-        this.emitCodePoint(this.replaceNumericCodePoint(this.result), this.consumed);
-        if (this.errors) {
-            if (lastCp !== CHAR_SEMI) {
-                this.errors.missingSemicolonAfterCharacterReference();
-            }
-            this.errors.validateNumericCharacterReference(this.result);
-        }
-        return this.consumed;
-    }
-    /**
-     * Resets the instance to make it reusable.
-     * @param decodeMode Entity decoding mode to use.
-     */
-    startEntity(decodeMode) {
-        this.decodeMode = decodeMode;
-        this.state = STATE_ENTITY_START;
-        this.result = 0;
-        this.consumed = 1;
-    }
-    /**
-     * Write an entity to the decoder. This can be called multiple times with partial entities.
-     * If the entity is incomplete, the decoder will return -1.
-     * @param input The string containing the entity (or a continuation of the entity).
-     * @param offset The offset at which the entity begins. Should be 0 if this is not the first call.
-     * @returns The number of characters that were consumed, or -1 if the entity is incomplete.
-     */
-    write(input, offset) {
-        switch (this.state) {
-            case STATE_ENTITY_START: {
-                if (input.charCodeAt(offset) === CHAR_NUM) {
-                    this.state = STATE_NUMERIC_START;
-                    this.consumed += 1;
-                    return this.stateNumericStart(input, offset + 1);
-                }
-                this.state = STATE_NAMED_ENTITY;
-                return this.stateNamedEntity(input, offset);
-            }
-            case STATE_NUMERIC_START: {
-                return this.stateNumericStart(input, offset);
-            }
-            case STATE_NUMERIC_DECIMAL: {
-                return this.stateNumericDecimal(input, offset);
-            }
-            case STATE_NUMERIC_HEX: {
-                return this.stateNumericHex(input, offset);
-            }
-            default: {
-                // NamedEntity: the only remaining state.
-                return this.stateNamedEntity(input, offset);
-            }
-        }
-    }
-    /**
-     * Signal to the parser that the end of the input was reached.
-     *
-     * Remaining data will be emitted and relevant errors will be produced.
-     * @returns The number of characters consumed.
-     */
-    end() {
-        switch (this.state) {
-            case STATE_NAMED_ENTITY: {
-                return this.endNamedEntity();
-            }
-            // Otherwise, emit a numeric entity if we have one.
-            case STATE_NUMERIC_DECIMAL: {
-                return this.emitNumericEntity(0, 2);
-            }
-            case STATE_NUMERIC_HEX: {
-                return this.emitNumericEntity(0, 3);
-            }
-            case STATE_NUMERIC_START: {
-                this.errors?.absenceOfDigitsInNumericCharacterReference(this.consumed);
-                return 0;
-            }
-            default: {
-                // EntityStart: return 0.
-                return 0;
-            }
-        }
-    }
-}
-/**
- * Streaming decoder for HTML entities.
- *
- * When the entity fits inside the current chunk (the common case), the
- * lookup runs directly on the chunk via the same length-probe scheme as the
- * synchronous decoder; chunk-boundary runs use a reusable character buffer.
- */
-class HtmlEntityDecoder extends (/* unused pure expression or super */ null && (EntityDecoderBase)) {
-    /** Total name characters seen for the current named entity. */
-    runLength = 0;
-    /** Reused for ASCII alphanumerics; the 32nd character rules out an exact match. */
-    nameBuffer = new Uint8Array(32);
-    /**
-     * Emit the replacement for a matched slot. Values are at most two
-     * UTF-16 code units; like previous versions, each unit is emitted as
-     * its own callback (surrogate halves included).
-     * @param slot The matched slot.
-     */
-    emitSlot(slot) {
-        const packed = htmlSlotValue[slot];
-        const off = packed >> 2;
-        this.emitCodePoint(htmlValues.charCodeAt(off), this.consumed);
-        if ((packed & 1) !== 0) {
-            this.emitCodePoint(htmlValues.charCodeAt(off + 1), this.consumed);
-        }
-    }
-    startEntity(decodeMode) {
-        super.startEntity(decodeMode);
-        this.runLength = 0;
-    }
-    stateNamedEntity(input, offset) {
-        const inputLength = input.length;
-        if (this.runLength === 0 && offset + 17 <= inputLength) {
-            /*
-             * Fast path: all length probes are conclusive inside this
-             * chunk. (Near the chunk end a probe miss could be a name
-             * continuing in the next chunk, so fall through to buffering.)
-             */
-            const c0 = input.charCodeAt(offset);
-            const pair = pairIndex(c0, input.charCodeAt(offset + 1));
-            const bits = htmlLengthBits[pair];
-            if ((bits & 0x80_00) !== 0 && offset + 32 <= inputLength) {
-                const packed = findLongClassMatch(input, offset, this.decodeMode);
-                if (packed >= 0) {
-                    const length = packed & 63;
-                    this.consumed = length + 1;
-                    this.emitSlot(packed >> 6);
-                    if (input.charCodeAt(offset + length - 1) !== CHAR_SEMI) {
-                        this.errors?.missingSemicolonAfterCharacterReference();
-                    }
-                    return this.consumed;
-                }
-                // The window decides every exact or legacy candidate.
-                return 0;
-            }
-            let probed = bits & 0x7f_ff;
-            while (probed !== 0) {
-                /*
-                 * Shortest candidate first: only one length can carry the
-                 * terminating ';' (a ';' inside a longer candidate fails its
-                 * middle comparison), so the order is correctness-neutral,
-                 * and the most common entities are short. Legacy matches are
-                 * resolved after the loop, preserving exact-match
-                 * precedence.
-                 */
-                const low = probed & -probed;
-                probed ^= low;
-                const length = 33 - Math.clz32(low);
-                if (input.charCodeAt(offset + length) === CHAR_SEMI) {
-                    const slot = findSlotHtml(input, offset, length);
-                    if (slot >= 0) {
-                        this.consumed = length + 2;
-                        this.emitSlot(slot);
-                        return this.consumed;
-                    }
-                }
-            }
-            if ((bits & 0x80_00) === 0) {
-                if (this.decodeMode !== DecodingMode.Strict) {
-                    const packed = findLegacySlot(input, offset, 31);
-                    if (packed >= 0) {
-                        const matchLength = packed & 7;
-                        const next = input.charCodeAt(offset + matchLength);
-                        if (this.decodeMode === DecodingMode.Attribute &&
-                            isEntityInAttributeInvalidEnd(next)) {
-                            return 0;
-                        }
-                        this.consumed = matchLength + 1;
-                        this.emitSlot(packed >> 3);
-                        this.errors?.missingSemicolonAfterCharacterReference();
-                        return this.consumed;
-                    }
-                }
-                // No long names in this class: the probes were exhaustive.
-                return 0;
-            }
-        }
-        // A 32nd name character rules out every exact HTML match.
-        let index = offset;
-        let { runLength } = this;
-        let terminator = -1;
-        const scanEnd = Math.min(inputLength, offset + 32 - runLength);
-        while (index < scanEnd) {
-            const char = input.charCodeAt(index);
-            if (!isAlphaNumeric(char)) {
-                terminator = char;
-                break;
-            }
-            this.nameBuffer[runLength++] = char;
-            index++;
-        }
-        if (terminator < 0 && runLength < 32) {
-            this.runLength = runLength;
-            return -1;
-        }
-        if (terminator === CHAR_SEMI && (runLength - 2) >>> 0 <= 29) {
-            const slot = findBufferedHtmlSlot(this.nameBuffer, runLength);
-            if (slot >= 0) {
-                this.consumed = runLength + 2;
-                this.emitSlot(slot);
-                return this.consumed;
-            }
-        }
-        if (this.decodeMode !== DecodingMode.Strict && runLength >= 2) {
-            const packed = findBufferedLegacySlot(this.nameBuffer, runLength);
-            if (packed >= 0) {
-                const length = packed & 7;
-                const next = length < runLength ? this.nameBuffer[length] : terminator;
-                if (this.decodeMode === DecodingMode.Attribute &&
-                    isEntityInAttributeInvalidEnd(next))
-                    return 0;
-                this.consumed = length + 1;
-                this.emitSlot(packed >> 3);
-                this.errors?.missingSemicolonAfterCharacterReference();
-                return this.consumed;
-            }
-        }
-        return 0;
-    }
-    endNamedEntity() {
-        // Emit the longest legacy match in the buffered run, if any.
-        if (this.decodeMode === DecodingMode.Strict || this.runLength < 2) {
-            return 0;
-        }
-        const packed = findBufferedLegacySlot(this.nameBuffer, this.runLength);
-        if (packed < 0)
-            return 0;
-        if (this.decodeMode === DecodingMode.Attribute &&
-            (packed & 7) < this.runLength) {
-            return 0;
-        }
-        this.consumed = (packed & 7) + 1;
-        this.emitSlot(packed >> 3);
-        this.errors?.missingSemicolonAfterCharacterReference();
-        return this.consumed;
-    }
-}
-/**
- * Find a buffered name. Its characters were already checked as ASCII
- * alphanumerics while scanning, so no outer-character range check is needed.
- * @param buffer Reusable character buffer.
- * @param length Number of characters to match.
- */
-function findBufferedHtmlSlot(buffer, length) {
-    const key = (buffer[0] << 25) |
-        (buffer[1] << 18) |
-        (buffer[length - 2] << 11) |
-        (CHAR_REMAP[buffer[length - 1]] << 5) |
-        length;
-    let slot = 2 * (((Math.imul(key, BUCKET_HASH_1) >>> 16) * htmlBuckets) >>> 16);
-    for (let attempt = 0;; attempt++) {
-        if (htmlKeys[slot] === key &&
-            (length <= 4 || isBufferedMiddle(slot, buffer, length)))
-            return slot;
-        if (htmlKeys[slot + 1] === key &&
-            (length <= 4 || isBufferedMiddle(slot + 1, buffer, length)))
-            return slot + 1;
-        if (attempt === 1)
-            return -1;
-        slot =
-            2 * (((Math.imul(key, BUCKET_HASH_2) >>> 16) * htmlBuckets) >>> 16);
-    }
-}
-function isBufferedMiddle(slot, buffer, length) {
-    let wordIndex = htmlSlotMidOff[slot];
-    let index = 2;
-    const end = length - 2;
-    while (index + 1 < end) {
-        if ((buffer[index] | (buffer[index + 1] << 16)) !==
-            htmlMiddles[wordIndex++])
-            return false;
-        index += 2;
-    }
-    return (index === end || buffer[index] === (htmlMiddles[wordIndex] & 0xff_ff));
-}
-/**
- * Find the longest legacy name in the buffer, packed as `(slot << 3) | length`.
- * @param buffer Reusable character buffer.
- * @param length Number of buffered characters.
- */
-function findBufferedLegacySlot(buffer, length) {
-    let legacy = (htmlLengthBits[pairIndex(buffer[0], buffer[1])] >>> 16) & 31;
-    while (legacy !== 0) {
-        const top = 31 - Math.clz32(legacy);
-        legacy ^= 1 << top;
-        if (top + 2 > length)
-            continue;
-        const slot = findBufferedHtmlSlot(buffer, top + 2);
-        if (slot >= 0 && (htmlSlotValue[slot] & 2) !== 0)
-            return (slot << 3) | (top + 2);
-    }
-    return -1;
-}
-/**
- * Match an XML name packed in seven-bit groups, or return -1.
- * @param name Packed name accumulated across chunks.
- */
-function xmlCodePoint(name) {
-    switch (name) {
-        case 0x18_76_f0: {
-            // "amp"
-            return 0x26;
-        }
-        case 0xc_3c_37_f3: {
-            // "apos"
-            return 0x27;
-        }
-        case 0x33_f4: {
-            // "gt"
-            return 0x3e;
-        }
-        case 0x36_74: {
-            // "lt"
-            return 0x3c;
-        }
-        case 0xe_3d_77_f4: {
-            // "quot"
-            return 0x22;
-        }
-        default: {
-            return -1;
-        }
-    }
-}
-/**
- * Streaming decoder for XML entities: the five predefined named entities
- * plus numeric character references.
- */
-class XmlEntityDecoder extends (/* unused pure expression or super */ null && (EntityDecoderBase)) {
-    replaceNumericCodePoint = replaceCodePointXML;
-    stateNamedEntity(input, offset) {
-        const inputLength = input.length;
-        if (this.consumed === 1 && offset + 5 <= inputLength) {
-            // Fast path: all five patterns are decided within five chars.
-            const packed = matchXmlEntity(input, offset);
-            if (packed < 0)
-                return 0;
-            const consumed = (this.consumed = (packed >> 7) + 1);
-            this.emitCodePoint(packed & 127, consumed);
-            return consumed;
-        }
-        // XML names need at most four seven-bit characters, fitting in 28 bits.
-        let { result, consumed } = this;
-        for (let index = offset; index < inputLength; index++) {
-            const char = input.charCodeAt(index);
-            if (char === CHAR_SEMI) {
-                const codePoint = xmlCodePoint(result);
-                if (codePoint < 0)
-                    return 0;
-                this.consumed = consumed + 1;
-                this.emitCodePoint(codePoint, this.consumed);
-                return this.consumed;
-            }
-            if (consumed >= 5 || (char - CHAR_LOWER_A) >>> 0 > 25)
-                return 0;
-            result = (result << 7) | char;
-            consumed++;
-        }
-        this.result = result;
-        this.consumed = consumed;
-        return -1;
-    }
-    endNamedEntity() {
-        // XML has no legacy entities; an unterminated name never matches.
-        return 0;
-    }
-}
-
-//# sourceMappingURL=decode.js.map
-;// CONCATENATED MODULE: ./src/util/html.ts
+/* harmony export */ __nccwpck_require__.d(__webpack_exports__, {
+/* harmony export */   ZD: () => (/* binding */ escapeHtml),
+/* harmony export */   js: () => (/* binding */ htmlText),
+/* harmony export */   nf: () => (/* binding */ link)
+/* harmony export */ });
+/* harmony import */ var entities__WEBPACK_IMPORTED_MODULE_1__ = __nccwpck_require__(1161);
+/* harmony import */ var _http_url_js__WEBPACK_IMPORTED_MODULE_0__ = __nccwpck_require__(5394);
 /**
  * Text in the job summary: what came from Jenkins or the user made inert
  * (HTML and Markdown), links only to http(s), and the text of Jenkins' HTML
  * (a description) rather than its markup.
  */
 
+
 /** An `<a>` to an http(s) URL, else the escaped text alone. */
-function html_link(text, url) {
-    const href = safeUrl(url);
+function link(text, url) {
+    // Only http(s) links: a URL that came back from Jenkins must not become `javascript:`.
+    const href = (0,_http_url_js__WEBPACK_IMPORTED_MODULE_0__/* .httpHref */ .Ge)(url);
     return href ? `<a href="${escapeAttribute(href)}">${escapeHtml(text)}</a>` : escapeHtml(text);
-}
-/** Only http(s) links: a URL that came back from Jenkins must not become `javascript:`. */
-function safeUrl(url) {
-    if (!url)
-        return undefined;
-    try {
-        const parsed = new URL(url);
-        return parsed.protocol === 'http:' || parsed.protocol === 'https:' ? parsed.href : undefined;
-    }
-    catch {
-        return undefined;
-    }
 }
 /**
  * Makes text inert in the summary: HTML special characters and the characters
@@ -61391,16 +59242,12 @@ function htmlText(html) {
         .replace(NOT_TEXT, '')
         .replace(LINE_BREAK, '\n')
         .replace(MARKUP, '');
-    return decodeEntities(text)
+    return (0,entities__WEBPACK_IMPORTED_MODULE_1__/* .decodeHTML */ .Gz)(text)
         .split(/\r\n|\r|\n/)
         .map(line => line.replace(/[ \t\u00a0]+/g, ' ').trim())
         .join('\n')
         .replace(/\n{3,}/g, '\n\n')
         .trim();
-}
-/** HTML's character references decoded, as a browser decodes them in text (`&lt;`, `&#60;`, `&#x3C;`, `&amp`). */
-function decodeEntities(text) {
-    return decodeHTML(text);
 }
 
 
@@ -61410,8 +59257,9 @@ function decodeEntities(text) {
 /***/ ((__unused_webpack_module, __webpack_exports__, __nccwpck_require__) => {
 
 /* harmony export */ __nccwpck_require__.d(__webpack_exports__, {
-/* harmony export */   f: () => (/* binding */ parseHttpUrl),
-/* harmony export */   t: () => (/* binding */ hasDotSegment)
+/* harmony export */   Ge: () => (/* binding */ httpHref),
+/* harmony export */   f$: () => (/* binding */ parseHttpUrl),
+/* harmony export */   tt: () => (/* binding */ hasDotSegment)
 /* harmony export */ });
 /* harmony import */ var _input_error_js__WEBPACK_IMPORTED_MODULE_0__ = __nccwpck_require__(3059);
 
@@ -61428,6 +59276,18 @@ function parseHttpUrl(value, where, expected) {
         throw new _input_error_js__WEBPACK_IMPORTED_MODULE_0__/* .InputError */ .d(`${where} must use http or https, not '${url.protocol.slice(0, -1)}': ${expected}.`);
     }
     return url;
+}
+/** `url` as the href of an http(s) URL; undefined for none, or any other scheme (`javascript:`). */
+function httpHref(url) {
+    if (!url)
+        return undefined;
+    try {
+        const parsed = new URL(url);
+        return parsed.protocol === 'http:' || parsed.protocol === 'https:' ? parsed.href : undefined;
+    }
+    catch {
+        return undefined;
+    }
 }
 /**
  * Whether the path of the URL `value` has a '.' or '..' segment (also as
@@ -61462,65 +59322,6 @@ class InputError extends Error {
 
 /***/ }),
 
-/***/ 6618:
-/***/ ((__unused_webpack_module, __webpack_exports__, __nccwpck_require__) => {
-
-/* harmony export */ __nccwpck_require__.d(__webpack_exports__, {
-/* harmony export */   Kz: () => (/* binding */ warnUnread),
-/* harmony export */   OP: () => (/* binding */ namedLogger)
-/* harmony export */ });
-/* unused harmony export silentLogger */
-/**
- * A logger that drops everything (for library use and tests that do not care).
- * @internal
- */
-const silentLogger = {
-    debug: () => undefined,
-    info: () => undefined,
-    warning: () => undefined
-};
-/** A logger whose info lines start with `name: ` (several builds' lines that say "build #N" only). */
-function namedLogger(logger, name) {
-    return { ...logger, info: message => logger.info(`${name}: ${message}`) };
-}
-/**
- * Says that a part of a build's outcome (test report, stages, artifacts
- * list) could not be read: a warning in the log, and the same words in
- * `unread` for the summary. The build's result stands.
- */
-function warnUnread(message, logger, unread) {
-    logger.warning(message);
-    unread.push(message);
-}
-
-
-/***/ }),
-
-/***/ 5888:
-/***/ ((__unused_webpack_module, __webpack_exports__, __nccwpck_require__) => {
-
-/* harmony export */ __nccwpck_require__.d(__webpack_exports__, {
-/* harmony export */   E: () => (/* binding */ NAME_CHARS),
-/* harmony export */   l: () => (/* binding */ shortName)
-/* harmony export */ });
-/* harmony import */ var _shorten_js__WEBPACK_IMPORTED_MODULE_0__ = __nccwpck_require__(2509);
-
-/**
- * Characters of a stage, test or job name wherever the step prints one: the
- * log, annotations, messages, the summary. Jenkins accepts names of any
- * length (a stage name is free text; 2,000 stages of 4 KB names make
- * megabytes); what identifies one is in its first words, and its page in
- * Jenkins has the whole.
- */
-const NAME_CHARS = 200;
-/** A name as printed: at most NAME_CHARS characters, an ellipsis marking the cut. */
-function shortName(name) {
-    return (0,_shorten_js__WEBPACK_IMPORTED_MODULE_0__/* .cut */ .J)(name, NAME_CHARS);
-}
-
-
-/***/ }),
-
 /***/ 3801:
 /***/ ((__unused_webpack_module, __webpack_exports__, __nccwpck_require__) => {
 
@@ -61528,7 +59329,7 @@ function shortName(name) {
 /* harmony export */   S: () => (/* binding */ redactingLogger),
 /* harmony export */   k: () => (/* binding */ Redaction)
 /* harmony export */ });
-/* harmony import */ var _html_js__WEBPACK_IMPORTED_MODULE_0__ = __nccwpck_require__(1034);
+/* harmony import */ var _html_js__WEBPACK_IMPORTED_MODULE_0__ = __nccwpck_require__(9263);
 /**
  * The one redaction: a list of secrets, and text with every occurrence of
  * each, in every form a text may carry it, replaced by `***` (overlapping
@@ -62989,6 +60790,1387 @@ class HttpClient {
 }
 const lowercaseKeys = (obj) => Object.keys(obj).reduce((c, k) => ((c[k.toLowerCase()] = obj[k]), c), {});
 //# sourceMappingURL=index.js.map
+
+/***/ }),
+
+/***/ 1161:
+/***/ ((__unused_webpack___webpack_module__, __webpack_exports__, __nccwpck_require__) => {
+
+
+// EXPORTS
+__nccwpck_require__.d(__webpack_exports__, {
+  Gz: () => (/* binding */ decodeHTML)
+});
+
+// UNUSED EXPORTS: DecodingMode, HtmlEntityDecoder, XmlEntityDecoder, decodeHTMLAttribute, decodeHTMLStrict, decodeXML, replaceCodePoint, replaceCodePointXML
+
+;// CONCATENATED MODULE: ./node_modules/entities/dist/decode-codepoint.js
+// Adapted from https://github.com/mathiasbynens/he/blob/36afe179392226cf1b6ccdb16ebbb7a5a844d93a/src/he.js#L106-L134
+/**
+ * C1 Unicode control character reference replacements (code points 128-159).
+ * Index i gives the replacement for code point 128+i; 0 means "no replacement".
+ */
+const c1 = [
+    8364, 0, 8218, 402, 8222, 8230, 8224, 8225, 710, 8240, 352, 8249, 338, 0,
+    381, 0, 0, 8216, 8217, 8220, 8221, 8226, 8211, 8212, 732, 8482, 353, 8250,
+    339, 0, 382, 376,
+];
+/**
+ * True for NUL, UTF-16 surrogates, and values past U+10FFFF.
+ * @param codePoint Unicode code point to check.
+ */
+function isInvalidCodePoint(codePoint) {
+    return (codePoint === 0 ||
+        (codePoint >= 0xd8_00 && codePoint <= 0xdf_ff) ||
+        codePoint > 0x10_ff_ff);
+}
+/**
+ * Replace the given code point with U+FFFD if it is NUL (0), a surrogate, or
+ * outside the valid Unicode range. Code points in the C1 controls range
+ * (128-159) are remapped to their Windows-1252 equivalents, following the
+ * HTML spec. All other code points are returned unchanged.
+ * @param codePoint Unicode code point to convert.
+ */
+function decode_codepoint_replaceCodePoint(codePoint) {
+    if (isInvalidCodePoint(codePoint)) {
+        return 0xff_fd;
+    }
+    if (codePoint >= 128 && codePoint <= 159) {
+        return c1[codePoint - 128] || codePoint;
+    }
+    return codePoint;
+}
+/**
+ * XML numeric character references are the referenced Unicode code point.
+ * Invalid values still become U+FFFD; the HTML Windows-1252 C1 remap is not
+ * applied.
+ * @see https://www.w3.org/TR/xml/#NT-CharRef
+ * @param codePoint Unicode code point to convert.
+ */
+function decode_codepoint_replaceCodePointXML(codePoint) {
+    return isInvalidCodePoint(codePoint) ? 0xff_fd : codePoint;
+}
+/**
+ * Convert the code point of a decoded numeric entity to a string, replacing
+ * invalid values.
+ *
+ * Fast path for plain BMP code points: [1..0x7F] and [0xA0..0xD7FF] pass
+ * `replaceCodePoint` unchanged (no NUL, C1 remap, surrogate, or out-of-range
+ * handling) and fit a single charCode. 0xd760 = 0xD800 (the first surrogate)
+ * - 0xA0.
+ * @param codePoint Unicode code point to convert.
+ */
+function codePointToString(codePoint) {
+    return (codePoint - 1) >>> 0 < 0x7f || (codePoint - 0xa0) >>> 0 < 0xd7_60
+        ? String.fromCharCode(codePoint)
+        : String.fromCodePoint(decode_codepoint_replaceCodePoint(codePoint));
+}
+//# sourceMappingURL=decode-codepoint.js.map
+;// CONCATENATED MODULE: ./node_modules/entities/dist/generated/decode-data-html.js
+// Generated using scripts/write-decode-map.ts
+/* eslint-disable unicorn/prefer-unicode-code-point-escapes -- Fixed-width escapes keep generated source compact. */
+/**
+ * Serialized decode data; the format is documented in
+ * `src/internal/decode-data-format.ts`. `[0]` is one-byte data (all char
+ * codes <= 0xFF: header, front-coded name suffixes, per-name metadata,
+ * cuckoo choice bits); `[1]` holds the replacement values.
+ */
+// biome-ignore format: generated data
+const htmlDecodeData = ["Q=¨`p0AEligMPacutebrevecircyfrgravelphamacrndogonpfpplyFunctionringscrsigntildeumlBackslashrvwedcyecausernoullistafropfrevescrumpeqCHcyOPYacutepitalDifferentialDyleyscaronedilirconintdotedillanterDotfrhiircleDotMinusPlusTimeslockwiseContourIntegralseCurlyDoubleQuoteQuoteolonengruentinttourIntegralpfroductunterClockwiseContourIntegralrossscrupCapDDotrahdJcyScyZcyaggerrrshvcaronyeltafriacriticalAcuteDotubleAcuteGraveTildemondfferentialDopftDotEqualubleContourIntegralDotwnArrowLeftArrowRightArrowTeeongLeftArrowRightArrowRightArrowRightArrowTeeUpArrowDownArrowVerticalBarwnArrowBarUpArrowBreveLeftRightVectorTeeVectorVectorBarRightTeeVectorVectorBarTeeArrowarrowscrtrokENGTHacutecaronircydotfrgravelementmacrptySmallSquareVerySmallSquareogonpfpsilonqualTildeilibriumscrimtaumlxistsponentialEFcyfrilledSmallSquareVerySmallSquareopfrAlluriertrfscrGJcyTammadbrevecedilircydotfrgopfreaterEqualLessFullEqualGreaterLessSlantEqualTildescrtHARDcyacektcircfrilbertSpaceopfrizontalLinescrtrokumpDownHumpEqualIEcyJligOcyacutecircydotfrgravemacrginaryIpliesntegralrsectionvisibleCommaTimesogonpftascrtildeukcymlJcircyfropfscrercyukcyKHcyJcyappacedilyfropfscrLJcyTacutembdangplacetrfrrcaronedilyeftAngleBracketrrowBarRightArrowCeilingDoubleBracketwnTeeVectorVectorBarFloorRightArrowVectorTeeArrowVectorriangleBarEqualUpDownVectorTeeVectorVectorBarVectorBararrowrightarrowssEqualGreaterFullEqualGreaterLessSlantEqualTildefrleftarrowmidotongLeftArrowRightArrowRightArrowleftarrowrightarrowrightarrowpfwerLeftArrowRightArrowscrhtroktMapcyediumSpacellintrffrinusPlusopfscruNJcyacutecaronedilyegativeMediumSpaceThickSpacenSpaceVeryThinSpacestedGreaterGreaterLessLesswLinefroBreaknBreakingSpacepftCongruentupCapDoubleVerticalBarElementqualTildexistsGreaterEqualFullEqualGreaterLessSlantEqualTildeHumpDownHumpEqualLeftTriangleBarEqualssEqualGreaterLessSlantEqualTildeNestedGreaterGreaterLessLessPrecedesEqualSlantEqualReverseElementightTriangleBarEqualSquareSubsetEqualpersetEqualubsetEqualcceedsEqualSlantEqualTildepersetEqualTildeEqualFullEqualTildeVerticalBarscrtildeuOEligacutecircydblacfrgravemacregaicronopfpenCurlyDoubleQuoteQuoterscrlashtildemesumlverBarraceketParenthesisPartialDcyfrhiilusMinusoincareplanepfrecedesEqualSlantEqualTildeimeoductportionalscriQUOTfropfscrRBarrEGacutengrrtlcaronedilyeverseElementquilibriumUpEquilibriumfrhoightAngleBracketrrowBarLeftArrowCeilingDoubleBracketwnTeeVectorVectorBarFloorTeeArrowVectorriangleBarEqualUpDownVectorTeeVectorVectorBarVectorBararrowopfundImpliesrightarrowscrhuleDelayedSHCHcycyOFTcyacutecaronedilircyfrhortDownArrowLeftArrowRightArrowUpArrowigmamallCircleopfqrtuareIntersectionSubsetEqualpersetEqualUnionscrtarubsetEqualcceedsEqualSlantEqualTildehThatmpersetEqualsetTHORNRADESHcycyabucaronedilyfrhereforetaickSpacenSpaceildeEqualFullEqualTildeopfripleDotscrtrokUacuterrocirbrcyevecircydblacfrgravemacrnderBarraceketParenthesisionPlusogonpfpArrowBarDownArrowDownArrowEquilibriumTeeArrowarrowdownarrowperLeftArrowRightArrowsilonringscrtildeumlVDashbarcydashleerbarticalBarLineSeparatorTildeyThinSpacefropfscrvdashWcircedgefropfscrXfriopfscrYAcyIcyUcyacutecircyfropfscrumlZHcyacutecaronydoteroWidthSpacetafropfscraacutebrevecEdircuteyeligfrgravelefsymphphamacrlgpndanddslopevgelemsdaabcdefghrtvbdsphtzarrogonpfpEacireidosproxeqringscrtympeqtildeumlwconintintbNotackcongepsilonprimesimeqrveewedgebrktbrkcongydquoecausemptyvpsirnoutahweenfrigcapircupodotplustimessqcuptartriangledownupuplusveewedgekarowlacklozengesquaretriangledownleftrightnkk12434ocknequivotopfttomwtiexDLRlrHDUduULRlrVHLRhlrboxdLRlrhDUduminusplustimesuLRlrvHLRhlrprimerevevbarscremiimeolbhsubulletmpEeqcacutepandbrcupcapupdotsretoncapsronedilircupssmdotedilmptyvnterdotfrhcyeckmarkiirEceqlearrowleftrightdRSastcircdashefnintmidscirlubsuitoloneqmmatpfnlementxesngdotintpfrodysrrarrossscrubepetdotudarrlreprsclarrppbrcapcapupdotorsrarrmlyeqprecsuccveewedgerenvearrowleftrightveewedwconintintylctydArrHaraggerlethrrshvbkarowlaccaronydaggerrrotseqegltamptyvfishtrharlriamondsuitsegammasinvideontimesonxjcylcornropollarpfteqdotminusplussquareublebarwedgewnarrowdownarrowsharpoonleftrightrbkarowcornropscryoltroktdotrifuarrharwanglezcyigrarreDDototacutestercaronircolonydotefDotrgravesdotlinterslsdotmacrptysetvsp134ngspogonpfparsllussilonvqcircolonsimlantgtrlessualsestivDDvparslrDotarrscrdotimtahumlroxclistpectationonentialefallingdotseqcyemalefiligligligriligjliglatligtnsnofopfrallkvpartintrac123456823534584556878slownscrgElacutemmadpbrevecircydotelqqslantsccdotollesfrggimeljcylEajnEapproxeqqsimopfravescrimeltccirdotlParquestrapproxrrdoteqlessqlesslesssimvertneqqnEhArrairsplfmiltrdcyrcirwbarcirceartsuitlliprconfrksearowwarowoarrmthtokleftarrowrightarrowpfrbarscrlashtrokybullpheniacutecircyecyxclffrgraveiiintntnfinotajligmacrgelinepartthofpedncarefintieodottcalegersrcallarhkprodocygonpftaprodquestscrinEdotsvvtildeukcymljcircyfrmathopfscrercyukcykappavcedilyfrgreenhcyjcyopfscrlAarrrrtailBarrEgHaracuteemptyvgranmbdangdlepquorrbfsfshklpplsimtltailesbarrbrkracekkeslducaronedililubydcaquorrdharusharsheftarrowtailharpoondownupleftarrowsrightarrowsharpoonssquigarrowthreetimesgqqslantsccdotorgessapproxdoteqgtrqgtrgtrsimfishtloorrgEhardulblkjcylarrcornerhardtrimidotoustachenEapproxeqqsimoangrrbrkngleftarrowrightarrowmapstorightarrowoparrowleftrightparflustimeswastbarzengefparltrarrcornerhardmtrisaquocrhimegqbuortroktccirdothreeimeslarrquestrPariefurdsharuharvertneqqnEmDDotacrletesepstodownleftuprkercommaydasheasuredanglefrhoicrodastcirdotnusbdulcpdrnplusodelspfpscrtposultimapmapnGgtvLeftarrowrightarrowltvRightarrowVDashdashablacutengpEidosproxturalsbspumpecapronedilongdotupydasheArrarhkrowdotquivsearimxistsfrgEeqqslantssimtrhArrarrparisdvjcylArrEarrdreftarrowrightarrowqqslantsssimtriemidopftinEdotvabcnivabcparallelsltolintrcueeceqrArrarrcwightarrowtriesccueerhortmidparallelimeqmidparqsubepeubEeseteqqcceqpEeseteqqtglildelgrianglelefteqrightequmerospvDashHarrapdashgetinfinlArretrierArrtriesimwArrarhkrownearoSacutestcircydashblacivotsoldeligfcirrgonravethbarmintlarrcirrossinetmacregaicrondnusopfparerplusrarrderoffmigoforslopevscrlasholtildemesasumlvbarparallelsimltcyercntiodmilptenkfrhivmmatoneitchforkvlanckhkvusacirbcirdouemnsimtwomointintpfundrEapcueecapproxcurlyeqeqnapproxeqqsimsimimesnEapsimodfalarlinesurfptosimurelscriuncspqfrintopfprimescruaternionsintesteqotrAarrrrtailBarrHaraceutedicemptyvngdelequorrapbfscfshklpplsimtlwtailionalsbarrbrkracekkeslducaronedililubydcaldharquorshealinepartsctgfishtloorrhardulovightarrowtailharpoondownupleftarrowsharpoonsrightarrowssquigarrowthreetimesngsingdotseqlarrharmmoustachenmidoangrrbrkparflustimespargtpolintrarrsaquocrhqbuorthreeimesriefltriuluharxsacutebquocEaproncueedilircnEapsimpolintsimydotbeeArrarhkrowctmiswartminusnxtfrownharpchcyyortmidparallelyigmafvmdoteqgElEneplusrarrlarrmallsetminusshpeparslidletesoftcylbarpfpadesuitrqcapsupssubeseteqpesetequareffrarrscretmnmiletarftarfraightepsilonphinsubEdotedotmultnEeplusrarrseteqqneqqimubpccapproxcurlyeqeqnapproxeqqsimsimmngp123EdotsubedothsolublarrmultnEeplusseteqqneqqimubpwArrarhkrownwarzligtargetubrkcaronedilydotelrecfrhere4foretasymvickapproxsimnspkapsimornildemesbardntoeapbotcirforksaprimeradeiangledownlefteqqrighteqdoteminusplussbtimepeziumscryhcytrokwixtoheadleftarrowrightarrowuArrHaracuterrbrcyevecircydarrblacharfishtrgraveharlrblklcornerroptrimacrlogonpfparrowdownarrowharpoonleftrightlussihlonuparrowsrcornerropingtriscrtdotilderifuarrmlwanglevArrBarvDashangrtrepsilonkappanothingphiiroptorhosigmaubsetneqqpsetneqqthetariangleleftrightcydasheebareqlliprbartfrltrinsubpopfproprtriscrubnEepnEezigzagwcircedbargeqierpfropfpreathscrxcapircupdtrifrhArrarrilArrarrmapnisodotpflustimerArrarrscrqcupuplustriveewedgeyacuteycircyenfricyopfscrucymlzacutecaronydoteetrftafrhcyigrarropfscrwjnjC(D%D($(D'%$$ED($'$'$%$'%E$/D'$F%'D(D&#,%%&&$%$)%+%%$E$F$'$&$(#'D&$(%$&4%($(E'%&%($&$)%*$%$%$+)()')($:&5-($'($%*&&&/%%&)%@$'$F$%&&#%%)$&$&$&$(%%%&$(%$$%&%$E$2.&0,.(.(&'%.$F%$&&&(%6)&+*),---&*/1---)-.&)*+,).%*,&,*'('2+,+)1&'1,)2&'&*('($F%'#&D%D($(E&%$$&$ED($)$'%1(2$'%E$)$'((&+$&%%$%D&$(%-#&$E$3)2$F%'%+$&#'D$$'($$($(%&%$$&$E$$$F$./'*,***'*-*($F$$#)$'%$$'$%$.$&%/$&%'$.'(#'$'$&D(D'%$$&$%D($$%&&*%($%&('+%/,($'%E%%$&$($'E%#(%$$E$F$F%'$'#'$&$'$(%$$E$F$F#'D$$(%'%%%+%%$(%'%$$2(',&,-'*'0).+)1&'('-,)'&*(*)(*/&/('/),))/&')-&'('-%1','*'''-'($E$$%+$($/+-'-',+-'-%E%/(-$&%$%'$$#&$%$-%*$E$+$F$&$$#'$($(%'%$$5+-.)+0%5)+%($E$)%1%%%$&,'(&4&*''+H'(&*-(-L-J-'-M-(&O*H&/2F2((%*(***G*M*(&W,K&+.H.-&1'/3F3(&O2(.I4('H,(().H.-.H(I.(&(+(+,+(&.$FD($$#(D(D'%$$($ED($'%&%($F$6,($$$FE'D(&&D&$)('+&'.#+$%$E$%$$$+$/%%$$%)+(+-+(%&%(&*-%$F%$C'$E$&$F#(D%$(%%%%'%$(%'%$$$%/+-*0$%$%$3)'-&-,(*(0*.,)2&(((&+(+))*0&0((/*,*)0&().&(($&%-$-$&%$$-#)%%$($($$%'%'%&%$$E$0(,(-(*$'$-$F$&%')/))/(+)1()($F$&$%&&)(%)+(+-+(&(%$%$&(+(&&C($'$'%%$%%$$(%'%$$E$+&%%K&)$'(((,(($F$+$F%'C)%%''$'&&D'%$$($ED($'$*)',&(.%&('$'%E$)*&*,%,%.%&((%(%,%/(-%%'&$'$F$(D&#($&$%$'($$%%'&$'*+'+,+(&-$E$F$F$(#($'$E$F$F#F$$$F$F#'$&$&D($'%$$E$F$F$&#'$($(%$$&$0%%$%$&$FC)$($$%D%$E&E&%$D'$$%DD($)&%%&$'&%E$$%&&&$&(&$%$&$&%&&)%*$*$*$*$*$*$*$&%(%*$&&'$&'$'%E$$%$%'%$%%%%%')%D'$F%$%&(%D(D&$*%&#'$*'*'('&*%%'&&)%$&''$'%$$'$()$%(%&%'%%&$&'$E$('&'%&''''(&('&&/.%&(&&&($($.()(+0'0'0(&%%&'$&%%&$E&G%%$F%$&&%'%&'$'$'$&$'$'$'$'$&%'$'$'$&$'$'$'$'$'$'$&&&%'$'$'$&$'$'$'$'$&(&'&(&%'$'$'$&$'$'$'$'$'$'$$($'E'$F%&%%'$%%'$''$&'%%%'$'$($#)%$&&&(&&'%&&&D%&&%$'&&E'%&%&(%$&D'%(E%'($E$&%&('%$$%&$&$'%'..()%*$*&*'*'&$&(&&&'$'(&$'($)$%&($&$'%'))&%%'&&&%E&&F$'%$'%&$F%%'$&$'$$'$))$%&&%%')$%$&(&&'%&&&%&D%')$&+*'(&((F&&.-(%&%&$*%&$(#'$&$(%'%%%%'$$)%&$(%$$$%(&%%(D%%&%($(%D$''$$&'&*''$%$%(%&%$F&)*&&$&$(&&$(%E%$&%(&&(&'&)%/%*'-'..($*%'&&$F&$%%%'$'%%'$$'%&$)$&%)#(%%D(%'$(%%G$%'%$$&$$$'%D$$E'%$&&$$%)%$%$&&$'%&(&($%%'%($$%%%$'%E$&'%%&%%'&'$$(&'%&&**'%'&&&%(%%)$'%&$&%&%%$%E$D&%%$&%&%,&,#0$%$($(%&&&%D$'$G$&%&%&$&$F%'&$'$$*D(($H$($($($'%($G%($($'%'%($'%&%%&$F#%%$$(%&($%$$($'%$$&$$%$%$&$&(%$&%&&)$*$&D'%$E$$%$$'$&$$%$%$%$$%%%''%$&$'$%&$F$'$&%%'$'$D$%%&%%&%'%(%*'%&&&)((&'&&$K%E#'$(%%%'%'&$'&'$$&$'$()&%'%'$E$*&($'%'%.'-%E%'$F%'%'$(%'C)$$E&%$$&E&$%%DD($$%'&%%'%&$'$'&%''''&%%%%&$$%'%&(&%'%$&&&(''&(&'$&%&%E%%$'D($F%%'$'&'$($'$$$%'$'E%#(%$$E$'$F$F%'$'#(($$(%$$E$($&$&$F$F#(%%%'$'$$%$$&$(%)%'%'%%'$'%%$E&%%'$(%'%'%'%'%'&'%%$&&&$'D$'%&%'($&%'&)$$(%'&%%%%$$&%&($%(&(%%$$%*,''..%'-'-1$,+,-'-%$%$&$&(%$&%&&)$*$&D'%&*'&'()''&'&$(%'%D$$%$$''$($%&$&$$%&%)%'%&$(%')'$%%%''%$&$'$%&$'&%%&%.+-')'-%.,(%&&D&&%(%'&&%$&'&$$&'%$'%)%&($%$%&$(%E%$%%'$'$%%&%($%'D$%%&%%&%'%'%'%(%'&$'$'$$*&'$K%E#(D&%%&$'&%$&&)')')%%'$(%$$'$/$E$%D'%$&&&&F&%&($($)$$&%%$($(%E$$$F%'$$%)%&#F%D&D$,(-%D%D&D$-$(%'$'%'%E%$&D&E&%&'%&(%*$D&%F(D$&&&%'%&(F%%%$$'$$%&%''$(%%F%'%'&E%')$$E$E%$&$'D'H&D%&%$&$$'%&%&$$%$&$%$$&$'%D%&%%%$&*(-&$'D'H&D'$%&%$&%($$&$FE$&%(D(F(%)$)$&%(%)$)$$&'('E'D%(%$&&&D'$(E$'%&(D(D%,%&($$%&&&D&D%*)+%%'$($%&%&%((%%%'D'$'F*%,D&%(E&$'D'$'F*%,D$&E'%%%.0%,(1%$$%$&&&%$(%'%E%'%E&D%(%'&D&D'F%'&G%F$'%''$(%%'#%D(%%$&G$%$$'%'%%%%%'$'$'%D$&E'%$$'%$$&$'%&&'%&%$$'%&%(&$&&$F$&%&%&$$%&%$&%(%F$F$%'%%%(%$$&E'%%D(&&)%D&$'#&F$''&&'$&$$%$(&&&&&$&'$E$%&$%'%&$$%*%$$()$'%%%'''$'&'%($'$G%'&'&$$$*%EE&$$%$%%%&%$&$')'*'%'*(&(&'&%&($%%&%&&%%&(''''&$'%%&%'$F%$$(#F$&$F$($F$-'&%&(%E%#(%%%'$'$&$F&&%&%)%%'$'$'%E&%%'%'$(%'$'%'%'%'%'&'%'$%'&%('$'%&%'($&%'&)$$(%'&%%%%$$&%(%&($%%$&'&'''$%%E$$(%'%D$''$($%$&$$,-'(./%(-,+(.(-(-%%%-$'%&%$$()'$'$'&%%&%&&D&&%($&'%%)$'$(%E%$%%&%($$(%'%%'$'$''$)$$#)$'$$%$%%&&%&%$&&%&%%&%&&%)%&%$$&'$'$$'%''$(%E%%%%'%)'$%%$E&&$'%'&$%)(+E$$'($($%$&&&$'$&$'$&$'$&%&'&'$'$/&&%)%%&%%$&$'D$(%$&$'%%E$()&&$$'(D&%(D%&($(&+%'$($(&+%%$&&($&$$'$F%'%'%'$&'$%0+&&%$%&$&&&$'&&'&%'$&'&'&&)%+$)&,$'%'%($%%')'*'%'*(&(&'&%$%%%$F$F$F$&$&&'&&$'&&'(%&'&'&%'$&'&&)%+$)&,$'%'%($$'%''$(%%'D'#)%$$&$(%'%$$&$($E$(('&%(&($%,(&&&%&&&E&$'E&($)%($%%$&%$&&&&&D'&%%$($'%)+'+'/%+$+(0%&&&$&(&'&%&'%)$F&$%&%'$'%1*-#'$&D(%%$'&&D'%$$'%'%&$(%DD($''$%&$()%&&%&$'E$$'%E$)%,%.,(%&%%'$'&%+$()%&&%&%&$F$'%'%%'$$'E%$)#'$&'$$'$(%+&(&*&&'$'(&$'%&('K/D(J/D&('..($%$'$%&&&%%'%'&$$E$'$G'D$F$'$'$F%G(D&F(D$)#($(&%($%'$E$F$$$$%'$F#'%&%%$'$E$'%&$$$'%&$&$&$'%E&&%'$'%&$F%'$(%&$&$(C)&$$'%$D%$E$&$F$F$&E%#)$(%$$&$(%%$E$&$)$F$F$%%%0@0000H8H40H000047P00P@001000@0B0HP@:H9T8P000LB8d@800@I0<110000QQ8400P10030005940@410020000Q02000@0200000@P0101@8000440400000000808000000000@00000000P`0000000040400@0004<000000000008000030000000000P020T400020@0@00000000000000000000000000P0000000400400000400220080000100000000000000000P000000000000P000000@00402000000000@00000000000000000000040000000000000", "Æ&Á\u0102Â\u0410\uD835\uDD04À\u0391\u0100\u2A53\u0104\uD835\uDD38\u2061Å\uD835\uDC9C\u2254ÃÄ\u2216\u2AE7\u2306\u0411\u2235\u212C\u0392\uD835\uDD05\uD835\uDD39\u02D8\u212C\u224E\u0427©\u0106\u22D2\u2145\u212D\u010CÇ\u0108\u2230\u010A¸·\u212D\u03A7\u2299\u2296\u2295\u2297\u2232\u201D\u2019\u2237\u2A74\u2261\u222F\u222E\u2102\u2210\u2233\u2A2F\uD835\uDC9E\u22D3\u224D\u2145\u2911\u0402\u0405\u040F\u2021\u21A1\u2AE4\u010E\u0414\u2207\u0394\uD835\uDD07´\u02D9\u02DD`\u02DC\u22C4\u2146\uD835\uDD3B¨\u20DC\u2250\u222F¨\u21D3\u21D0\u21D4\u2AE4\u27F8\u27FA\u27F9\u21D2\u22A8\u21D1\u21D5\u2225\u2193\u2913\u21F5\u0311\u2950\u295E\u21BD\u2956\u295F\u21C1\u2957\u22A4\u21A7\u21D3\uD835\uDC9F\u0110\u014AÐÉ\u011AÊ\u042D\u0116\uD835\uDD08È\u2208\u0112\u25FB\u25AB\u0118\uD835\uDD3C\u0395\u2A75\u2242\u21CC\u2130\u2A73\u0397Ë\u2203\u2147\u0424\uD835\uDD09\u25FC\u25AA\uD835\uDD3D\u2200\u2131\u2131\u0403>\u0393\u03DC\u011E\u0122\u011C\u0413\u0120\uD835\uDD0A\u22D9\uD835\uDD3E\u2265\u22DB\u2267\u2AA2\u2277\u2A7E\u2273\uD835\uDCA2\u226B\u042A\u02C7^\u0124\u210C\u210B\u210D\u2500\u210B\u0126\u224E\u224F\u0415\u0132\u0401ÍÎ\u0418\u0130\u2111Ì\u2111\u012A\u2148\u21D2\u222C\u222B\u22C2\u2063\u2062\u012E\uD835\uDD40\u0399\u2110\u0128\u0406Ï\u0134\u0419\uD835\uDD0D\uD835\uDD41\uD835\uDCA5\u0408\u0404\u0425\u040C\u039A\u0136\u041A\uD835\uDD0E\uD835\uDD42\uD835\uDCA6\u0409<\u0139\u039B\u27EA\u2112\u219E\u013D\u013B\u041B\u27E8\u2190\u21E4\u21C6\u2308\u27E6\u2961\u21C3\u2959\u230A\u2194\u294E\u22A3\u21A4\u295A\u22B2\u29CF\u22B4\u2951\u2960\u21BF\u2958\u21BC\u2952\u21D0\u21D4\u22DA\u2266\u2276\u2AA1\u2A7D\u2272\uD835\uDD0F\u22D8\u21DA\u013F\u27F5\u27F7\u27F6\u27F8\u27FA\u27F9\uD835\uDD43\u2199\u2198\u2112\u21B0\u0141\u226A\u2905\u041C\u205F\u2133\uD835\uDD10\u2213\uD835\uDD44\u2133\u039C\u040A\u0143\u0147\u0145\u041D\u200B\u200B\u200B\u200B\u226B\u226A\n\uD835\uDD11\u2060 \u2115\u2AEC\u2262\u226D\u2226\u2209\u2260\u2242\u0338\u2204\u226F\u2271\u2267\u0338\u226B\u0338\u2279\u2A7E\u0338\u2275\u224E\u0338\u224F\u0338\u22EA\u29CF\u0338\u22EC\u226E\u2270\u2278\u226A\u0338\u2A7D\u0338\u2274\u2AA2\u0338\u2AA1\u0338\u2280\u2AAF\u0338\u22E0\u220C\u22EB\u29D0\u0338\u22ED\u228F\u0338\u22E2\u2290\u0338\u22E3\u2282\u20D2\u2288\u2281\u2AB0\u0338\u22E1\u227F\u0338\u2283\u20D2\u2289\u2241\u2244\u2247\u2249\u2224\uD835\uDCA9Ñ\u039D\u0152ÓÔ\u041E\u0150\uD835\uDD12Ò\u014C\u03A9\u039F\uD835\uDD46\u201C\u2018\u2A54\uD835\uDCAAØÕ\u2A37Ö\u203E\u23DE\u23B4\u23DC\u2202\u041F\uD835\uDD13\u03A6\u03A0±\u210C\u2119\u2ABB\u227A\u2AAF\u227C\u227E\u2033\u220F\u2237\u221D\uD835\uDCAB\u03A8\"\uD835\uDD14\u211A\uD835\uDCAC\u2910®\u0154\u27EB\u21A0\u2916\u0158\u0156\u0420\u211C\u220B\u21CB\u296F\u211C\u03A1\u27E9\u2192\u21E5\u21C4\u2309\u27E7\u295D\u21C2\u2955\u230B\u22A2\u21A6\u295B\u22B3\u29D0\u22B5\u294F\u295C\u21BE\u2954\u21C0\u2953\u21D2\u211D\u2970\u21DB\u211B\u21B1\u29F4\u0429\u0428\u042C\u015A\u2ABC\u0160\u015E\u015C\u0421\uD835\uDD16\u2193\u2190\u2192\u2191\u03A3\u2218\uD835\uDD4A\u221A\u25A1\u2293\u228F\u2291\u2290\u2292\u2294\uD835\uDCAE\u22C6\u22D0\u22D0\u2286\u227B\u2AB0\u227D\u227F\u220B\u2211\u22D1\u2283\u2287\u22D1Þ\u2122\u040B\u0426\t\u03A4\u0164\u0162\u0422\uD835\uDD17\u2234\u0398\u205F\u200A\u2009\u223C\u2243\u2245\u2248\uD835\uDD4B\u20DB\uD835\uDCAF\u0166Ú\u219F\u2949\u040E\u016CÛ\u0423\u0170\uD835\uDD18Ù\u016A_\u23DF\u23B5\u23DD\u22C3\u228E\u0172\uD835\uDD4C\u2191\u2912\u21C5\u2195\u296E\u22A5\u21A5\u21D1\u21D5\u2196\u2197\u03D2\u03A5\u016E\uD835\uDCB0\u0168Ü\u22AB\u2AEB\u0412\u22A9\u2AE6\u22C1\u2016\u2016\u2223|\u2758\u2240\u200A\uD835\uDD19\uD835\uDD4D\uD835\uDCB1\u22AA\u0174\u22C0\uD835\uDD1A\uD835\uDD4E\uD835\uDCB2\uD835\uDD1B\u039E\uD835\uDD4F\uD835\uDCB3\u042F\u0407\u042EÝ\u0176\u042B\uD835\uDD1C\uD835\uDD50\uD835\uDCB4\u0178\u0416\u0179\u017D\u0417\u017B\u200B\u0396\u2128\u2124\uD835\uDCB5á\u0103\u223E\u223E\u0333\u223Fâ´\u0430æ\u2061\uD835\uDD1Eà\u2135\u2135\u03B1\u0101\u2A3F&\u2227\u2A55\u2A5C\u2A58\u2A5A\u2220\u29A4\u2220\u2221\u29A8\u29A9\u29AA\u29AB\u29AC\u29AD\u29AE\u29AF\u221F\u22BE\u299D\u2222Å\u237C\u0105\uD835\uDD52\u2248\u2A70\u2A6F\u224A\u224B'\u2248\u224Aå\uD835\uDCB6*\u2248\u224Dãä\u2233\u2A11\u2AED\u224C\u03F6\u2035\u223D\u22CD\u22BD\u2305\u2305\u23B5\u23B6\u224C\u0431\u201E\u2235\u2235\u29B0\u03F6\u212C\u03B2\u2136\u226C\uD835\uDD1F\u22C2\u25EF\u22C3\u2A00\u2A01\u2A02\u2A06\u2605\u25BD\u25B3\u2A04\u22C1\u22C0\u290D\u29EB\u25AA\u25B4\u25BE\u25C2\u25B8\u2423\u2592\u2591\u2593\u2588=\u20E5\u2261\u20E5\u2310\uD835\uDD53\u22A5\u22A5\u22C8\u2557\u2554\u2556\u2553\u2550\u2566\u2569\u2564\u2567\u255D\u255A\u255C\u2559\u2551\u256C\u2563\u2560\u256B\u2562\u255F\u29C9\u2555\u2552\u2510\u250C\u2500\u2565\u2568\u252C\u2534\u229F\u229E\u22A0\u255B\u2558\u2518\u2514\u2502\u256A\u2561\u255E\u253C\u2524\u251C\u2035\u02D8¦\uD835\uDCB7\u204F\u223D\u22CD\\\u29C5\u27C8\u2022\u2022\u224E\u2AAE\u224F\u224F\u0107\u2229\u2A44\u2A49\u2A4B\u2A47\u2A40\u2229\uFE00\u2041\u02C7\u2A4D\u010Dç\u0109\u2A4C\u2A50\u010B¸\u29B2¢·\uD835\uDD20\u0447\u2713\u2713\u03C7\u25CB\u29C3\u02C6\u2257\u21BA\u21BB®\u24C8\u229B\u229A\u229D\u2257\u2A10\u2AEF\u29C2\u2663\u2663:\u2254\u2254,@\u2201\u2218\u2201\u2102\u2245\u2A6D\u222E\uD835\uDD54\u2210©\u2117\u21B5\u2717\uD835\uDCB8\u2ACF\u2AD1\u2AD0\u2AD2\u22EF\u2938\u2935\u22DE\u22DF\u21B6\u293D\u222A\u2A48\u2A46\u2A4A\u228D\u2A45\u222A\uFE00\u21B7\u293C\u22DE\u22DF\u22CE\u22CF¤\u21B6\u21B7\u22CE\u22CF\u2232\u2231\u232D\u21D3\u2965\u2020\u2138\u2193\u2010\u22A3\u290F\u02DD\u010F\u0434\u2146\u2021\u21CA\u2A77°\u03B4\u29B1\u297F\uD835\uDD21\u21C3\u21C2\u22C4\u22C4\u2666\u2666¨\u03DD\u22F2÷÷\u22C7\u22C7\u0452\u231E\u230D$\uD835\uDD55\u02D9\u2250\u2251\u2238\u2214\u22A1\u2306\u2193\u21CA\u21C3\u21C2\u2910\u231F\u230C\uD835\uDCB9\u0455\u29F6\u0111\u22F1\u25BF\u25BE\u21F5\u296F\u29A6\u045F\u27FF\u2A77\u2251é\u2A6E\u011B\u2256ê\u2255\u044D\u0117\u2147\u2252\uD835\uDD22\u2A9Aè\u2A96\u2A98\u2A99\u23E7\u2113\u2A95\u2A97\u0113\u2205\u2205\u2205\u2003\u2004\u2005\u014B\u2002\u0119\uD835\uDD56\u22D5\u29E3\u2A71\u03B5\u03B5\u03F5\u2256\u2255\u2242\u2A96\u2A95=\u225F\u2261\u2A78\u29E5\u2253\u2971\u212F\u2250\u2242\u03B7ðë\u20AC!\u2203\u2130\u2147\u2252\u0444\u2640\uFB03\uFB00\uFB04\uD835\uDD23\uFB01fj\u266D\uFB02\u25B1\u0192\uD835\uDD57\u2200\u22D4\u2AD9\u2A0D½\u2153¼\u2155\u2159\u215B\u2154\u2156¾\u2157\u215C\u2158\u215A\u215D\u215E\u2044\u2322\uD835\uDCBB\u2267\u2A8C\u01F5\u03B3\u03DD\u2A86\u011F\u011D\u0433\u0121\u2265\u22DB\u2265\u2267\u2A7E\u2A7E\u2AA9\u2A80\u2A82\u2A84\u22DB\uFE00\u2A94\uD835\uDD24\u226B\u22D9\u2137\u0453\u2277\u2A92\u2AA5\u2AA4\u2269\u2A8A\u2A8A\u2A88\u2A88\u2269\u22E7\uD835\uDD58`\u210A\u2273\u2A8E\u2A90>\u2AA7\u2A7A\u22D7\u2995\u2A7C\u2A86\u2978\u22D7\u22DB\u2A8C\u2277\u2273\u2269\uFE00\u2269\uFE00\u21D4\u200A½\u210B\u044A\u2194\u2948\u21AD\u210F\u0125\u2665\u2665\u2026\u22B9\uD835\uDD25\u2925\u2926\u21FF\u223B\u21A9\u21AA\uD835\uDD59\u2015\uD835\uDCBD\u210F\u0127\u2043\u2010í\u2063î\u0438\u0435¡\u21D4\uD835\uDD26ì\u2148\u2A0C\u222D\u29DC\u2129\u0133\u012B\u2111\u2110\u2111\u0131\u22B7\u01B5\u2208\u2105\u221E\u29DD\u0131\u222B\u22BA\u2124\u22BA\u2A17\u2A3C\u0451\u012F\uD835\uDD5A\u03B9\u2A3C¿\uD835\uDCBE\u2208\u22F9\u22F5\u22F4\u22F3\u2208\u2062\u0129\u0456ï\u0135\u0439\uD835\uDD27\u0237\uD835\uDD5B\uD835\uDCBF\u0458\u0454\u03BA\u03F0\u0137\u043A\uD835\uDD28\u0138\u0445\u045C\uD835\uDD5C\uD835\uDCC0\u21DA\u21D0\u291B\u290E\u2266\u2A8B\u2962\u013A\u29B4\u2112\u03BB\u27E8\u2991\u27E8\u2A85«\u2190\u21E4\u291F\u291D\u21A9\u21AB\u2939\u2973\u21A2\u2AAB\u2919\u2AAD\u2AAD\uFE00\u290C\u2772{[\u298B\u298F\u298D\u013E\u013C\u2308{\u043B\u2936\u201C\u201E\u2967\u294B\u21B2\u2264\u2190\u21A2\u21BD\u21BC\u21C7\u2194\u21C6\u21CB\u21AD\u22CB\u22DA\u2264\u2266\u2A7D\u2A7D\u2AA8\u2A7F\u2A81\u2A83\u22DA\uFE00\u2A93\u2A85\u22D6\u22DA\u2A8B\u2276\u2272\u297C\u230A\uD835\uDD29\u2276\u2A91\u21BD\u21BC\u296A\u2584\u0459\u226A\u21C7\u231E\u296B\u25FA\u0140\u23B0\u23B0\u2268\u2A89\u2A89\u2A87\u2A87\u2268\u22E6\u27EC\u21FD\u27E6\u27F5\u27F7\u27FC\u27F6\u21AB\u21AC\u2985\uD835\uDD5D\u2A2D\u2A34\u2217_\u25CA\u25CA\u29EB(\u2993\u21C6\u231F\u21CB\u296D\u200E\u22BF\u2039\uD835\uDCC1\u21B0\u2272\u2A8D\u2A8F[\u2018\u201A\u0142<\u2AA6\u2A79\u22D6\u22CB\u22C9\u2976\u2A7B\u2996\u25C3\u22B4\u25C2\u294A\u2966\u2268\uFE00\u2268\uFE00\u223A¯\u2642\u2720\u2720\u21A6\u21A6\u21A7\u21A4\u21A5\u25AE\u2A29\u043C\u2014\u2221\uD835\uDD2A\u2127µ\u2223*\u2AF0·\u2212\u229F\u2238\u2A2A\u2ADB\u2026\u2213\u22A7\uD835\uDD5E\u2213\uD835\uDCC2\u223E\u03BC\u22B8\u22B8\u22D9\u0338\u226B\u20D2\u226B\u0338\u21CD\u21CE\u22D8\u0338\u226A\u20D2\u226A\u0338\u21CF\u22AF\u22AE\u2207\u0144\u2220\u20D2\u2249\u2A70\u0338\u224B\u0338\u0149\u2249\u266E\u266E\u2115 \u224E\u0338\u224F\u0338\u2A43\u0148\u0146\u2247\u2A6D\u0338\u2A42\u043D\u2013\u2260\u21D7\u2924\u2197\u2197\u2250\u0338\u2262\u2928\u2242\u0338\u2204\u2204\uD835\uDD2B\u2267\u0338\u2271\u2271\u2267\u0338\u2A7E\u0338\u2A7E\u0338\u2275\u226F\u226F\u21CE\u21AE\u2AF2\u220B\u22FC\u22FA\u220B\u045A\u21CD\u2266\u0338\u219A\u2025\u2270\u219A\u21AE\u2270\u2266\u0338\u2A7D\u0338\u2A7D\u0338\u226E\u2274\u226E\u22EA\u22EC\u2224\uD835\uDD5F¬\u2209\u22F9\u0338\u22F5\u0338\u2209\u22F7\u22F6\u220C\u220C\u22FE\u22FD\u2226\u2226\u2AFD\u20E5\u2202\u0338\u2A14\u2280\u22E0\u2AAF\u0338\u2280\u2AAF\u0338\u21CF\u219B\u2933\u0338\u219D\u0338\u219B\u22EB\u22ED\u2281\u22E1\u2AB0\u0338\uD835\uDCC3\u2224\u2226\u2241\u2244\u2244\u2224\u2226\u22E2\u22E3\u2284\u2AC5\u0338\u2288\u2282\u20D2\u2288\u2AC5\u0338\u2281\u2AB0\u0338\u2285\u2AC6\u0338\u2289\u2283\u20D2\u2289\u2AC6\u0338\u2279ñ\u2278\u22EA\u22EC\u22EB\u22ED\u03BD#\u2116\u2007\u22AD\u2904\u224D\u20D2\u22AC\u2265\u20D2>\u20D2\u29DE\u2902\u2264\u20D2<\u20D2\u22B4\u20D2\u2903\u22B5\u20D2\u223C\u20D2\u21D6\u2923\u2196\u2196\u2927\u24C8ó\u229B\u229Aô\u043E\u229D\u0151\u2A38\u2299\u29BC\u0153\u29BF\uD835\uDD2C\u02DBò\u29C1\u29B5\u03A9\u222E\u21BA\u29BE\u29BB\u203E\u29C0\u014D\u03C9\u03BF\u29B6\u2296\uD835\uDD60\u29B7\u29B9\u2295\u2228\u21BB\u2A5D\u2134\u2134ªº\u22B6\u2A56\u2A57\u2A5B\u2134ø\u2298õ\u2297\u2A36ö\u233D\u2225¶\u2225\u2AF3\u2AFD\u2202\u043F%.\u2030\u22A5\u2031\uD835\uDD2D\u03C6\u03D5\u2133\u260E\u03C0\u22D4\u03D6\u210F\u210E\u210F+\u2A23\u229E\u2A22\u2214\u2A25\u2A72±\u2A26\u2A27±\u2A15\uD835\uDD61£\u227A\u2AB3\u2AB7\u227C\u2AAF\u227A\u2AB7\u227C\u2AAF\u2AB9\u2AB5\u22E8\u227E\u2032\u2119\u2AB5\u2AB9\u22E8\u220F\u232E\u2312\u2313\u221D\u221D\u227E\u22B0\uD835\uDCC5\u03C8\u2008\uD835\uDD2E\u2A0C\uD835\uDD62\u2057\uD835\uDCC6\u210D\u2A16?\u225F\"\u21DB\u21D2\u291C\u290F\u2964\u223D\u0331\u0155\u221A\u29B3\u27E9\u2992\u29A5\u27E9»\u2192\u2975\u21E5\u2920\u2933\u291E\u21AA\u21AC\u2945\u2974\u21A3\u219D\u291A\u2236\u211A\u290D\u2773}]\u298C\u298E\u2990\u0159\u0157\u2309}\u0440\u2937\u2969\u201D\u201D\u21B3\u211C\u211B\u211C\u211D\u25AD®\u297D\u230B\uD835\uDD2F\u21C1\u21C0\u296C\u03C1\u03F1\u2192\u21A3\u21C1\u21C0\u21C4\u21CC\u21C9\u219D\u22CC\u02DA\u2253\u21C4\u21CC\u200F\u23B1\u23B1\u2AEE\u27ED\u21FE\u27E7\u2986\uD835\uDD63\u2A2E\u2A35)\u2994\u2A12\u21C9\u203A\uD835\uDCC7\u21B1]\u2019\u2019\u22CC\u22CA\u25B9\u22B5\u25B8\u29CE\u2968\u211E\u015B\u201A\u227B\u2AB4\u2AB8\u0161\u227D\u2AB0\u015F\u015D\u2AB6\u2ABA\u22E9\u2A13\u227F\u0441\u22C5\u22A1\u2A66\u21D8\u2925\u2198\u2198§;\u2929\u2216\u2216\u2736\uD835\uDD30\u2322\u266F\u0449\u0448\u2223\u2225­\u03C3\u03C2\u03C2\u223C\u2A6A\u2243\u2243\u2A9E\u2AA0\u2A9D\u2A9F\u2246\u2A24\u2972\u2190\u2216\u2A33\u29E4\u2223\u2323\u2AAA\u2AAC\u2AAC\uFE00\u044C/\u29C4\u233F\uD835\uDD64\u2660\u2660\u2225\u2293\u2293\uFE00\u2294\u2294\uFE00\u228F\u2291\u228F\u2291\u2290\u2292\u2290\u2292\u25A1\u25A1\u25AA\u25AA\u2192\uD835\uDCC8\u2216\u2323\u22C6\u2606\u2605\u03F5\u03D5¯\u2282\u2AC5\u2ABD\u2286\u2AC3\u2AC1\u2ACB\u228A\u2ABF\u2979\u2282\u2286\u2AC5\u228A\u2ACB\u2AC7\u2AD5\u2AD3\u227B\u2AB8\u227D\u2AB0\u2ABA\u2AB6\u22E9\u227F\u2211\u266A\u2283¹²³\u2AC6\u2ABE\u2AD8\u2287\u2AC4\u27C9\u2AD7\u297B\u2AC2\u2ACC\u228B\u2AC0\u2283\u2287\u2AC6\u228B\u2ACC\u2AC8\u2AD4\u2AD6\u21D9\u2926\u2199\u2199\u292Aß\u2316\u03C4\u23B4\u0165\u0163\u0442\u20DB\u2315\uD835\uDD31\u2234\u2234\u03B8\u03D1\u03D1\u2248\u223C\u2009\u2248\u223Cþ\u02DC×\u22A0\u2A31\u2A30\u222D\u2928\u22A4\u2336\u2AF1\uD835\uDD65\u2ADA\u2929\u2034\u2122\u25B5\u25BF\u25C3\u22B4\u225C\u25B9\u22B5\u25EC\u225C\u2A3A\u2A39\u29CD\u2A3B\u23E2\uD835\uDCC9\u0446\u045B\u0167\u226C\u219E\u21A0\u21D1\u2963ú\u2191\u045E\u016Dû\u0443\u21C5\u0171\u296E\u297E\uD835\uDD32ù\u21BF\u21BE\u2580\u231C\u231C\u230F\u25F8\u016B¨\u0173\uD835\uDD66\u2191\u2195\u21BF\u21BE\u228E\u03C5\u03D2\u03C5\u21C8\u231D\u231D\u230E\u016F\u25F9\uD835\uDCCA\u22F0\u0169\u25B5\u25B4\u21C8ü\u29A7\u21D5\u2AE8\u2AE9\u22A8\u299C\u03F5\u03F0\u2205\u03D5\u03D6\u221D\u2195\u03F1\u03C2\u228A\uFE00\u2ACB\uFE00\u228B\uFE00\u2ACC\uFE00\u03D1\u22B2\u22B3\u0432\u22A2\u2228\u22BB\u225A\u22EE||\uD835\uDD33\u22B2\u2282\u20D2\u2283\u20D2\uD835\uDD67\u221D\u22B3\uD835\uDCCB\u2ACB\uFE00\u228A\uFE00\u2ACC\uFE00\u228B\uFE00\u299A\u0175\u2A5F\u2227\u2259\u2118\uD835\uDD34\uD835\uDD68\u2118\u2240\u2240\uD835\uDCCC\u22C2\u25EF\u22C3\u25BD\uD835\uDD35\u27FA\u27F7\u03BE\u27F8\u27F5\u27FC\u22FB\u2A00\uD835\uDD69\u2A01\u2A02\u27F9\u27F6\uD835\uDCCD\u2A06\u2A04\u25B3\u22C1\u22C0ý\u044F\u0177\u044B¥\uD835\uDD36\u0457\uD835\uDD6A\uD835\uDCCE\u044Eÿ\u017A\u017E\u0437\u017C\u2128\u03B6\uD835\uDD37\u0436\u21DD\uD835\uDD6B\uD835\uDCCF\u200D\u200C"];
+//# sourceMappingURL=decode-data-html.js.map
+;// CONCATENATED MODULE: ./node_modules/entities/dist/internal/decode-data-format.js
+/**
+ * Constants and helpers shared between the decode-data generator
+ * (`scripts/write-decode-map.ts`) and the runtime (`src/decode.ts`).
+ *
+ * The format and the algorithms (front-coded names, exact 32-bit keys in a
+ * two-choice cuckoo table, the length-probe front end, and the measured
+ * engineering notes) are documented with references in
+ * `scripts/README.md`.
+ */
+/** Bias added to every meta char so none needs escaping in JS source. */
+const META_BIAS = 0x23;
+/** Bias for header and choice-bit chars. */
+const HEADER_BIAS = 0x30;
+/** Number of header chars: n (2), suffixes length (2), bucket count (2). */
+const HEADER_LENGTH = 6;
+/** Choice bits packed per char. */
+const CHOICE_BITS_PER_CHAR = 6;
+/** Multiplier deriving the first candidate bucket from a key. */
+const decode_data_format_BUCKET_HASH_1 = 0x9e_37_79_b1;
+/** Multiplier deriving the second candidate bucket from a key. */
+const decode_data_format_BUCKET_HASH_2 = 0x85_eb_ca_6b;
+/** Size of the (c0,c1) class table (10-bit index). */
+const PAIR_TABLE_SIZE = 1024;
+/**
+ * Map an alphanumeric char code to 6 bits (1..62); 0 = not alphanumeric.
+ * Used for the key's last-character field.
+ */
+const decode_data_format_CHAR_REMAP = (() => {
+    const remap = new Uint8Array(128);
+    for (let code = 0x30; code <= 0x39; code++)
+        remap[code] = code - 0x2f;
+    for (let code = 0x41; code <= 0x5a; code++)
+        remap[code] = code - 0x36;
+    for (let code = 0x61; code <= 0x7a; code++)
+        remap[code] = code - 0x3c;
+    return remap;
+})();
+/**
+ * The exact 32-bit key for a name occurring at `nameStart` with `length`
+ * chars. Covers the first two and last two characters plus the length;
+ * middle characters are verified separately against the names blob.
+ *
+ * The hot decoder inlines this computation; tests assert both stay in sync
+ * by looking every entity up through the public API.
+ * @param text Text containing the name.
+ * @param nameStart Index of the name's first character.
+ * @param length Length of the name.
+ */
+function exactKey(text, nameStart, length) {
+    return ((text.charCodeAt(nameStart) << 25) |
+        (text.charCodeAt(nameStart + 1) << 18) |
+        (text.charCodeAt(nameStart + length - 2) << 11) |
+        (decode_data_format_CHAR_REMAP[text.charCodeAt(nameStart + length - 1)] << 5) |
+        length);
+}
+/**
+ * The 10-bit (c0,c1) class index used by the probe front end. The function
+ * was chosen by exhaustive search over load-free mixers for minimal
+ * candidate-set collisions on the real entity set.
+ * @param c0 First char code of the candidate name.
+ * @param c1 Second char code.
+ */
+function decode_data_format_pairIndex(c0, c1) {
+    return (((c0 * 3) << 3) ^ c1) & (PAIR_TABLE_SIZE - 1);
+}
+/**
+ * First candidate bucket for a key in a table of `buckets` buckets.
+ * @param key Exact key.
+ * @param buckets Bucket count.
+ */
+function bucketOne(key, buckets) {
+    return ((Math.imul(key, decode_data_format_BUCKET_HASH_1) >>> 16) * buckets) >>> 16;
+}
+/**
+ * Second candidate bucket for a key.
+ * @param key Exact key.
+ * @param buckets Bucket count.
+ */
+function bucketTwo(key, buckets) {
+    return ((Math.imul(key, decode_data_format_BUCKET_HASH_2) >>> 16) * buckets) >>> 16;
+}
+/**
+ * Build the lookup structures from a serialized dataset.
+ * @param packed Serialized decode data, see `decode-data-format.ts`.
+ */
+function initDecodeData(packed) {
+    const [data, values] = packed;
+    const nameCount = ((data.charCodeAt(0) - HEADER_BIAS) << 6) |
+        (data.charCodeAt(1) - HEADER_BIAS);
+    const suffixesLength = ((data.charCodeAt(2) - HEADER_BIAS) << 6) |
+        (data.charCodeAt(3) - HEADER_BIAS);
+    const buckets = ((data.charCodeAt(4) - HEADER_BIAS) << 6) |
+        (data.charCodeAt(5) - HEADER_BIAS);
+    const metaStart = HEADER_LENGTH + suffixesLength;
+    const choicesStart = metaStart + 2 * nameCount;
+    const slotCount = 2 * buckets;
+    const keys = new Int32Array(slotCount);
+    const slotMidOff = new Uint16Array(slotCount);
+    const slotValue = new Uint16Array(slotCount);
+    const lengthBits = new Uint32Array(PAIR_TABLE_SIZE);
+    const middleOffsets = new Map();
+    const middles = [];
+    let name = "";
+    let suffixOffset = HEADER_LENGTH;
+    let valueOffset = 0;
+    for (let index = 0; index < nameCount; index++) {
+        const meta0 = data.charCodeAt(metaStart + 2 * index) - META_BIAS;
+        const meta1 = data.charCodeAt(metaStart + 2 * index + 1) - META_BIAS;
+        const prefixLength = meta0 & 31;
+        const length = prefixLength + (meta1 & 31);
+        const valueLength = (meta1 >> 5) + 1;
+        name =
+            name.slice(0, prefixLength) +
+                data.slice(suffixOffset, suffixOffset + length - prefixLength);
+        suffixOffset += length - prefixLength;
+        const key = exactKey(name, 0, length);
+        const choice = (data.charCodeAt(choicesStart + Math.floor(index / CHOICE_BITS_PER_CHAR)) -
+            HEADER_BIAS) &
+            (1 << (index % CHOICE_BITS_PER_CHAR));
+        let slot = 2 * (choice === 0 ? bucketOne : bucketTwo)(key, buckets);
+        if (keys[slot] !== 0)
+            slot += 1;
+        keys[slot] = key;
+        if (length > 4) {
+            const middle = name.slice(2, length - 2);
+            const existing = middleOffsets.get(middle);
+            if (existing === undefined) {
+                middleOffsets.set(middle, middles.length);
+                slotMidOff[slot] = middles.length;
+                for (let middleIndex = 0; middleIndex < middle.length; middleIndex += 2) {
+                    middles.push(middle.charCodeAt(middleIndex) |
+                        (middle.charCodeAt(middleIndex + 1) << 16));
+                }
+            }
+            else {
+                slotMidOff[slot] = existing;
+            }
+        }
+        const pair = decode_data_format_pairIndex(name.charCodeAt(0), name.charCodeAt(1));
+        lengthBits[pair] |= length <= 16 ? 1 << (length - 2) : 0x80_00;
+        if ((meta0 & 0x20) !== 0) {
+            lengthBits[pair] |= 1 << (length - 2 + 16);
+        }
+        /*
+         * Values have one or two units, leaving bit 1 for the legacy flag.
+         * The generator checks the 14-bit offset and two-unit value limits.
+         */
+        slotValue[slot] =
+            (valueOffset << 2) | (valueLength - 1) | ((meta0 & 0x20) >> 4);
+        valueOffset += valueLength;
+    }
+    return {
+        keys,
+        buckets,
+        slotMidOff,
+        slotValue,
+        values,
+        lengthBits,
+        middles: new Uint32Array(middles),
+    };
+}
+//# sourceMappingURL=decode-data-format.js.map
+;// CONCATENATED MODULE: ./node_modules/entities/dist/decode.js
+
+
+
+// Scalar constants avoid runtime enum objects with isolatedModules enabled.
+const CHAR_AMP = 38; // "&"
+const CHAR_NUM = 35; // "#"
+const CHAR_SEMI = 59; // ";"
+const CHAR_EQUALS = 61; // "="
+const CHAR_ZERO = 48; // "0"
+const CHAR_LOWER_A = 97; // "a"
+const CHAR_LOWER_G = 103; // "g"
+const CHAR_LOWER_L = 108; // "l"
+const CHAR_LOWER_M = 109; // "m"
+const CHAR_LOWER_O = 111; // "o"
+const CHAR_LOWER_P = 112; // "p"
+const CHAR_LOWER_Q = 113; // "q"
+const CHAR_LOWER_S = 115; // "s"
+const CHAR_LOWER_T = 116; // "t"
+const CHAR_LOWER_U = 117; // "u"
+const CHAR_LOWER_X = 120; // "x"
+const CHAR_UPPER_A = 65; // "A"
+/** Bit that needs to be set to convert an upper case ASCII character to lower case */
+const TO_LOWER_BIT = 0b10_0000;
+/**
+ * Unsigned subtraction trick: (code - lo) >>> 0 wraps negatives to large
+ * values, so a single `<=` covers the entire [lo..hi] range check.
+ * @param code Code point to check.
+ */
+function isNumber(code) {
+    return (code - CHAR_ZERO) >>> 0 <= 9;
+}
+function isAlphaNumeric(code) {
+    return (isNumber(code) || ((code | TO_LOWER_BIT) - CHAR_LOWER_A) >>> 0 <= 25 // Z - a
+    );
+}
+/**
+ * Checks if the given character is a valid end character for an entity in an attribute.
+ *
+ * Attribute values that aren't terminated properly aren't parsed, and shouldn't lead to a parser error.
+ * See the example in https://html.spec.whatwg.org/multipage/parsing.html#named-character-reference-state
+ * @param code Code point to check.
+ */
+function isEntityInAttributeInvalidEnd(code) {
+    return code === CHAR_EQUALS || isAlphaNumeric(code);
+}
+/**
+ * Decoding mode for named entities.
+ */
+var DecodingMode;
+(function (DecodingMode) {
+    /** Entities in text nodes that can end with any character. */
+    DecodingMode[DecodingMode["Legacy"] = 0] = "Legacy";
+    /** Only allow entities terminated with a semicolon. */
+    DecodingMode[DecodingMode["Strict"] = 1] = "Strict";
+    /** Entities in attributes have limitations on ending characters. */
+    DecodingMode[DecodingMode["Attribute"] = 2] = "Attribute";
+})(DecodingMode || (DecodingMode = {}));
+/** Decode data for HTML entities. */
+const htmlDecode = /* #__PURE__ */ initDecodeData(htmlDecodeData);
+/*
+ * Every decoder below is specialized over these module-level constants. V8
+ * compiles direct references to them roughly 20% faster than property loads
+ * off a shared object.
+ */
+const htmlKeys = /* #__PURE__ */ (() => htmlDecode.keys)();
+const htmlBuckets = /* #__PURE__ */ (() => htmlDecode.buckets)();
+const htmlSlotMidOff = /* #__PURE__ */ (() => htmlDecode.slotMidOff)();
+const htmlLengthBits = /* #__PURE__ */ (() => htmlDecode.lengthBits)();
+const htmlMiddles = /* #__PURE__ */ (() => htmlDecode.middles)();
+/** Hoisted for the specialized HTML cores; see `emitHtmlValue`. */
+const htmlSlotValue = /* #__PURE__ */ (() => htmlDecode.slotValue)();
+const htmlValues = /* #__PURE__ */ (() => htmlDecode.values)();
+/**
+ * The replacement string for a packed `slotValue` entry. Most values need
+ * just one UTF-16 code unit.
+ * @param packed Replacement offset, legacy flag, and length from `htmlSlotValue`.
+ */
+function emitHtmlValue(packed) {
+    const off = packed >> 2;
+    return (packed & 1) === 0
+        ? htmlValues.charAt(off)
+        : htmlValues.slice(off, off + (packed & 1) + 1);
+}
+/**
+ * Find the slot matching `text[start..start+length)`, or -1. A match proves
+ * every character of the span (exact key + middle comparison).
+ * @param text Input text.
+ * @param start Start of the span in `text`.
+ * @param length Length of the span.
+ */
+function findSlotHtml(text, start, length) {
+    const c0 = text.charCodeAt(start);
+    const c1 = text.charCodeAt(start + 1);
+    const c2 = text.charCodeAt(start + length - 2);
+    const c3 = text.charCodeAt(start + length - 1);
+    /*
+     * Probed spans aren't pre-filtered to alphanumerics; characters >= 0x80
+     * would alias mod 128 inside the packed 7-bit fields, so reject them
+     * before they can forge a key.
+     */
+    if ((c0 | c1 | c2 | c3) > 127)
+        return -1;
+    const key = (c0 << 25) | (c1 << 18) | (c2 << 11) | (decode_data_format_CHAR_REMAP[c3] << 5) | length;
+    let slot = 2 * (((Math.imul(key, decode_data_format_BUCKET_HASH_1) >>> 16) * htmlBuckets) >>> 16);
+    for (let attempt = 0;; attempt++) {
+        if (htmlKeys[slot] === key &&
+            (length <= 4 || isMidMatchHtml(slot, text, start, length))) {
+            return slot;
+        }
+        if (htmlKeys[slot + 1] === key &&
+            (length <= 4 || isMidMatchHtml(slot + 1, text, start, length))) {
+            return slot + 1;
+        }
+        if (attempt === 1)
+            return -1;
+        slot =
+            2 * (((Math.imul(key, decode_data_format_BUCKET_HASH_2) >>> 16) * htmlBuckets) >>> 16);
+    }
+}
+/**
+ * Compare the middle characters (positions 2..length-3) of the candidate at
+ * `slot` against the input. The key already proves the outer characters and
+ * the length. Names of length at most four are accepted by the caller.
+ * @param slot Slot of the candidate.
+ * @param text Input text.
+ * @param start Start of the span in `text`.
+ * @param length Length of the span.
+ */
+function isMidMatchHtml(slot, text, start, length) {
+    let wordIndex = htmlSlotMidOff[slot];
+    let index = start + 2;
+    const end = start + length - 2;
+    while (index + 1 < end) {
+        if ((text.charCodeAt(index) | (text.charCodeAt(index + 1) << 16)) !==
+            htmlMiddles[wordIndex++])
+            return false;
+        index += 2;
+    }
+    return (index === end ||
+        text.charCodeAt(index) === (htmlMiddles[wordIndex] & 0xff_ff));
+}
+/**
+ * `parseNumericEntity` packs its two results into one integer:
+ * `(consumed << CONSUMED_SHIFT) | codePoint`. The code point occupies the low
+ * 21 bits (max 0x110000, clamped before packing); `consumed` takes the upper
+ * 11 bits and is read back with `>>> CONSUMED_SHIFT`, so the sign bit set by a
+ * large `consumed` is harmless. The maximum consumed field is reserved for
+ * long references, whose full length is stored in `longNumericConsumed`.
+ * A zero return means "no numeric entity".
+ */
+const NUMERIC_CONSUMED_SHIFT = 21;
+const NUMERIC_CODE_POINT_MASK = 0x1f_ff_ff;
+const NUMERIC_CONSUMED_OVERFLOW = 0x7_ff;
+/** Full length, including `&`, when the packed consumed field overflows. */
+let longNumericConsumed = 0;
+/**
+ * Recover the consumed count before the next numeric parse can overwrite
+ * `longNumericConsumed`. This avoids allocating a tuple for each reference.
+ * @param packed Packed result of `parseNumericEntity`.
+ */
+function unpackConsumed(packed) {
+    const consumed = packed >>> NUMERIC_CONSUMED_SHIFT;
+    return consumed === NUMERIC_CONSUMED_OVERFLOW
+        ? longNumericConsumed
+        : consumed;
+}
+/** ASCII digit values; 0xff marks characters outside the hexadecimal range. */
+const numericDigits = /* #__PURE__ */ (() => {
+    const digits = new Uint8Array(128).fill(0xff);
+    for (let digit = 0; digit < 10; digit++) {
+        digits[CHAR_ZERO + digit] = digit;
+    }
+    for (let digit = 0; digit < 6; digit++) {
+        digits[CHAR_UPPER_A + digit] = digit + 10;
+        digits[CHAR_LOWER_A + digit] = digit + 10;
+    }
+    return digits;
+})();
+/**
+ * Parse a numeric entity starting right after the `#`. In legacy mode the
+ * terminating semicolon is optional. Returns the number of characters
+ * consumed (counting the `&` and `#`) packed with the code point (see
+ * the packing constants above), or 0 if there is no valid numeric entity at this
+ * position.
+ * @param input Input string.
+ * @param offset Index right after the `#`.
+ * @param isStrict Whether a terminating semicolon is required.
+ */
+function parseNumericEntity(input, offset, isStrict) {
+    const inputLength = input.length;
+    let index = offset;
+    let codePoint = 0;
+    let digitsStart;
+    if ((input.charCodeAt(index) | TO_LOWER_BIT) === CHAR_LOWER_X) {
+        // Hexadecimal entity.
+        index += 1;
+        digitsStart = index;
+        while (index < inputLength) {
+            const char = input.charCodeAt(index);
+            if (char >= 128)
+                break;
+            const digit = numericDigits[char];
+            if (digit <= 15) {
+                codePoint = codePoint * 16 + digit;
+                index++;
+            }
+            else {
+                break;
+            }
+        }
+    }
+    else {
+        digitsStart = index;
+        while (index < inputLength) {
+            const char = input.charCodeAt(index);
+            if (char >= 128)
+                break;
+            const digit = numericDigits[char];
+            if (digit <= 9) {
+                codePoint = codePoint * 10 + digit;
+                index++;
+            }
+            else {
+                break;
+            }
+        }
+    }
+    if (index === digitsStart)
+        return 0;
+    // Clamp once after the loop instead of per digit.
+    if (codePoint > 0x10_ff_ff)
+        codePoint = 0x11_00_00;
+    let consumed = index - offset + 2; // Includes "#" and the "&" position.
+    if (index < inputLength && input.charCodeAt(index) === CHAR_SEMI) {
+        consumed += 1;
+    }
+    else if (isStrict) {
+        return 0;
+    }
+    if (consumed >= NUMERIC_CONSUMED_OVERFLOW) {
+        // eslint-disable-next-line unicorn/no-top-level-assignment-in-function -- deliberate side channel, read immediately by unpackConsumed
+        longNumericConsumed = consumed;
+        consumed = NUMERIC_CONSUMED_OVERFLOW;
+    }
+    return (consumed << NUMERIC_CONSUMED_SHIFT) | codePoint;
+}
+/**
+ * Find the longest legacy (semicolon-less) match for the name starting at
+ * `start`, using the per-class legacy length bits. Returns
+ * `slot << 3 | matchLength`, or -1 if there is no match. Only called after
+ * the exact probes failed (the miss path).
+ * @param input Input text.
+ * @param start Start of the name.
+ * @param maxLength Number of available run characters.
+ */
+function findLegacySlot(input, start, maxLength) {
+    let legacy = (htmlLengthBits[decode_data_format_pairIndex(input.charCodeAt(start), input.charCodeAt(start + 1))] >>>
+        16) &
+        31;
+    while (legacy !== 0) {
+        // Longest first: the spec matches references greedily.
+        const top = 31 - Math.clz32(legacy);
+        legacy ^= 1 << top;
+        if (top + 2 > maxLength)
+            continue;
+        const slot = findSlotHtml(input, start, top + 2);
+        if (slot >= 0 && (htmlSlotValue[slot] & 2) !== 0) {
+            return (slot << 3) | (top + 2);
+        }
+    }
+    return -1;
+}
+/**
+ * Match a class containing long names without probing all its shorter lengths.
+ * The 32-character window bounds the scan even for invalid or unterminated runs.
+ * Returns `(slot << 6) | consumed`, excluding the `&`, or -1 on a miss.
+ * @param input Input containing the candidate name.
+ * @param start Start of the name.
+ * @param mode Decoding mode, including the rules for legacy matches.
+ */
+function findLongClassMatch(input, start, mode) {
+    const length = input.slice(start, start + 32).indexOf(";");
+    if ((length - 2) >>> 0 <= 29) {
+        const slot = findSlotHtml(input, start, length);
+        if (slot >= 0)
+            return (slot << 6) | (length + 1);
+    }
+    if (mode !== DecodingMode.Strict) {
+        const packed = findLegacySlot(input, start, Math.min(31, input.length - start));
+        if (packed >= 0) {
+            const length = packed & 7;
+            if (mode !== DecodingMode.Attribute ||
+                start + length >= input.length ||
+                !isEntityInAttributeInvalidEnd(input.charCodeAt(start + length)))
+                return ((packed >> 3) << 6) | length;
+        }
+    }
+    return -1;
+}
+/**
+ * Match one of XML's five predefined entities (name plus the terminating
+ * semicolon) at `start`. Returns `(consumedLength << 7) | codePoint` where
+ * `consumedLength` counts the name and the semicolon, or -1 if nothing
+ * matches. All five patterns are decided within five characters of `start`,
+ * so the entity set ships no decode data.
+ * @param input Input text.
+ * @param start Index of the name's first character (right after the `&`).
+ */
+function matchXmlEntity(input, start) {
+    /*
+     * Direct char-code compares: `startsWith` costs a builtin call per
+     * probe, measured ~10% of entity-dense XML decode. Loads stay inside
+     * the cases so the miss path (`default`) pays nothing.
+     */
+    switch (input.charCodeAt(start)) {
+        case CHAR_LOWER_L: {
+            return input.charCodeAt(start + 1) === CHAR_LOWER_T &&
+                input.charCodeAt(start + 2) === CHAR_SEMI
+                ? (3 << 7) | 0x3c
+                : -1;
+        }
+        case CHAR_LOWER_G: {
+            return input.charCodeAt(start + 1) === CHAR_LOWER_T &&
+                input.charCodeAt(start + 2) === CHAR_SEMI
+                ? (3 << 7) | 0x3e
+                : -1;
+        }
+        case CHAR_LOWER_A: {
+            const c1 = input.charCodeAt(start + 1);
+            const c2 = input.charCodeAt(start + 2);
+            if (c1 === CHAR_LOWER_M &&
+                c2 === CHAR_LOWER_P &&
+                input.charCodeAt(start + 3) === CHAR_SEMI) {
+                return (4 << 7) | 0x26;
+            }
+            return c1 === CHAR_LOWER_P &&
+                c2 === CHAR_LOWER_O &&
+                input.charCodeAt(start + 3) === CHAR_LOWER_S &&
+                input.charCodeAt(start + 4) === CHAR_SEMI
+                ? (5 << 7) | 0x27
+                : -1;
+        }
+        case CHAR_LOWER_Q: {
+            return input.charCodeAt(start + 1) === CHAR_LOWER_U &&
+                input.charCodeAt(start + 2) === CHAR_LOWER_O &&
+                input.charCodeAt(start + 3) === CHAR_LOWER_T &&
+                input.charCodeAt(start + 4) === CHAR_SEMI
+                ? (5 << 7) | 0x22
+                : -1;
+        }
+        default: {
+            return -1;
+        }
+    }
+}
+/**
+ * The next `&` to resume from after emitting a replacement, given the index
+ * just past it. A leaf the decoders call after every emit: the common
+ * adjacent-entity case (`&amp;&lt;`) skips the `indexOf` C++ call.
+ * @param input Input text.
+ * @param last Index just past the entity that was emitted.
+ */
+function nextOffset(input, last) {
+    if (last >= input.length)
+        return -1;
+    return input.charCodeAt(last) === CHAR_AMP
+        ? last
+        : input.indexOf("&", last);
+}
+/**
+ * Synchronous HTML decoder, shared by all three decoding modes.
+ * @param input String to decode.
+ * @param mode Decoding mode for named entities.
+ */
+function decodeHtmlText(input, mode) {
+    const isLegacyAllowed = mode !== DecodingMode.Strict;
+    let offset = input.indexOf("&");
+    if (offset < 0)
+        return input;
+    const inputLength = input.length;
+    let result = "";
+    let last = 0;
+    do {
+        const start = offset + 1;
+        if (start + 1 >= inputLength)
+            break;
+        const c0 = input.charCodeAt(start);
+        if (c0 === CHAR_AMP) {
+            // Adjacent "&&": re-enter directly, skipping indexOf.
+            offset = start;
+            continue;
+        }
+        if (c0 === CHAR_NUM) {
+            const packed = parseNumericEntity(input, start + 1, !isLegacyAllowed);
+            const consumed = unpackConsumed(packed);
+            if (consumed === 0) {
+                offset = input.indexOf("&", start);
+            }
+            else {
+                if (last !== offset) {
+                    result += input.slice(last, offset);
+                }
+                result += codePointToString(packed & NUMERIC_CODE_POINT_MASK);
+                last = offset + consumed;
+                offset = nextOffset(input, last);
+            }
+            continue;
+        }
+        /*
+         * Named entity. The (c0,c1) class lists every length a matching
+         * name can have; probe `;` at each. A probe hit is fully
+         * verified by `findSlot`; no scanning is needed. A `;` miss at
+         * a legacy-marked length falls through to a direct legacy
+         * lookup: legacy names need no terminator.
+         */
+        const bits = htmlLengthBits[decode_data_format_pairIndex(c0, input.charCodeAt(start + 1))];
+        if ((bits & 0x80_00) !== 0) {
+            const packed = findLongClassMatch(input, start, mode);
+            if (packed >= 0) {
+                if (last !== offset)
+                    result += input.slice(last, offset);
+                result += emitHtmlValue(htmlSlotValue[packed >> 6]);
+                last = start + (packed & 63);
+                offset = nextOffset(input, last);
+            }
+            else {
+                offset = input.indexOf("&", start);
+            }
+            continue;
+        }
+        let probed = bits & 0x7f_ff;
+        /*
+         * Slot in bits 6+, semicolon in bit 5, consumed name span in bits 0-4.
+         * This path only handles names up to 16 characters, plus their ';'.
+         */
+        let matched = -1;
+        while (probed !== 0) {
+            const low = probed & -probed;
+            probed ^= low;
+            const length = 33 - Math.clz32(low);
+            const end = start + length;
+            // Longer probes cannot match either; lengths are ascending.
+            // eslint-disable-next-line unicorn/no-break-in-nested-loop -- keep the bounded probe loop inline
+            if (end > inputLength)
+                break;
+            const isTerminated = end < inputLength && input.charCodeAt(end) === CHAR_SEMI;
+            if (!(isTerminated ||
+                (isLegacyAllowed && ((bits >>> (length + 14)) & 1) !== 0)))
+                // eslint-disable-next-line unicorn/no-break-in-nested-loop -- skip impossible candidates in the inline probe loop
+                continue;
+            // Share the lookup call site, including after legacy-only inputs.
+            const slot = findSlotHtml(input, start, length);
+            // eslint-disable-next-line unicorn/no-break-in-nested-loop -- skip failed candidates in the inline probe loop
+            if (slot < 0)
+                continue;
+            if (isTerminated) {
+                matched = (slot << 6) | 32 | (length + 1);
+                // eslint-disable-next-line unicorn/no-break-in-nested-loop -- an exact match ends the probe loop
+                break;
+            }
+            if ((htmlSlotValue[slot] & 2) !== 0) {
+                matched = (slot << 6) | length;
+            }
+        }
+        if (matched >= 0) {
+            const length = matched & 31;
+            if ((matched & 32) !== 0 ||
+                mode !== DecodingMode.Attribute ||
+                start + length >= inputLength ||
+                !isEntityInAttributeInvalidEnd(input.charCodeAt(start + length))) {
+                if (last !== offset)
+                    result += input.slice(last, offset);
+                result += emitHtmlValue(htmlSlotValue[matched >> 6]);
+                last = start + length;
+                offset = nextOffset(input, last);
+                continue;
+            }
+        }
+        offset = input.indexOf("&", start + 1);
+    } while (offset >= 0);
+    return result + input.slice(last);
+}
+/**
+ * Decodes an HTML string.
+ * @param htmlString The string to decode.
+ * @param mode The decoding mode.
+ * @returns The decoded string.
+ */
+function decodeHTML(htmlString, mode = DecodingMode.Legacy) {
+    return decodeHtmlText(htmlString, mode);
+}
+/**
+ * Decodes an HTML string in an attribute.
+ * @param htmlAttribute The string to decode.
+ * @returns The decoded string.
+ */
+function decodeHTMLAttribute(htmlAttribute) {
+    return decodeHtmlText(htmlAttribute, DecodingMode.Attribute);
+}
+/**
+ * Decodes an HTML string, requiring all entities to be terminated by a
+ * semicolon.
+ * @param htmlString The string to decode.
+ * @returns The decoded string.
+ */
+function decodeHTMLStrict(htmlString) {
+    return decodeHtmlText(htmlString, DecodingMode.Strict);
+}
+/**
+ * Decodes an XML string, requiring all entities to be terminated by a
+ * semicolon.
+ * @param xmlString The string to decode.
+ * @returns The decoded string.
+ */
+function decodeXML(xmlString) {
+    let offset = xmlString.indexOf("&");
+    if (offset < 0)
+        return xmlString;
+    let lastIndex = 0;
+    let result = "";
+    do {
+        const start = offset + 1;
+        if (start + 1 >= xmlString.length)
+            break;
+        let consumed = 0;
+        let value = "";
+        const c1 = xmlString.charCodeAt(start);
+        if (c1 === CHAR_NUM) {
+            const packed = parseNumericEntity(xmlString, start + 1, true);
+            consumed = unpackConsumed(packed);
+            if (consumed !== 0) {
+                const codePoint = packed & NUMERIC_CODE_POINT_MASK;
+                value =
+                    (codePoint - 1) >>> 0 < 0xd7_ff
+                        ? String.fromCharCode(codePoint)
+                        : String.fromCodePoint(replaceCodePointXML(codePoint));
+            }
+        }
+        else {
+            /* eslint-disable unicorn/no-break-in-nested-loop -- Keep XML name dispatch inline with the decode loop. */
+            switch (c1) {
+                // &lt; / &gt;
+                case 0x6c:
+                case 0x67: {
+                    if (start + 2 < xmlString.length &&
+                        xmlString.charCodeAt(start + 1) === 0x74 &&
+                        xmlString.charCodeAt(start + 2) === CHAR_SEMI) {
+                        consumed = 4;
+                        value = c1 === 0x6c ? "<" : ">";
+                    }
+                    break;
+                }
+                // &amp; / &apos;
+                case 0x61: {
+                    const c2 = xmlString.charCodeAt(start + 1);
+                    if (start + 3 < xmlString.length &&
+                        c2 === 0x6d &&
+                        xmlString.charCodeAt(start + 2) === 0x70 &&
+                        xmlString.charCodeAt(start + 3) === CHAR_SEMI) {
+                        consumed = 5;
+                        value = "&";
+                    }
+                    else if (start + 4 < xmlString.length &&
+                        c2 === 0x70 &&
+                        xmlString.charCodeAt(start + 2) === 0x6f &&
+                        xmlString.charCodeAt(start + 3) === 0x73 &&
+                        xmlString.charCodeAt(start + 4) === CHAR_SEMI) {
+                        consumed = 6;
+                        value = "'";
+                    }
+                    break;
+                }
+                // &quot;
+                case 0x71: {
+                    if (start + 4 < xmlString.length &&
+                        xmlString.charCodeAt(start + 1) === 0x75 &&
+                        xmlString.charCodeAt(start + 2) === 0x6f &&
+                        xmlString.charCodeAt(start + 3) === 0x74 &&
+                        xmlString.charCodeAt(start + 4) === CHAR_SEMI) {
+                        consumed = 6;
+                        value = '"';
+                    }
+                    break;
+                }
+            }
+            /* eslint-enable unicorn/no-break-in-nested-loop */
+        }
+        if (consumed > 0) {
+            if (lastIndex < offset)
+                result += xmlString.slice(lastIndex, offset);
+            result += value;
+            offset = lastIndex = offset + consumed;
+        }
+        else {
+            offset = start;
+        }
+        /*
+         * Adjacent entities (`&x;&y;`) are common in entity-dense input;
+         * checking the single character at `lastIndex` first skips the
+         * `indexOf` call (and its per-call overhead) for that case.
+         */
+        offset =
+            offset < xmlString.length &&
+                xmlString.charCodeAt(offset) === CHAR_AMP
+                ? offset
+                : xmlString.indexOf("&", offset);
+    } while (offset >= 0);
+    return result + xmlString.slice(lastIndex);
+}
+const STATE_ENTITY_START = 0;
+const STATE_NUMERIC_START = 1;
+const STATE_NUMERIC_DECIMAL = 2;
+const STATE_NUMERIC_HEX = 3;
+const STATE_NAMED_ENTITY = 4;
+/**
+ * Token decoder with support of writing partial entities; the shared base
+ * of `HtmlEntityDecoder` and `XmlEntityDecoder`. Numeric entities are
+ * identical in both document types and are handled here; named entities are
+ * left to the subclasses.
+ *
+ * The decoder is driven by a tokenizer: after a `&`, write the following
+ * input (possibly in chunks). `write` returns the number of characters
+ * consumed once the entity is decided, or -1 while more input is needed.
+ * Rejection may surface later than strictly possible (the decoder buffers
+ * until a terminator or the name-length limit), but emitted code points,
+ * consumed counts, and final return values are exact.
+ */
+class EntityDecoderBase {
+    emitCodePoint;
+    errors;
+    /** The current state of the decoder. */
+    state = STATE_ENTITY_START;
+    /** Characters that were consumed while parsing an entity. */
+    consumed = 1;
+    /** Accumulated numeric code point, or a packed partial XML name. */
+    result = 0;
+    /** The mode in which the decoder is operating. */
+    decodeMode = DecodingMode.Strict;
+    /** Replacement rules for numeric character references. */
+    replaceNumericCodePoint = replaceCodePoint;
+    constructor(
+    /**
+     * The function that is called when a codepoint is decoded.
+     *
+     * For multi-byte named entities, this will be called multiple times,
+     * with the second codepoint, and the same `consumed` value.
+     * @param codepoint The decoded codepoint.
+     * @param consumed The number of bytes consumed by the decoder.
+     */
+    emitCodePoint, 
+    /** An object that is used to produce errors. */
+    errors) {
+        this.emitCodePoint = emitCodePoint;
+        this.errors = errors;
+    }
+    /**
+     * Switches between the numeric decimal and hexadecimal states.
+     *
+     * Equivalent to the `Numeric character reference state` in the HTML spec.
+     * @param input The string containing the entity (or a continuation of the entity).
+     * @param offset The current offset.
+     * @returns The number of characters that were consumed, or -1 if the entity is incomplete.
+     */
+    stateNumericStart(input, offset) {
+        if (offset >= input.length) {
+            return -1;
+        }
+        if ((input.charCodeAt(offset) | TO_LOWER_BIT) === CHAR_LOWER_X) {
+            this.state = STATE_NUMERIC_HEX;
+            this.consumed += 1;
+            return this.stateNumericHex(input, offset + 1);
+        }
+        this.state = STATE_NUMERIC_DECIMAL;
+        return this.stateNumericDecimal(input, offset);
+    }
+    /**
+     * Parses a hexadecimal numeric entity.
+     *
+     * Equivalent to the `Hexadecimal character reference state` in the HTML spec.
+     * @param input The string containing the entity (or a continuation of the entity).
+     * @param offset The current offset.
+     * @returns The number of characters that were consumed, or -1 if the entity is incomplete.
+     */
+    stateNumericHex(input, offset) {
+        const inputLength = input.length;
+        // Local accumulators; flushed before any exit.
+        let { result, consumed } = this;
+        let index = offset;
+        while (index < inputLength) {
+            const char = input.charCodeAt(index);
+            const digit = numericDigits[char];
+            if (digit <= 15) {
+                result = result * 16 + digit;
+            }
+            else {
+                this.result = result;
+                this.consumed = consumed;
+                return this.emitNumericEntity(char, 3);
+            }
+            consumed += 1;
+            index += 1;
+        }
+        this.result = result;
+        this.consumed = consumed;
+        return -1; // Incomplete entity
+    }
+    /**
+     * Parses a decimal numeric entity.
+     *
+     * Equivalent to the `Decimal character reference state` in the HTML spec.
+     * @param input The string containing the entity (or a continuation of the entity).
+     * @param offset The current offset.
+     * @returns The number of characters that were consumed, or -1 if the entity is incomplete.
+     */
+    stateNumericDecimal(input, offset) {
+        const inputLength = input.length;
+        // Local accumulators; flushed before any exit.
+        let { result, consumed } = this;
+        let index = offset;
+        while (index < inputLength) {
+            const digit = input.charCodeAt(index) - CHAR_ZERO;
+            if (digit >>> 0 > 9) {
+                this.result = result;
+                this.consumed = consumed;
+                return this.emitNumericEntity(digit + CHAR_ZERO, 2);
+            }
+            result = result * 10 + digit;
+            consumed += 1;
+            index += 1;
+        }
+        this.result = result;
+        this.consumed = consumed;
+        return -1; // Incomplete entity
+    }
+    /**
+     * Validate and emit a numeric entity.
+     *
+     * Implements the logic from the `Hexadecimal character reference start
+     * state` and `Numeric character reference end state` in the HTML spec.
+     * @param lastCp The last code point of the entity. Used to see if the
+     *               entity was terminated with a semicolon.
+     * @param expectedLength The minimum number of characters that should be
+     *                       consumed. Used to validate that at least one digit
+     *                       was consumed.
+     * @returns The number of characters that were consumed.
+     */
+    emitNumericEntity(lastCp, expectedLength) {
+        // Ensure we consumed at least one digit.
+        if (this.consumed <= expectedLength) {
+            this.errors?.absenceOfDigitsInNumericCharacterReference(this.consumed);
+            return 0;
+        }
+        // Figure out if this is a legit end of the entity
+        if (lastCp === CHAR_SEMI) {
+            this.consumed += 1;
+        }
+        else if (this.decodeMode === DecodingMode.Strict) {
+            return 0;
+        }
+        this.emitCodePoint(this.replaceNumericCodePoint(this.result), this.consumed);
+        if (this.errors) {
+            if (lastCp !== CHAR_SEMI) {
+                this.errors.missingSemicolonAfterCharacterReference();
+            }
+            this.errors.validateNumericCharacterReference(this.result);
+        }
+        return this.consumed;
+    }
+    /**
+     * Resets the instance to make it reusable.
+     * @param decodeMode Entity decoding mode to use.
+     */
+    startEntity(decodeMode) {
+        this.decodeMode = decodeMode;
+        this.state = STATE_ENTITY_START;
+        this.result = 0;
+        this.consumed = 1;
+    }
+    /**
+     * Write an entity to the decoder. This can be called multiple times with partial entities.
+     * If the entity is incomplete, the decoder will return -1.
+     * @param input The string containing the entity (or a continuation of the entity).
+     * @param offset The offset at which the entity begins. Should be 0 if this is not the first call.
+     * @returns The number of characters that were consumed, or -1 if the entity is incomplete.
+     */
+    write(input, offset) {
+        switch (this.state) {
+            case STATE_ENTITY_START: {
+                if (input.charCodeAt(offset) === CHAR_NUM) {
+                    this.state = STATE_NUMERIC_START;
+                    this.consumed += 1;
+                    return this.stateNumericStart(input, offset + 1);
+                }
+                this.state = STATE_NAMED_ENTITY;
+                return this.stateNamedEntity(input, offset);
+            }
+            case STATE_NUMERIC_START: {
+                return this.stateNumericStart(input, offset);
+            }
+            case STATE_NUMERIC_DECIMAL: {
+                return this.stateNumericDecimal(input, offset);
+            }
+            case STATE_NUMERIC_HEX: {
+                return this.stateNumericHex(input, offset);
+            }
+            default: {
+                // NamedEntity: the only remaining state.
+                return this.stateNamedEntity(input, offset);
+            }
+        }
+    }
+    /**
+     * Signal to the parser that the end of the input was reached.
+     *
+     * Remaining data will be emitted and relevant errors will be produced.
+     * @returns The number of characters consumed.
+     */
+    end() {
+        switch (this.state) {
+            case STATE_NAMED_ENTITY: {
+                return this.endNamedEntity();
+            }
+            // Otherwise, emit a numeric entity if we have one.
+            case STATE_NUMERIC_DECIMAL: {
+                return this.emitNumericEntity(0, 2);
+            }
+            case STATE_NUMERIC_HEX: {
+                return this.emitNumericEntity(0, 3);
+            }
+            case STATE_NUMERIC_START: {
+                this.errors?.absenceOfDigitsInNumericCharacterReference(this.consumed);
+                return 0;
+            }
+            default: {
+                // EntityStart: return 0.
+                return 0;
+            }
+        }
+    }
+}
+/**
+ * Streaming decoder for HTML entities.
+ *
+ * When the entity fits inside the current chunk (the common case), the
+ * lookup runs directly on the chunk via the same length-probe scheme as the
+ * synchronous decoder; chunk-boundary runs use a reusable character buffer.
+ */
+class HtmlEntityDecoder extends (/* unused pure expression or super */ null && (EntityDecoderBase)) {
+    /** Total name characters seen for the current named entity. */
+    runLength = 0;
+    /** Reused for ASCII alphanumerics; the 32nd character rules out an exact match. */
+    nameBuffer = new Uint8Array(32);
+    /**
+     * Emit the replacement for a matched slot. Values are at most two
+     * UTF-16 code units; like previous versions, each unit is emitted as
+     * its own callback (surrogate halves included).
+     * @param slot The matched slot.
+     */
+    emitSlot(slot) {
+        const packed = htmlSlotValue[slot];
+        const off = packed >> 2;
+        this.emitCodePoint(htmlValues.charCodeAt(off), this.consumed);
+        if ((packed & 1) !== 0) {
+            this.emitCodePoint(htmlValues.charCodeAt(off + 1), this.consumed);
+        }
+    }
+    startEntity(decodeMode) {
+        super.startEntity(decodeMode);
+        this.runLength = 0;
+    }
+    stateNamedEntity(input, offset) {
+        const inputLength = input.length;
+        if (this.runLength === 0 && offset + 17 <= inputLength) {
+            /*
+             * Fast path: all length probes are conclusive inside this
+             * chunk. (Near the chunk end a probe miss could be a name
+             * continuing in the next chunk, so fall through to buffering.)
+             */
+            const c0 = input.charCodeAt(offset);
+            const pair = pairIndex(c0, input.charCodeAt(offset + 1));
+            const bits = htmlLengthBits[pair];
+            if ((bits & 0x80_00) !== 0 && offset + 32 <= inputLength) {
+                const packed = findLongClassMatch(input, offset, this.decodeMode);
+                if (packed >= 0) {
+                    const length = packed & 63;
+                    this.consumed = length + 1;
+                    this.emitSlot(packed >> 6);
+                    if (input.charCodeAt(offset + length - 1) !== CHAR_SEMI) {
+                        this.errors?.missingSemicolonAfterCharacterReference();
+                    }
+                    return this.consumed;
+                }
+                // The window decides every exact or legacy candidate.
+                return 0;
+            }
+            let probed = bits & 0x7f_ff;
+            while (probed !== 0) {
+                /*
+                 * Shortest candidate first: only one length can carry the
+                 * terminating ';' (a ';' inside a longer candidate fails its
+                 * middle comparison), so the order is correctness-neutral,
+                 * and the most common entities are short. Legacy matches are
+                 * resolved after the loop, preserving exact-match
+                 * precedence.
+                 */
+                const low = probed & -probed;
+                probed ^= low;
+                const length = 33 - Math.clz32(low);
+                if (input.charCodeAt(offset + length) === CHAR_SEMI) {
+                    const slot = findSlotHtml(input, offset, length);
+                    if (slot >= 0) {
+                        this.consumed = length + 2;
+                        this.emitSlot(slot);
+                        return this.consumed;
+                    }
+                }
+            }
+            if ((bits & 0x80_00) === 0) {
+                if (this.decodeMode !== DecodingMode.Strict) {
+                    const packed = findLegacySlot(input, offset, 31);
+                    if (packed >= 0) {
+                        const matchLength = packed & 7;
+                        const next = input.charCodeAt(offset + matchLength);
+                        if (this.decodeMode === DecodingMode.Attribute &&
+                            isEntityInAttributeInvalidEnd(next)) {
+                            return 0;
+                        }
+                        this.consumed = matchLength + 1;
+                        this.emitSlot(packed >> 3);
+                        this.errors?.missingSemicolonAfterCharacterReference();
+                        return this.consumed;
+                    }
+                }
+                // No long names in this class: the probes were exhaustive.
+                return 0;
+            }
+        }
+        // A 32nd name character rules out every exact HTML match.
+        let index = offset;
+        let { runLength } = this;
+        let terminator = -1;
+        const scanEnd = Math.min(inputLength, offset + 32 - runLength);
+        while (index < scanEnd) {
+            const char = input.charCodeAt(index);
+            if (!isAlphaNumeric(char)) {
+                terminator = char;
+                break;
+            }
+            this.nameBuffer[runLength++] = char;
+            index++;
+        }
+        if (terminator < 0 && runLength < 32) {
+            this.runLength = runLength;
+            return -1;
+        }
+        if (terminator === CHAR_SEMI && (runLength - 2) >>> 0 <= 29) {
+            const slot = findBufferedHtmlSlot(this.nameBuffer, runLength);
+            if (slot >= 0) {
+                this.consumed = runLength + 2;
+                this.emitSlot(slot);
+                return this.consumed;
+            }
+        }
+        if (this.decodeMode !== DecodingMode.Strict && runLength >= 2) {
+            const packed = findBufferedLegacySlot(this.nameBuffer, runLength);
+            if (packed >= 0) {
+                const length = packed & 7;
+                const next = length < runLength ? this.nameBuffer[length] : terminator;
+                if (this.decodeMode === DecodingMode.Attribute &&
+                    isEntityInAttributeInvalidEnd(next))
+                    return 0;
+                this.consumed = length + 1;
+                this.emitSlot(packed >> 3);
+                this.errors?.missingSemicolonAfterCharacterReference();
+                return this.consumed;
+            }
+        }
+        return 0;
+    }
+    endNamedEntity() {
+        // Emit the longest legacy match in the buffered run, if any.
+        if (this.decodeMode === DecodingMode.Strict || this.runLength < 2) {
+            return 0;
+        }
+        const packed = findBufferedLegacySlot(this.nameBuffer, this.runLength);
+        if (packed < 0)
+            return 0;
+        if (this.decodeMode === DecodingMode.Attribute &&
+            (packed & 7) < this.runLength) {
+            return 0;
+        }
+        this.consumed = (packed & 7) + 1;
+        this.emitSlot(packed >> 3);
+        this.errors?.missingSemicolonAfterCharacterReference();
+        return this.consumed;
+    }
+}
+/**
+ * Find a buffered name. Its characters were already checked as ASCII
+ * alphanumerics while scanning, so no outer-character range check is needed.
+ * @param buffer Reusable character buffer.
+ * @param length Number of characters to match.
+ */
+function findBufferedHtmlSlot(buffer, length) {
+    const key = (buffer[0] << 25) |
+        (buffer[1] << 18) |
+        (buffer[length - 2] << 11) |
+        (CHAR_REMAP[buffer[length - 1]] << 5) |
+        length;
+    let slot = 2 * (((Math.imul(key, BUCKET_HASH_1) >>> 16) * htmlBuckets) >>> 16);
+    for (let attempt = 0;; attempt++) {
+        if (htmlKeys[slot] === key &&
+            (length <= 4 || isBufferedMiddle(slot, buffer, length)))
+            return slot;
+        if (htmlKeys[slot + 1] === key &&
+            (length <= 4 || isBufferedMiddle(slot + 1, buffer, length)))
+            return slot + 1;
+        if (attempt === 1)
+            return -1;
+        slot =
+            2 * (((Math.imul(key, BUCKET_HASH_2) >>> 16) * htmlBuckets) >>> 16);
+    }
+}
+function isBufferedMiddle(slot, buffer, length) {
+    let wordIndex = htmlSlotMidOff[slot];
+    let index = 2;
+    const end = length - 2;
+    while (index + 1 < end) {
+        if ((buffer[index] | (buffer[index + 1] << 16)) !==
+            htmlMiddles[wordIndex++])
+            return false;
+        index += 2;
+    }
+    return (index === end || buffer[index] === (htmlMiddles[wordIndex] & 0xff_ff));
+}
+/**
+ * Find the longest legacy name in the buffer, packed as `(slot << 3) | length`.
+ * @param buffer Reusable character buffer.
+ * @param length Number of buffered characters.
+ */
+function findBufferedLegacySlot(buffer, length) {
+    let legacy = (htmlLengthBits[pairIndex(buffer[0], buffer[1])] >>> 16) & 31;
+    while (legacy !== 0) {
+        const top = 31 - Math.clz32(legacy);
+        legacy ^= 1 << top;
+        if (top + 2 > length)
+            continue;
+        const slot = findBufferedHtmlSlot(buffer, top + 2);
+        if (slot >= 0 && (htmlSlotValue[slot] & 2) !== 0)
+            return (slot << 3) | (top + 2);
+    }
+    return -1;
+}
+/**
+ * Match an XML name packed in seven-bit groups, or return -1.
+ * @param name Packed name accumulated across chunks.
+ */
+function xmlCodePoint(name) {
+    switch (name) {
+        case 0x18_76_f0: {
+            // "amp"
+            return 0x26;
+        }
+        case 0xc_3c_37_f3: {
+            // "apos"
+            return 0x27;
+        }
+        case 0x33_f4: {
+            // "gt"
+            return 0x3e;
+        }
+        case 0x36_74: {
+            // "lt"
+            return 0x3c;
+        }
+        case 0xe_3d_77_f4: {
+            // "quot"
+            return 0x22;
+        }
+        default: {
+            return -1;
+        }
+    }
+}
+/**
+ * Streaming decoder for XML entities: the five predefined named entities
+ * plus numeric character references.
+ */
+class XmlEntityDecoder extends (/* unused pure expression or super */ null && (EntityDecoderBase)) {
+    replaceNumericCodePoint = replaceCodePointXML;
+    stateNamedEntity(input, offset) {
+        const inputLength = input.length;
+        if (this.consumed === 1 && offset + 5 <= inputLength) {
+            // Fast path: all five patterns are decided within five chars.
+            const packed = matchXmlEntity(input, offset);
+            if (packed < 0)
+                return 0;
+            const consumed = (this.consumed = (packed >> 7) + 1);
+            this.emitCodePoint(packed & 127, consumed);
+            return consumed;
+        }
+        // XML names need at most four seven-bit characters, fitting in 28 bits.
+        let { result, consumed } = this;
+        for (let index = offset; index < inputLength; index++) {
+            const char = input.charCodeAt(index);
+            if (char === CHAR_SEMI) {
+                const codePoint = xmlCodePoint(result);
+                if (codePoint < 0)
+                    return 0;
+                this.consumed = consumed + 1;
+                this.emitCodePoint(codePoint, this.consumed);
+                return this.consumed;
+            }
+            if (consumed >= 5 || (char - CHAR_LOWER_A) >>> 0 > 25)
+                return 0;
+            result = (result << 7) | char;
+            consumed++;
+        }
+        this.result = result;
+        this.consumed = consumed;
+        return -1;
+    }
+    endNamedEntity() {
+        // XML has no legacy entities; an unterminated name never matches.
+        return 0;
+    }
+}
+
+//# sourceMappingURL=decode.js.map
 
 /***/ })
 

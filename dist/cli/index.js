@@ -6,7 +6,7 @@ import './sourcemap-register.cjs';import { createRequire as __WEBPACK_EXTERNAL_c
 /***/ ((module, __unused_webpack___webpack_exports__, __nccwpck_require__) => {
 
 __nccwpck_require__.a(module, async (__webpack_handle_async_dependencies__, __webpack_async_result__) => { try {
-/* harmony import */ var _main_js__WEBPACK_IMPORTED_MODULE_0__ = __nccwpck_require__(5371);
+/* harmony import */ var _main_js__WEBPACK_IMPORTED_MODULE_0__ = __nccwpck_require__(4908);
 
 (0,_main_js__WEBPACK_IMPORTED_MODULE_0__/* .exitWith */ .n)(await (0,_main_js__WEBPACK_IMPORTED_MODULE_0__/* .run */ .e)(process.argv.slice(2)));
 
@@ -15,7 +15,7 @@ __webpack_async_result__();
 
 /***/ }),
 
-/***/ 5371:
+/***/ 4908:
 /***/ ((__unused_webpack_module, __webpack_exports__, __nccwpck_require__) => {
 
 
@@ -211,27 +211,27 @@ function parseCommandLine(argv, inputs, env) {
             line.help = true;
             continue;
         }
-        if (arg === '-p' || arg === '--param') {
-            params.push(param(value(arg, ++i), params.length + 1));
+        if (/^-p[^-]/.test(arg)) {
+            params.push(param(arg.slice(2), params.length + 1));
             continue;
         }
-        if (arg.startsWith('--param=') || /^-p[^-]/.test(arg)) {
-            params.push(param(arg.slice(arg.startsWith('-p') ? 2 : '--param='.length), params.length + 1));
-            continue;
-        }
-        if (arg === '--file' || arg.startsWith('--file=')) {
-            const spec = arg === '--file' ? value(arg, ++i) : arg.slice('--file='.length);
-            files.push(fileSpec(spec, files.length + 1));
-            continue;
-        }
-        if (!arg.startsWith('--')) {
+        const long = arg === '-p' ? '--param' : arg;
+        if (!long.startsWith('--')) {
             throw new UsageError(arg.startsWith('-')
                 ? `unknown option ${arg}`
                 : `unexpected argument '${arg}': every input is a flag (--job NAME, --url URL, ...)`);
         }
-        const eq = arg.indexOf('=');
-        const name = arg.slice(2, eq < 0 ? undefined : eq);
-        const inline = eq < 0 ? undefined : arg.slice(eq + 1);
+        const eq = long.indexOf('=');
+        const name = long.slice(2, eq < 0 ? undefined : eq);
+        const inline = eq < 0 ? undefined : long.slice(eq + 1);
+        if (name === 'param') {
+            params.push(param(inline ?? value(arg, ++i), params.length + 1));
+            continue;
+        }
+        if (name === 'file') {
+            files.push(fileSpec(inline ?? value(arg, ++i), files.length + 1));
+            continue;
+        }
         if (name === 'json' || name === 'verbose') {
             if (inline !== undefined)
                 throw new UsageError(`--${name} takes no value`);
@@ -522,20 +522,36 @@ function wrap(text, width) {
     return lines;
 }
 
-;// CONCATENATED MODULE: ./src/util/html.ts
+;// CONCATENATED MODULE: ./src/util/input-error.ts
 /**
- * Text in the job summary: what came from Jenkins or the user made inert
- * (HTML and Markdown), links only to http(s), and the text of Jenkins' HTML
- * (a description) rather than its markup.
+ * Thrown for a bad input; the message names the input and the expected form,
+ * and never contains a secret (token, password, github-token).
  */
-
-/** An `<a>` to an http(s) URL, else the escaped text alone. */
-function html_link(text, url) {
-    const href = safeUrl(url);
-    return href ? `<a href="${escapeAttribute(href)}">${escapeHtml(text)}</a>` : escapeHtml(text);
+class input_error_InputError extends Error {
+    constructor(message) {
+        super(message);
+        this.name = 'InputError';
+    }
 }
-/** Only http(s) links: a URL that came back from Jenkins must not become `javascript:`. */
-function safeUrl(url) {
+
+;// CONCATENATED MODULE: ./src/util/http-url.ts
+
+/** `value` as an absolute http(s) URL; else an error in which `where` names the input and value. */
+function parseHttpUrl(value, where, expected) {
+    let url;
+    try {
+        url = new URL(value);
+    }
+    catch {
+        throw new InputError(`${where} is not an absolute URL: ${expected}.`);
+    }
+    if (url.protocol !== 'http:' && url.protocol !== 'https:') {
+        throw new InputError(`${where} must use http or https, not '${url.protocol.slice(0, -1)}': ${expected}.`);
+    }
+    return url;
+}
+/** `url` as the href of an http(s) URL; undefined for none, or any other scheme (`javascript:`). */
+function http_url_httpHref(url) {
     if (!url)
         return undefined;
     try {
@@ -545,6 +561,30 @@ function safeUrl(url) {
     catch {
         return undefined;
     }
+}
+/**
+ * Whether the path of the URL `value` has a '.' or '..' segment (also as
+ * %2e): the URL parser resolves them silently, and a URL Jenkins wrote never
+ * holds them, so an input that does is refused rather than guessed.
+ */
+function hasDotSegment(value) {
+    const path = value.replace(/^[a-z][a-z0-9+.-]*:\/\/[^/?#]*/i, '').replace(/[?#].*$/s, '');
+    return path.split('/').some(segment => /^(\.|%2e){1,2}$/i.test(segment));
+}
+
+;// CONCATENATED MODULE: ./src/util/html.ts
+/**
+ * Text in the job summary: what came from Jenkins or the user made inert
+ * (HTML and Markdown), links only to http(s), and the text of Jenkins' HTML
+ * (a description) rather than its markup.
+ */
+
+
+/** An `<a>` to an http(s) URL, else the escaped text alone. */
+function html_link(text, url) {
+    // Only http(s) links: a URL that came back from Jenkins must not become `javascript:`.
+    const href = httpHref(url);
+    return href ? `<a href="${escapeAttribute(href)}">${escapeHtml(text)}</a>` : escapeHtml(text);
 }
 /**
  * Makes text inert in the summary: HTML special characters and the characters
@@ -587,16 +627,12 @@ function htmlText(html) {
         .replace(NOT_TEXT, '')
         .replace(LINE_BREAK, '\n')
         .replace(MARKUP, '');
-    return decodeEntities(text)
+    return decodeHTML(text)
         .split(/\r\n|\r|\n/)
         .map(line => line.replace(/[ \t\u00a0]+/g, ' ').trim())
         .join('\n')
         .replace(/\n{3,}/g, '\n\n')
         .trim();
-}
-/** HTML's character references decoded, as a browser decodes them in text (`&lt;`, `&#60;`, `&#x3C;`, `&amp`). */
-function decodeEntities(text) {
-    return decodeHTML(text);
 }
 
 ;// CONCATENATED MODULE: ./src/util/redaction.ts
@@ -1077,10 +1113,6 @@ class StepLog {
                 this.line(this.reader.read(text));
         }
     }
-    /** A line of the command's own, under the same masking and terminal rules. */
-    note(text, style) {
-        this.out(text, style);
-    }
     line(entry) {
         const { command } = entry;
         if (!command) {
@@ -1091,13 +1123,13 @@ class StepLog {
             // Outside a stop-commands region a plain line is the action's own
             // (Jenkins' console is always inside one), worded for a terminal too.
             const { wording } = this.options;
-            return this.out(entry.stopped || !wording ? entry.text : wording(entry.text));
+            return this.note(entry.stopped || !wording ? entry.text : wording(entry.text));
         }
         // The command that ends a stopped region is a marker, like the one that began it.
         if (entry.stopped)
             return;
         if (this.echo && command.name !== 'add-mask' && command.name !== 'stop-commands') {
-            this.out(entry.text);
+            this.note(entry.text);
         }
         this.act(command);
     }
@@ -1106,7 +1138,7 @@ class StepLog {
         switch (command.name) {
             case 'add-mask':
                 if (this.echo && data.trim() !== '')
-                    this.out('::add-mask::***');
+                    this.note('::add-mask::***');
                 this.masker.add(data);
                 return;
             case 'stop-commands':
@@ -1146,7 +1178,7 @@ class StepLog {
         if (command.name === 'error')
             this.errors.push(this.masker.redact(text));
         if (title === undefined) {
-            return this.out(`${prefix[0]}${this.withoutRepeatedTail(text)}`, prefix[1]);
+            return this.note(`${prefix[0]}${this.withoutRepeatedTail(text)}`, prefix[1]);
         }
         // A failed test: `Error: name: message`, or at a known place
         // `path:line: name: message`, the form editors and terminals turn into
@@ -1157,7 +1189,7 @@ class StepLog {
         const [first = '', ...rest] = this.masker.redact(text).split(/\r\n|\r|\n/);
         const name = this.masker.redact(title);
         const lines = [first, ...rest.map(more => `${name}: ${more}`)];
-        this.out(lines.map(l => `${lead}${l}`).join('\n'), prefix[1]);
+        this.note(lines.map(l => `${lead}${l}`).join('\n'), prefix[1]);
     }
     /**
      * A failure's message ends with the console's last lines, for the
@@ -1179,7 +1211,8 @@ class StepLog {
             end.every((line, i) => line === tail[i]);
         return repeated ? text.slice(0, match.index) : text;
     }
-    out(text, style) {
+    /** A line of the step's, or of the command's own, under the masking and terminal rules. */
+    note(text, style) {
         const { color } = this.options;
         const [open, close] = style && color ? STYLES[style] : ['', ''];
         for (const line of this.masker.redact(text).split(/\r\n|\r|\n/)) {
@@ -1202,10 +1235,6 @@ const external_node_child_process_namespaceObject = __WEBPACK_EXTERNAL_createReq
 
 
 
-/** The variable the runner passes an input in. */
-function inputVariable(name) {
-    return `INPUT_${name.replace(/ /g, '_').toUpperCase()}`;
-}
 /** The Node 24 that `npm test` installs into tools/node24 (scripts/ensure-node24.mjs), when it is there. */
 function installedNode24(root) {
     const path = (0,external_node_path_namespaceObject.join)(root, 'tools', 'node24', 'node_modules', '.bin', 'node');
@@ -1262,8 +1291,10 @@ function startStep(spec) {
     };
     if (spec.noSummary)
         delete env.GITHUB_STEP_SUMMARY;
-    for (const [name, value] of Object.entries(spec.inputs))
-        env[inputVariable(name)] = value;
+    // The runner passes an input as INPUT_<NAME>, spaces as `_`, hyphens kept.
+    for (const [name, value] of Object.entries(spec.inputs)) {
+        env[`INPUT_${name.replace(/ /g, '_').toUpperCase()}`] = value;
+    }
     for (const [key, value] of Object.entries(spec.state ?? {}))
         env[`STATE_${key}`] = value;
     Object.assign(env, spec.overrides);
@@ -1516,25 +1547,20 @@ const BUILD_RESULTS = (/* unused pure expression or super */ null && (['SUCCESS'
 const ROOT = (0,external_node_path_namespaceObject.resolve)((0,external_node_path_namespaceObject.dirname)((0,external_node_url_namespaceObject.fileURLToPath)(import.meta.url)), '..', '..');
 /** Variables the command owns or the runner sets per step: never inherited from the caller. */
 const NOT_INHERITED = /^(INPUT_|STATE_|GITHUB_(OUTPUT|STATE|ENV|PATH|STEP_SUMMARY)$|RUNNER_DEBUG$|JENKINS_(URL|USER|TOKEN|JOB_TOKEN)$)/;
-const PROCESS_TERMINAL = {
-    stdout: process.stdout,
-    stderr: process.stderr,
-    env: process.env
-};
 /** Runs the command; resolves to its exit status. */
-async function run(argv, io = PROCESS_TERMINAL) {
+async function run(argv) {
     const actionYml = (0,external_node_path_namespaceObject.join)(ROOT, 'action.yml');
     const bundle = (0,external_node_path_namespaceObject.join)(ROOT, 'dist', 'index.js');
     for (const path of [actionYml, bundle]) {
         if (!(0,external_node_fs_namespaceObject.existsSync)(path)) {
-            io.stderr.write(`jenkins-build: ${path} is missing: run it from a clone of the action, after 'npm ci' (and 'npm run build' for dist/).\n`);
+            process.stderr.write(`jenkins-build: ${path} is missing: run it from a clone of the action, after 'npm ci' (and 'npm run build' for dist/).\n`);
             return 2;
         }
     }
     const inputs = readActionInputs(actionYml);
     let line;
     try {
-        line = parseCommandLine(argv, inputs, io.env);
+        line = parseCommandLine(argv, inputs, process.env);
         if (!line.help && !line.given.url) {
             throw new UsageError('no Jenkins URL: give --url URL or set JENKINS_URL');
         }
@@ -1542,35 +1568,35 @@ async function run(argv, io = PROCESS_TERMINAL) {
     catch (error) {
         if (!(error instanceof UsageError))
             throw error;
-        io.stderr.write(`jenkins-build: ${error.message}\nSee 'jenkins-build --help' for the flags.\n`);
+        process.stderr.write(`jenkins-build: ${error.message}\nSee 'jenkins-build --help' for the flags.\n`);
         // --json promises an object on stdout, even when the command line is wrong.
         if (argv.includes('--json'))
-            io.stdout.write(`${JSON.stringify({ error: error.message })}\n`);
+            process.stdout.write(`${JSON.stringify({ error: error.message })}\n`);
         return 2;
     }
     if (line.help) {
-        io.stdout.write(helpText(inputs, Math.min(100, io.stdout.columns ?? 100)));
+        process.stdout.write(helpText(inputs, Math.min(100, process.stdout.columns ?? 100)));
         return 0;
     }
     const node = installedNode24(ROOT) ?? currentNode();
     if (!node) {
-        io.stderr.write(`jenkins-build: the action needs Node 20 or newer to run (this is ${process.version}); 'npm run node24' installs Node 24 into tools/node24, which the command then uses.\n`);
+        process.stderr.write(`jenkins-build: the action needs Node 20 or newer to run (this is ${process.version}); 'npm run node24' installs Node 24 into tools/node24, which the command then uses.\n`);
         return 2;
     }
-    return runSteps({ line, inputs, node, bundle, io });
+    return runSteps(line, inputs, node, bundle);
 }
 function currentNode() {
     return Number(process.versions.node.split('.')[0]) >= 20 ? process.execPath : undefined;
 }
 /** The main step, then the post step (the runner's `post-if: always()`), then the outputs. */
-async function runSteps({ line, inputs, node, bundle, io }) {
-    const values = stepInputs(inputs, line.given, io.env);
+async function runSteps(line, inputs, node, bundle) {
+    const values = stepInputs(inputs, line.given, process.env);
     // The runner masks the workflow's secrets from the first line.
     const masker = new Redaction('runner');
     for (const name of SECRET_INPUTS)
         masker.add(values[name] ?? '');
-    const stdout = new Output('stdout', io.stdout);
-    const stderr = new Output('stderr', io.stderr);
+    const stdout = new Output('stdout', process.stdout);
+    const stderr = new Output('stderr', process.stderr);
     // stdout holds what was asked for instead of the log: the JSON, or the summary (`--summary -`).
     const logOutput = line.json || line.summary === STDOUT ? stderr : stdout;
     // The command's own lines go where the log goes, or to the other stream once that one is closed.
@@ -1587,7 +1613,7 @@ async function runSteps({ line, inputs, node, bundle, io }) {
     if (line.verbose)
         say.note(`Running ${bundle} under ${node}`, 'debug');
     const env = {};
-    for (const [key, value] of Object.entries(io.env)) {
+    for (const [key, value] of Object.entries(process.env)) {
         if (value !== undefined && !NOT_INHERITED.test(key))
             env[key] = value;
     }
