@@ -77,11 +77,9 @@ describe('CommitStatusReporter', () => {
       pushContext.sha
     )
     await reporter.pending('Queued in Jenkins', 'http://127.0.0.1:8080/queue/item/3/')
-    await reporter.finish(
-      'SUCCESS',
-      'Jenkins #12: SUCCESS',
-      'http://127.0.0.1:8080/job/team/job/deploy/12/'
-    )
+    await reporter.finish('SUCCESS', 'Jenkins #12: SUCCESS', {
+      url: 'http://127.0.0.1:8080/job/team/job/deploy/12/'
+    })
     expect(scope.isDone()).toBe(true)
     expect(bodies).toEqual([
       {
@@ -117,7 +115,7 @@ describe('CommitStatusReporter', () => {
       { token: TOKEN, context: 'jenkins/x', logger, fetch },
       pushContext.sha
     )
-    await reporter.finish(result, `Jenkins #1: ${result}`, undefined, accepted)
+    await reporter.finish(result, `Jenkins #1: ${result}`, { accepted })
     expect(scope.isDone()).toBe(true)
     expect(bodies).toEqual([{ state, context: 'jenkins/x', description: `Jenkins #1: ${result}` }])
   })

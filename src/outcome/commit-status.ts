@@ -75,15 +75,14 @@ export class CommitStatusReporter {
   finish(
     result: BuildResult | 'error',
     description: string,
-    targetUrl?: string,
-    accepted?: boolean
+    { url, accepted }: { url?: string; accepted?: boolean } = {}
   ): Promise<void> {
     this.final = true
     let state: State
     if (result === 'error') state = 'error'
     else if (accepted !== undefined) state = accepted ? 'success' : 'failure'
     else state = result === 'SUCCESS' ? 'success' : 'failure'
-    return this.inOrder(state, description, targetUrl)
+    return this.inOrder(state, description, url)
   }
 
   /** One write after the other (set never rejects): a hand-off sent after "Queued in Jenkins" must land after it. */

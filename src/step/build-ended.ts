@@ -105,8 +105,7 @@ export async function reportEnded(e: EndedBuild): Promise<void> {
       status?.finish(
         final.result ?? 'error',
         `Jenkins #${ref.number}: ${final.result ?? 'no result'}`,
-        ref.url,
-        outcome.accepted
+        { url: ref.url, accepted: outcome.accepted }
       )
     )
   )

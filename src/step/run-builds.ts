@@ -155,7 +155,7 @@ export class BuildsRun {
       ...this.items.map(
         ({ status, index }) =>
           status?.finished ||
-          status?.finish('error', description, this.step.work.item(index).ref?.url)
+          status?.finish('error', description, { url: this.step.work.item(index).ref?.url })
       ),
       this.finishComment(description)
     ])
@@ -482,7 +482,7 @@ export class BuildsRun {
         // A status left pending would block a protected branch for good.
         const why = statusFailure(error, signal)
         await Promise.all(
-          owners.map(i => i.status?.finished || i.status?.finish('error', why, ref.url))
+          owners.map(i => i.status?.finished || i.status?.finish('error', why, { url: ref.url }))
         )
       }
     }
@@ -548,7 +548,7 @@ export class BuildsRun {
       )
     }
     const ref = work.item(item.index).ref
-    this.side(item.status?.finish('error', message.split('\n')[0] ?? 'Failed', ref?.url))
+    this.side(item.status?.finish('error', message.split('\n')[0] ?? 'Failed', { url: ref?.url }))
     this.failFast(item)
   }
 

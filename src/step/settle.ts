@@ -126,7 +126,7 @@ async function settleOne(step: StepRun, h: PendingHandOff, stillOurs: () => Prom
   } else {
     report.error = at.why
     log.info(`Settle: '${h.context}' on ${h.sha.slice(0, 12)}: ${at.why}.`)
-    await status?.finish('error', at.why, api.jobUrl(h.job))
+    await status?.finish('error', at.why, { url: api.jobUrl(h.job) })
   }
   const state = status?.written
   if (state === undefined || state === 'pending') return undefined
