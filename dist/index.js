@@ -50495,7 +50495,7 @@ class CommitStatusReporter {
      * When `accepted` is given it decides between success and failure instead,
      * so that the status agrees with the step (e.g. `accept: SUCCESS,UNSTABLE`).
      */
-    finish(result, description, targetUrl, accepted) {
+    finish(result, description, { url, accepted } = {}) {
         this.final = true;
         let state;
         if (result === 'error')
@@ -50504,7 +50504,7 @@ class CommitStatusReporter {
             state = accepted ? 'success' : 'failure';
         else
             state = result === 'SUCCESS' ? 'success' : 'failure';
-        return this.inOrder(state, description, targetUrl);
+        return this.inOrder(state, description, url);
     }
     /** One write after the other (set never rejects): a hand-off sent after "Queued in Jenkins" must land after it. */
     inOrder(state, description, targetUrl) {
@@ -51895,7 +51895,7 @@ async function reportEnded(e) {
     }
     if (unread.length > 0)
         outcome.unread = unread;
-    await Promise.all(e.owners.map(({ status }) => status?.finish(final.result ?? 'error', `Jenkins #${ref.number}: ${final.result ?? 'no result'}`, ref.url, outcome.accepted)));
+    await Promise.all(e.owners.map(({ status }) => status?.finish(final.result ?? 'error', `Jenkins #${ref.number}: ${final.result ?? 'no result'}`, { url: ref.url, accepted: outcome.accepted })));
 }
 
 ;// CONCATENATED MODULE: ./src/step/printer.ts
@@ -52466,7 +52466,7 @@ class BuildsRun {
         const open = this.items.filter(item => !this.step.work.item(item.index).done);
         const finishing = Promise.all([
             ...this.items.map(({ status, index }) => status?.finished ||
-                status?.finish('error', description, this.step.work.item(index).ref?.url)),
+                status?.finish('error', description, { url: this.step.work.item(index).ref?.url })),
             this.finishComment(description)
         ]);
         const report = async (said) => {
@@ -52782,7 +52782,7 @@ class BuildsRun {
                 }
                 // A status left pending would block a protected branch for good.
                 const why = statusFailure(error, signal);
-                await Promise.all(owners.map(i => i.status?.finished || i.status?.finish('error', why, ref.url)));
+                await Promise.all(owners.map(i => i.status?.finished || i.status?.finish('error', why, { url: ref.url })));
             }
         };
         this.side(complete());
@@ -52841,7 +52841,7 @@ class BuildsRun {
             work.noted(item.index, State.Ended, `${error.shown}, ${(0,job_path/* queueItemUrl */.oJ)(api.baseUrl, error.queueId)}`);
         }
         const ref = work.item(item.index).ref;
-        this.side(item.status?.finish('error', message.split('\n')[0] ?? 'Failed', ref?.url));
+        this.side(item.status?.finish('error', message.split('\n')[0] ?? 'Failed', { url: ref?.url }));
         this.failFast(item);
     }
     // ---- fail-fast -------------------------------------------------------------
@@ -53094,7 +53094,7 @@ async function settleOne(step, h, stillOurs) {
     else {
         report.error = at.why;
         log.info(`Settle: '${h.context}' on ${h.sha.slice(0, 12)}: ${at.why}.`);
-        await status?.finish('error', at.why, api.jobUrl(h.job));
+        await status?.finish('error', at.why, { url: api.jobUrl(h.job) });
     }
     const state = status?.written;
     if (state === undefined || state === 'pending')
