@@ -109,7 +109,7 @@ function seconds(text: string): number {
  */
 function oursRate(stdout: string): number {
   const match =
-    /Uploaded ([\d.]+) (B|KiB|MiB|GiB) of files in (.+?)(?: \(([\d.]+) (B|KiB|MiB|GiB)\/s\))?\./.exec(
+    /Uploaded ([\d.]+) (B|KiB|MiB|GiB) of files in (.+?)(?: \(([\d.]+) (B|KiB|MiB|GiB)\/s\))?\.$/m.exec(
       stdout
     )
   if (!match) throw new Error(`upload: no upload line in the step log:\n${stdout.slice(-2000)}`)
