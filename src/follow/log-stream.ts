@@ -56,8 +56,9 @@ export class ConsoleStreamer {
   private nextStart = 0
   /** Whether the last character given to the sink was a newline (or nothing was written yet). */
   private atLineStart = true
-  /** The last complete lines written (at most TAIL_LINES; tail() bounds their bytes). */
+  /** The last complete lines written, at most TAIL_LINES and TAIL_BYTES (counted in lastLinesBytes). */
   private readonly lastLines: string[] = []
+  private lastLinesBytes = 0
   /** Text written since the last newline (for tail()), capped at TAIL_BYTES. */
   private openLine = ''
 
@@ -206,11 +207,16 @@ export class ConsoleStreamer {
     const last = parts.pop() ?? ''
     for (const [i, part] of parts.slice(-TAIL_LINES).entries()) {
       const open = i === 0 && parts.length <= TAIL_LINES ? this.openLine : ''
-      this.lastLines.push(cutToBytes(open + part, TAIL_BYTES - 1))
+      const line = cutToBytes(open + part, TAIL_BYTES - 1)
+      this.lastLines.push(line)
+      this.lastLinesBytes += Buffer.byteLength(line) + 1
     }
     if (parts.length > 0) this.openLine = ''
     this.openLine = cutToBytes(this.openLine + last, TAIL_BYTES)
-    this.lastLines.splice(0, this.lastLines.length - TAIL_LINES)
+    // Held by bytes too, not only by lines: 50 lines of 8 KiB each would be 400 KiB a build.
+    while (this.lastLines.length > TAIL_LINES || this.lastLinesBytes > TAIL_BYTES) {
+      this.lastLinesBytes -= Buffer.byteLength(this.lastLines.shift() ?? '') + 1
+    }
   }
 }
 
