@@ -50242,8 +50242,9 @@ class ConsoleStreamer {
     nextStart = 0;
     /** Whether the last character given to the sink was a newline (or nothing was written yet). */
     atLineStart = true;
-    /** The last complete lines written (at most TAIL_LINES; tail() bounds their bytes). */
+    /** The last complete lines written, at most TAIL_LINES and TAIL_BYTES (counted in lastLinesBytes). */
     lastLines = [];
+    lastLinesBytes = 0;
     /** Text written since the last newline (for tail()), capped at TAIL_BYTES. */
     openLine = '';
     constructor(api, build, sink) {
@@ -50388,12 +50389,17 @@ class ConsoleStreamer {
         const last = parts.pop() ?? '';
         for (const [i, part] of parts.slice(-log_stream_TAIL_LINES).entries()) {
             const open = i === 0 && parts.length <= log_stream_TAIL_LINES ? this.openLine : '';
-            this.lastLines.push(cutToBytes(open + part, log_stream_TAIL_BYTES - 1));
+            const line = cutToBytes(open + part, log_stream_TAIL_BYTES - 1);
+            this.lastLines.push(line);
+            this.lastLinesBytes += Buffer.byteLength(line) + 1;
         }
         if (parts.length > 0)
             this.openLine = '';
         this.openLine = cutToBytes(this.openLine + last, log_stream_TAIL_BYTES);
-        this.lastLines.splice(0, this.lastLines.length - log_stream_TAIL_LINES);
+        // Held by bytes too, not only by lines: 50 lines of 8 KiB each would be 400 KiB a build.
+        while (this.lastLines.length > log_stream_TAIL_LINES || this.lastLinesBytes > log_stream_TAIL_BYTES) {
+            this.lastLinesBytes -= Buffer.byteLength(this.lastLines.shift() ?? '') + 1;
+        }
     }
 }
 /** The transforms every written text gets: CRLF to LF (jenkins-api.md 6.1) and no ConsoleNotes. */
