@@ -2,7 +2,7 @@ import { Minimatch, type MinimatchOptions } from 'minimatch'
 import { InputError } from '../util/input-error.js'
 
 /** One line of the `artifacts` input. */
-export interface ArtifactPattern {
+interface ArtifactPattern {
   /** The glob, without its `!` and any leading `./`. */
   glob: string
   /** A `!` line: excludes what earlier lines included. */

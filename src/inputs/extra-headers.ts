@@ -2,7 +2,7 @@ import { InputError } from '../util/input-error.js'
 import { headerValueSecrets } from '../jenkins/transport/http.js'
 
 /** One extra request header for the Jenkins origin: a validated name and value. */
-export type ExtraHeader = readonly [name: string, value: string]
+type ExtraHeader = readonly [name: string, value: string]
 
 const FORMS =
   'expected `Name: value` lines, e.g. `CF-Access-Client-Id: ${{ secrets.CF_ID }}` (one header per line)'

@@ -12,7 +12,7 @@ export type BuildMode = (typeof BUILD_MODES)[number] | 'given'
 /** Input `scan`. */
 export type ScanMode = (typeof SCAN_MODES)[number]
 /** Input `comment-permission`: the least role on the repository the author of a comment command needs; `none` checks nothing. */
-export type CommentPermission = (typeof COMMENT_PERMISSIONS)[number]
+type CommentPermission = (typeof COMMENT_PERMISSIONS)[number]
 
 const WAIT_MODES = { true: 'finish', started: 'started', false: 'queued' } as const
 const BUILD_MODES = ['new', 'last', 'last-successful'] as const

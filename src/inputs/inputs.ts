@@ -1,10 +1,10 @@
 import * as core from '@actions/core'
 import { resolve } from 'node:path'
-import { parseArtifactPatterns, type ArtifactPattern } from './artifact-patterns.js'
+import { parseArtifactPatterns } from './artifact-patterns.js'
 import { parseCaCert } from './ca-cert.js'
-import { Input, type BuildResult } from '../util/constants.js'
+import { Input } from '../util/constants.js'
 import { parseDuration } from '../util/duration.js'
-import { headerSecrets, parseExtraHeaders, type ExtraHeader } from './extra-headers.js'
+import { headerSecrets, parseExtraHeaders } from './extra-headers.js'
 import { checkConflicts, conflict } from './input-conflicts.js'
 import { InputError } from '../util/input-error.js'
 import {
@@ -20,15 +20,11 @@ import {
   parseScan,
   parseSecret,
   parseWait,
-  readBoolean,
-  type BuildMode,
-  type CommentPermission,
-  type ScanMode,
-  type WaitMode
+  readBoolean
 } from './input-values.js'
 import { clip } from '../util/shorten.js'
 import type { JobPath } from '../jenkins/model/types.js'
-import { jobEntry, parseJobs, parseProject, type JobEntry } from './jobs-input.js'
+import { jobEntry, parseJobs, parseProject } from './jobs-input.js'
 import { parseParameters } from './parameters.js'
 import { parseValuesFile } from './values-file.js'
 import { parseBuildReference, type BuildReference } from './build-reference.js'
@@ -37,69 +33,13 @@ import { parseFiles } from './upload-files.js'
 import { githubLoginOf } from '../util/github-login.js'
 
 /**
- * Every input of action.yml, read once and validated. The job's fields are
- * those of an item of `jobs` (jobEntry): one `job` is the one-item case.
- * With `jobs`: job [], jobName '', and the shared parameters, files and
- * values-file. `statusContext` is the `status-context` input when given.
+ * Every input of action.yml, read once and validated: what parseSettings
+ * returns (each field's meaning is written where it is set). The job's
+ * fields are those of an item of `jobs` (jobEntry): one `job` is the
+ * one-item case. With `jobs`: job [], jobName '', and the shared
+ * parameters, files and values-file.
  */
-export interface Settings extends JobEntry {
-  /** Base URL, normalised: http(s), no credentials/query/fragment, no trailing slash. */
-  url: string
-  user: string
-  /** API token or password ('' for anonymous). Already masked (getSettings). */
-  token: string
-  wait: WaitMode
-  disable: boolean
-  build: BuildMode
-  listJobs: boolean
-  /** Input `settle`: settle the hand-offs whose builds ended (step/settle.ts); undefined: not this mode. */
-  settle?: SettleMode
-  /** Bound on the whole step, in milliseconds. */
-  timeoutMs: number
-  /** Results that count as success; never empty, no duplicates. */
-  accept: BuildResult[]
-  log: boolean
-  abortOnCancel: boolean
-  commitStatus: boolean
-  githubToken: string
-  /** Input `pr-comment`: keep one comment on the run's pull request up to date. */
-  prComment: boolean
-  /** Input `commit`: the commit under test, a full lower-case SHA; undefined: the event's rule (commit-under-test.ts). */
-  commit?: string
-  /** Input `pull-request`: the pull request the run is for, where the event names none. */
-  pullRequest?: number
-  /** Input `commit-parameter`: the job parameter that takes the commit under test (outcome/commit-gate.ts); undefined: none. */
-  commitParameter?: string
-  /** Input `comment-permission`: the least role the author of a comment command needs (outcome/comment-command.ts). */
-  commentPermission: CommentPermission
-  scan: ScanMode
-  /** The job's "Trigger builds remotely" token ('' for none). Already masked (getSettings). */
-  jobToken: string
-  /** Extra headers for the Jenkins origin only. Values already masked (getSettings). */
-  headers: ExtraHeader[]
-  /** PEM CA certificates trusted for Jenkins besides Node's defaults (each one parsed). */
-  caCerts: string[]
-  /** Lines of the `artifacts` input; empty: download nothing. */
-  artifacts: readonly ArtifactPattern[]
-  /** Absolute folder the artifacts are written to, inside the workspace. */
-  artifactsPath: string
-  /** The workspace (GITHUB_WORKSPACE, else the working directory): outputs name paths relative to it. */
-  workspace: string
-  /** Input `jobs`: the builds to start and follow together, in the order given; undefined with `job`. */
-  jobs?: readonly JobEntry[]
-  /** Input `fail-fast`: when one of the `jobs` builds ends outside `accept`, stop the others this step started. */
-  failFast: boolean
-  /** Input `values-file-required`: a values file that cannot be read fails the step (after its report) rather than warn. */
-  valuesFileRequired: boolean
-  /** What the inputs allow but may not mean (an item of `jobs` given twice): printed as warnings. */
-  inputWarnings: string[]
-}
-
-/** What a settle run takes: only the hand-offs of `context` (`status-context` given) and of `job` (given), written by `creator` (`status-creator`). */
-interface SettleMode {
-  creator?: string
-  context?: string
-}
+export type Settings = ReturnType<typeof parseSettings>
 
 /**
  * What the inputs are read against besides their values.
@@ -145,7 +85,7 @@ export const INPUT_DEFAULTS: Readonly<Partial<Record<Input, string>>> = {
 export function parseSettings(
   get: (name: Input) => string,
   env: InputEnvironment = currentEnvironment()
-): Settings {
+) {
   // Multi-line inputs keep their whitespace so that line numbers in messages
   // match what the user wrote; everything else is trimmed like core.getInput does.
   const read = (name: Input): string => {
@@ -250,8 +190,10 @@ export function parseSettings(
     }
   }
   return {
+    /** Base URL, normalised: http(s), no credentials/query/fragment, no trailing slash. */
     url,
     user,
+    /** API token or password ('' for anonymous). Already masked (getSettings). */
     token,
     ...one,
     wait,
@@ -259,6 +201,7 @@ export function parseSettings(
     build,
     ...(given ? { given } : {}),
     listJobs,
+    /** Input `settle`: settle the hand-offs whose builds ended (step/settle.ts), only those of `context` (`status-context` given) and of `job` (given), written by `creator` (`status-creator`); undefined: not this mode. */
     ...(settle
       ? {
           settle: {
@@ -267,28 +210,46 @@ export function parseSettings(
           }
         }
       : {}),
+    /** Bound on the whole step, in milliseconds. */
     timeoutMs: parseDuration(read(Input.Timeout), Input.Timeout),
+    /** Results that count as success; never empty, no duplicates. */
     accept: parseAccept(read(Input.Accept)),
     log: bool(Input.Log),
     abortOnCancel: bool(Input.AbortOnCancel),
     commitStatus,
     githubToken,
+    /** The `status-context` input when given, else the job's. */
     statusContext: statusContext || one.statusContext,
+    /** Input `pr-comment`: keep one comment on the run's pull request up to date. */
     prComment,
+    /** Input `commit`: the commit under test, a full lower-case SHA; undefined: the event's rule (commit-under-test.ts). */
     ...(commit === undefined ? {} : { commit }),
+    /** Input `pull-request`: the pull request the run is for, where the event names none. */
     ...(pullRequest === undefined ? {} : { pullRequest }),
+    /** Input `commit-parameter`: the job parameter that takes the commit under test (outcome/commit-gate.ts); undefined: none. */
     ...(commitParameter === undefined ? {} : { commitParameter }),
+    /** Input `comment-permission`: the least role the author of a comment command needs (outcome/comment-command.ts). */
     commentPermission: parseCommentPermission(read(Input.CommentPermission)),
     scan,
+    /** The job's "Trigger builds remotely" token ('' for none). Already masked (getSettings). */
     jobToken,
+    /** Extra headers for the Jenkins origin only. Values already masked (getSettings). */
     headers: parseExtraHeaders(read(Input.Headers), { credentials: user !== '' }),
+    /** PEM CA certificates trusted for Jenkins besides Node's defaults (each one parsed). */
     caCerts: parseCaCert(read(Input.CaCert)),
+    /** Lines of the `artifacts` input; empty: download nothing. */
     artifacts,
+    /** Absolute folder the artifacts are written to, inside the workspace. */
     artifactsPath: parseArtifactsPath(read(Input.ArtifactsPath), env.workspace),
+    /** The workspace (GITHUB_WORKSPACE, else the working directory): outputs name paths relative to it. */
     workspace: env.workspace,
+    /** Input `jobs`: the builds to start and follow together, in the order given; undefined with `job`. */
     ...(jobs ? { jobs: jobs.entries } : {}),
+    /** Input `fail-fast`: when one of the `jobs` builds ends outside `accept`, stop the others this step started. */
     failFast,
+    /** Input `values-file-required`: a values file that cannot be read fails the step (after its report) rather than warn. */
     valuesFileRequired,
+    /** What the inputs allow but may not mean (an item of `jobs` given twice): printed as warnings. */
     inputWarnings: jobs?.warnings ?? []
   }
 }
