@@ -14,24 +14,11 @@ import { clip } from '../util/shorten.js'
 import { parseBranch } from './input-values.js'
 import { itemMessage, parseBuildReference, type BuildReference } from './build-reference.js'
 
-/** One build the inputs ask for, validated: the `job` input, or an item of `jobs`. */
-export interface JobEntry {
-  /** Item names from the root ([] for the root, with `list-jobs`); with a branch, the branch job (project + encoded branch). */
-  job: JobPath
-  /** Full name for messages and outputs, e.g. 'team/service/deploy' ('' for the root). */
-  jobName: string
-  /** The shared `parameters`, with an item's own over them. */
-  parameters: BuildParameters
-  /** True when the shared `parameters` or the item's own were non-empty. */
-  hasParameters: boolean
-  /** The shared `files`, with an item's own over them (same NAME: the item's); checked as text (upload-files.ts checks them on disk). */
-  files: readonly FileRequest[]
-  /** An item's `branch`, else the shared one: the branch as Jenkins and the SCM name it, and its multibranch project. */
-  branch?: { name: string; project: JobPath }
-  /** Commit status context: `jenkins/<job>` (with a branch, `jenkins/<project>`); a later item of `jobs` with the same context gets ` (2)`, ` (3)`… */
-  statusContext: string
-  /** The artifact (its path among the build's artifacts) read into `values`: an item's `"values-file"`, else the shared input's; undefined for none. */
-  valuesFile?: string
+/**
+ * One build the inputs ask for, validated: the `job` input, or an item of
+ * `jobs` (jobEntry builds it; an item's `"build"` adds `given`).
+ */
+export type JobEntry = ReturnType<typeof jobEntry> & {
   /** `build: <number or URL>` (an item's `"build"`): the build or queue item to follow instead of triggering one. */
   given?: BuildReference
 }
@@ -208,7 +195,7 @@ type OwnInputs = Partial<Omit<SharedJobInputs, 'hasParameters'>>
  * multibranch project; the status context names the project, so that a
  * required check keeps its name from one pull request to the next.
  */
-export function jobEntry(project: JobPath, shared: SharedJobInputs, own: OwnInputs = {}): JobEntry {
+export function jobEntry(project: JobPath, shared: SharedJobInputs, own: OwnInputs = {}) {
   const parameters = own.parameters ?? {}
   const branchName = own.branch ?? shared.branch
   const branch = branchName === '' ? undefined : { name: branchName, project }
@@ -216,13 +203,21 @@ export function jobEntry(project: JobPath, shared: SharedJobInputs, own: OwnInpu
   const valuesFile = own.valuesFile ?? shared.valuesFile ?? ''
   const context = fullName(project)
   return {
+    /** Item names from the root ([] for the root, with `list-jobs`); with a branch, the branch job (project + encoded branch). */
     job,
+    /** Full name for messages and outputs, e.g. 'team/service/deploy' ('' for the root). */
     jobName: fullName(job),
+    /** The shared `parameters`, with an item's own over them. */
     parameters: { ...shared.parameters, ...parameters },
+    /** True when the shared `parameters` or the item's own were non-empty. */
     hasParameters: shared.hasParameters || Object.keys(parameters).length > 0,
+    /** The shared `files`, with an item's own over them (same NAME: the item's); checked as text (upload-files.ts checks them on disk). */
     files: mergeFiles(shared.files ?? [], own.files ?? []),
+    /** An item's `branch`, else the shared one: the branch as Jenkins and the SCM name it, and its multibranch project. */
     ...(branch ? { branch } : {}),
+    /** Commit status context: `jenkins/<job>` (with a branch, `jenkins/<project>`); a later item of `jobs` with the same context gets ` (2)`, ` (3)`… */
     statusContext: context === '' ? 'jenkins' : `jenkins/${context}`,
+    /** The artifact (its path among the build's artifacts) read into `values`: an item's `"values-file"`, else the shared input's; undefined for none. */
     ...(valuesFile === '' ? {} : { valuesFile })
   }
 }
