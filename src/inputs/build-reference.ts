@@ -99,11 +99,12 @@ export function locateReference(
   const parts = rest.split('/')
   const names: string[] = []
   let at = 0
-  for (; parts[at] === 'job' && parts[at + 1]; at += 2) {
+  for (; parts[at] === 'job'; at += 2) {
+    const name = parts[at + 1]
+    if (!name) break
     try {
       // As parseJobPath: a decoded '/' is a multibranch name's %2F.
-      // as: the loop condition checked it is there.
-      names.push(decodeURIComponent(parts[at + 1] as string).replace(/\//g, '%2F'))
+      names.push(decodeURIComponent(name).replace(/\//g, '%2F'))
     } catch {
       break
     }

@@ -136,7 +136,7 @@ function rawItem(value: unknown, index: number): RawItem {
     const what = lines ? `'${key}' that are` : `a '${key}' that is`
     throw new InputError(`${where} has ${what} ${kindOf(given)}: expected ${expected}.`)
   }
-  // as: every key is one of ITEM_KEYS, each checked for its kind above.
+  // cast: every key is one of ITEM_KEYS, each checked for its kind above.
   return { ...(value as Partial<RawItem>), index, job }
 }
 

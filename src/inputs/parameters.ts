@@ -38,7 +38,7 @@ export function parseJsonInput(text: string, where: string, forms: string): unkn
     )
   }
   try {
-    return JSON.parse(text) as unknown
+    return JSON.parse(text)
   } catch (error) {
     const position = /position (\d+)/.exec(String(error))?.[1]
     const at = position === undefined ? '' : ` (at character ${Number(position) + 1})`

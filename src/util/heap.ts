@@ -40,7 +40,7 @@ function collector(): Collect | null {
     try {
       setFlagsFromString('--expose-gc')
       const gc: unknown = runInNewContext('gc')
-      // as: the context's gc, whose options V8 documents but no type declares.
+      // cast: the context's gc, whose options V8 documents but no type declares.
       collect = typeof gc === 'function' ? (gc as Collect) : null
     } catch {
       collect = null

@@ -9,9 +9,11 @@
  * (backslashes, drive letters, `C:..`, UNC paths, junctions, device names)
  * are tested with `path.win32` here, where no Windows machine is.
  */
+import type { Stats } from 'node:fs'
 import { lstat, mkdir, readlink, realpath } from 'node:fs/promises'
 import nodePath from 'node:path'
 import { isInside, windowsNameProblem } from './artifact-paths.js'
+import { errorCode } from './error-text.js'
 
 /** `node:path`, `path.posix` or `path.win32`. */
 export type PathApi = Pick<
@@ -23,11 +25,7 @@ export type PathApi = Pick<
  * What the walk needs of an existing path: lstat's answer.
  * @internal
  */
-export interface PathKind {
-  isDirectory(): boolean
-  isFile(): boolean
-  isSymbolicLink(): boolean
-}
+export type PathKind = Pick<Stats, 'isDirectory' | 'isFile' | 'isSymbolicLink'>
 
 /**
  * The file system calls the walk makes (node:fs/promises by default).
@@ -48,7 +46,7 @@ export const nodeWalkFs: WalkFs = {
     try {
       return await lstat(path)
     } catch (error) {
-      if (isCode(error, 'ENOENT') || isCode(error, 'ENOTDIR')) return undefined
+      if (errorCode(error) === 'ENOENT' || errorCode(error) === 'ENOTDIR') return undefined
       throw error
     }
   },
@@ -59,7 +57,7 @@ export const nodeWalkFs: WalkFs = {
       await mkdir(path)
     } catch (error) {
       // Another download may have made it a moment ago: the walk looks again.
-      if (!isCode(error, 'EEXIST')) throw error
+      if (errorCode(error) !== 'EEXIST') throw error
     }
   }
 }
@@ -105,21 +103,13 @@ export function workspaceSegments(value: string, path: PathApi = nodePath): stri
   }
   const windows = path.sep === '\\'
   if (value.trim() === '') refuse('is empty')
-  // eslint-disable-next-line no-control-regex
-  if (/[\u0000-\u001f\u007f]/.test(value)) refuse('contains a control character')
-  if (windows && /^[\\/]{2}/.test(value)) refuse('is a network (UNC) path')
-  if (windows && /^[A-Za-z]:(?![\\/])/.test(value)) {
-    refuse("is relative to a drive's current folder (like C:..)")
-  }
+  lexicalChecks(value, path, { unc: () => refuse('is a network (UNC) path') })
   if (path.isAbsolute(value) || (windows && /^[A-Za-z]:/.test(value))) refuse('is absolute')
   const segments = value.split(windows ? /[\\/]/ : '/').filter(s => s !== '' && s !== '.')
   if (segments.length === 0) refuse('names the workspace itself')
   for (const segment of segments) {
     if (segment === '..') refuse("has a '..' segment")
-    if (windows) {
-      const problem = windowsNameProblem(segment)
-      if (problem) refuse(problem)
-    }
+    windowsNames(value, [segment], path)
   }
   return segments
 }
@@ -137,30 +127,44 @@ export function workspaceFolder(
   workspace: string,
   path: PathApi = nodePath
 ): string {
-  const refuse = (reason: string): never => {
-    throw new WorkspacePathError(value, reason)
-  }
-  const windows = path.sep === '\\'
-  // eslint-disable-next-line no-control-regex
-  if (/[\u0000-\u001f\u007f]/.test(value)) refuse('contains a control character')
-  if (windows && /^[\\/]{2}/.test(value) && !isInside(workspace, path.resolve(value), path)) {
-    refuse('is a network (UNC) path outside the workspace')
-  }
-  if (windows && /^[A-Za-z]:(?![\\/])/.test(value)) {
-    refuse("is relative to a drive's current folder (like C:..)")
-  }
+  lexicalChecks(value, path, {
+    unc: () => {
+      if (!isInside(workspace, path.resolve(value), path)) {
+        throw new WorkspacePathError(value, 'is a network (UNC) path outside the workspace')
+      }
+    }
+  })
   const target = path.resolve(workspace, value)
   if (!isInside(workspace, target, path)) {
-    refuse(path.isAbsolute(value) ? 'is outside the workspace' : 'leads out of the workspace')
+    const reason = path.isAbsolute(value)
+      ? 'is outside the workspace'
+      : 'leads out of the workspace'
+    throw new WorkspacePathError(value, reason)
   }
-  if (windows) {
-    for (const segment of path.relative(workspace, target).split(/[\\/]/)) {
-      if (segment === '') continue
-      const problem = windowsNameProblem(segment)
-      if (problem) refuse(problem)
-    }
-  }
+  windowsNames(value, path.relative(workspace, target).split(/[\\/]/), path)
   return target
+}
+
+/** What both readings refuse first: a control character, then on Windows a UNC path (`unc` decides) and a drive-relative one. */
+function lexicalChecks(value: string, path: PathApi, { unc }: { unc: () => void }): void {
+  // eslint-disable-next-line no-control-regex
+  if (/[\u0000-\u001f\u007f]/.test(value)) {
+    throw new WorkspacePathError(value, 'contains a control character')
+  }
+  if (path.sep !== '\\') return
+  if (/^[\\/]{2}/.test(value)) unc()
+  if (/^[A-Za-z]:(?![\\/])/.test(value)) {
+    throw new WorkspacePathError(value, "is relative to a drive's current folder (like C:..)")
+  }
+}
+
+/** On Windows, the first segment Windows would not take as the name it looks like is refused. */
+function windowsNames(value: string, segments: readonly string[], path: PathApi): void {
+  if (path.sep !== '\\') return
+  for (const segment of segments) {
+    const problem = segment === '' ? undefined : windowsNameProblem(segment)
+    if (problem) throw new WorkspacePathError(value, problem)
+  }
 }
 
 /**
@@ -257,8 +261,4 @@ async function walk(
     }
   }
   return real
-}
-
-function isCode(error: unknown, code: string): boolean {
-  return (error as { code?: unknown } | null)?.code === code
 }
