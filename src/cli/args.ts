@@ -95,11 +95,8 @@ export function parseCommandLine(
       line.help = true
       continue
     }
-    if (/^-p[^-]/.test(arg)) {
-      params.push(param(arg.slice(2), params.length + 1))
-      continue
-    }
-    const long = arg === '-p' ? '--param' : arg
+    // `-pNAME=value` is `--param=NAME=value`; `-p NAME=value`, `--param NAME=value`.
+    const long = /^-p[^-]/.test(arg) ? `--param=${arg.slice(2)}` : arg === '-p' ? '--param' : arg
     if (!long.startsWith('--')) {
       throw new UsageError(
         arg.startsWith('-')
@@ -110,23 +107,16 @@ export function parseCommandLine(
     const eq = long.indexOf('=')
     const name = long.slice(2, eq < 0 ? undefined : eq)
     const inline = eq < 0 ? undefined : long.slice(eq + 1)
-    if (name === 'param') {
-      params.push(param(inline ?? value(arg, ++i), params.length + 1))
-      continue
-    }
-    if (name === 'file') {
-      files.push(fileSpec(inline ?? value(arg, ++i), files.length + 1))
-      continue
-    }
-    if (name === 'json' || name === 'verbose') {
+    const given = (): string => inline ?? value(arg, ++i)
+    if (name === 'param') params.push(param(given(), params.length + 1))
+    else if (name === 'file') files.push(fileSpec(given(), files.length + 1))
+    else if (name === 'summary') line.summary = given()
+    else if (name === 'json' || name === 'verbose') {
       if (inline !== undefined) throw new UsageError(`--${name} takes no value`)
       line[name] = true
-      continue
     }
-    if (name === 'summary') {
-      line.summary = inline ?? value(arg, ++i)
-      continue
-    }
+    // The command's own flags are done; the rest name inputs.
+    if (['param', 'file', 'summary', 'json', 'verbose'].includes(name)) continue
     const negated = name.startsWith('no-') ? table.get(name.slice(3)) : undefined
     if (negated) {
       if (!isSwitch(negated)) {
