@@ -33,10 +33,10 @@ describe('the action messages worded for a terminal', () => {
   it('the files input is named by the flag the user typed: --file NAME=path or --files', () => {
     const inputs = readActionInputs(join(ROOT, 'action.yml'))
     const message = "Input 'files' gives job 'upload' a file for a parameter that takes none."
-    expect(terminalWording(inputs, { files: '--file' })(message)).toBe(
+    expect(terminalWording(inputs, { fileFlag: '--file' })(message)).toBe(
       "--file gives job 'upload' a file for a parameter that takes none."
     )
-    expect(terminalWording(inputs, { files: '--files' })(message)).toBe(
+    expect(terminalWording(inputs, { fileFlag: '--files' })(message)).toBe(
       "--files gives job 'upload' a file for a parameter that takes none."
     )
   })
@@ -45,16 +45,16 @@ describe('the action messages worded for a terminal', () => {
     const inputs = readActionInputs(join(ROOT, 'action.yml'))
     const message =
       "Input 'files' line 2: the path for B ('../b') has a '..' segment: expected `NAME=path` lines."
-    const typed = { files: '--file', fileValues: ['A=a.zip', 'B=../b'] } as const
+    const typed = { fileFlag: '--file', fileValues: ['A=a.zip', 'B=../b'] } as const
     expect(terminalWording(inputs, typed)(message)).toBe(
       "--file B=../b: the path for B ('../b') has a '..' segment: expected `NAME=path` lines."
     )
     expect(
-      terminalWording(inputs, { files: '--file', fileValues: ['A=my file'] })(
+      terminalWording(inputs, { fileFlag: '--file', fileValues: ['A=my file'] })(
         "Input 'files' line 1 has no path"
       )
     ).toBe("--file 'A=my file' has no path")
-    expect(terminalWording(inputs, { files: '--files' })(message)).toMatch(/^--files line 2: /)
+    expect(terminalWording(inputs, { fileFlag: '--files' })(message)).toMatch(/^--files line 2: /)
   })
 
   it('the job message: required unless --jobs or --list-jobs', () => {

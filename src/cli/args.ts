@@ -23,7 +23,7 @@ export interface CommandLine {
   /** How the `files` input was given, for the messages that name it: `--file` or `--files`. */
   fileFlag?: '--file' | '--files'
   /** The `--file` values, in order (each a line of `files`). */
-  fileValues?: string[]
+  fileValues?: readonly string[]
   /** Show debug lines (ACTIONS_STEP_DEBUG on the runner). */
   verbose: boolean
   help: boolean

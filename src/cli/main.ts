@@ -103,7 +103,7 @@ async function runSteps(
   const options = {
     verbose: line.verbose,
     color,
-    wording: terminalWording(inputs, { files: line.fileFlag, fileValues: line.fileValues })
+    wording: terminalWording(inputs, line)
   }
   const say = new StepLog(text => noteOutput().write(text), masker, options)
   for (const warning of line.warnings) say.note(`Warning: ${warning}`, 'warning')

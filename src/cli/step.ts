@@ -5,7 +5,7 @@
  * a run from a terminal is the run the tests prove. What the runner gives a
  * step: docs/internals.md, "How the runner starts a step".
  */
-import { spawn, type ChildProcess } from 'node:child_process'
+import { spawn } from 'node:child_process'
 import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
@@ -51,13 +51,6 @@ export interface StepResult {
   workspace: string
 }
 
-export interface RunningStep {
-  /** The step's process; its stdout and stderr are pipes in UTF-8. */
-  child: ChildProcess
-  /** Resolves when the process has exited and its files are read. */
-  done: Promise<StepResult>
-}
-
 /** The Node 24 that `npm test` installs into tools/node24 (scripts/ensure-node24.mjs), when it is there. */
 export function installedNode24(root: string): string | undefined {
   const path = join(root, 'tools', 'node24', 'node_modules', '.bin', 'node')
@@ -88,8 +81,11 @@ export function parseFileCommands(text: string): Record<string, string> {
   return result
 }
 
-/** Starts the step. */
-export function startStep(spec: StepSpec): RunningStep {
+/**
+ * Starts the step: `child` is its process, whose stdout and stderr are pipes
+ * in UTF-8; `done` resolves when it has exited and its files are read.
+ */
+export function startStep(spec: StepSpec) {
   const dir = mkdtempSync(join(tmpdir(), 'jenkins-action-step-'))
   const files = {
     GITHUB_OUTPUT: join(dir, 'output'),

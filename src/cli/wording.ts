@@ -6,7 +6,7 @@
  * docs/internals.md, "The action's messages on a terminal".
  */
 import type { ActionInput } from './action-yml.js'
-import { defaultsToGithubToken, ENV_INPUTS, isSwitch } from './args.js'
+import { defaultsToGithubToken, ENV_INPUTS, isSwitch, type CommandLine } from './args.js'
 
 /** How the terminal names an input: its flag, and the variable that also gives it. */
 function flagWording(input: ActionInput): string {
@@ -26,24 +26,20 @@ function escapeRegExp(text: string): string {
   return text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')
 }
 
-/** How the command line gave inputs that have two flags: `files` as `--file NAME=path` or as `--files`. */
-export interface TypedFlags {
-  files?: '--file' | '--files'
-  /** The `--file` values, in order: line N of `files` is the Nth. */
-  fileValues?: readonly string[]
-}
-
-/** Rewords one message of the action for a terminal; `typed`: the flag to name where the user had a choice. */
+/**
+ * Rewords one message of the action for a terminal; `typed`: how the command
+ * line gave `files` (`--file NAME=path`, line N of `files` being the Nth, or `--files`).
+ */
 export function terminalWording(
   inputs: readonly ActionInput[],
-  typed: TypedFlags = {}
+  typed: Pick<CommandLine, 'fileFlag' | 'fileValues'> = {}
 ): (text: string) => string {
   const byName = new Map(inputs.map(input => [input.name, input]))
   // Longest first, so that `job-token` is not read as `job`.
   const names = [...byName.keys()].sort((a, b) => b.length - a.length).map(escapeRegExp)
   const name = `(${names.join('|')})`
   const flag = (input: string): string => {
-    if (input === 'files' && typed.files) return typed.files
+    if (input === 'files' && typed.fileFlag) return typed.fileFlag
     const found = byName.get(input)
     return found ? flagWording(found) : `'${input}'`
   }
@@ -52,7 +48,7 @@ export function terminalWording(
     [
       /\bInput 'files' line (\d+)\b/g,
       (match, n = '') => {
-        const value = typed.files === '--file' ? typed.fileValues?.[Number(n) - 1] : undefined
+        const value = typed.fileFlag === '--file' ? typed.fileValues?.[Number(n) - 1] : undefined
         return value === undefined ? match : flagExample(byName.get('files'), 'file', value)
       }
     ],

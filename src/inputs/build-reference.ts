@@ -80,12 +80,8 @@ export function locateReference(
   job: JobPath,
   shown: string
 ): Exclude<BuildReference, { kind: 'elsewhere' }> | undefined {
-  let root: URL
-  try {
-    root = new URL(base)
-  } catch {
-    return undefined
-  }
+  if (!URL.canParse(base)) return undefined
+  const root = new URL(base)
   const basePath = root.pathname.replace(/\/+$/, '')
   const path = url.pathname
   if (url.origin !== root.origin) return undefined

@@ -2,12 +2,8 @@ import { InputError } from './input-error.js'
 
 /** `value` as an absolute http(s) URL; else an error in which `where` names the input and value. */
 export function parseHttpUrl(value: string, where: string, expected: string): URL {
-  let url: URL
-  try {
-    url = new URL(value)
-  } catch {
-    throw new InputError(`${where} is not an absolute URL: ${expected}.`)
-  }
+  if (!URL.canParse(value)) throw new InputError(`${where} is not an absolute URL: ${expected}.`)
+  const url = new URL(value)
   if (url.protocol !== 'http:' && url.protocol !== 'https:') {
     throw new InputError(
       `${where} must use http or https, not '${url.protocol.slice(0, -1)}': ${expected}.`
@@ -18,13 +14,8 @@ export function parseHttpUrl(value: string, where: string, expected: string): UR
 
 /** `url` as the href of an http(s) URL; undefined for none, or any other scheme (`javascript:`). */
 export function httpHref(url: string | undefined): string | undefined {
-  if (!url) return undefined
-  try {
-    const parsed = new URL(url)
-    return parsed.protocol === 'http:' || parsed.protocol === 'https:' ? parsed.href : undefined
-  } catch {
-    return undefined
-  }
+  const parsed = url && URL.canParse(url) ? new URL(url) : undefined
+  return parsed?.protocol === 'http:' || parsed?.protocol === 'https:' ? parsed.href : undefined
 }
 
 /**
