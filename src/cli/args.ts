@@ -58,36 +58,24 @@ export function isSwitch(input: ActionInput): boolean {
   return input.default === 'true' || input.default === 'false'
 }
 
-/** Inputs by flag name; an input named like one of the command's own flags is a defect of action.yml. */
-function flagTable(inputs: readonly ActionInput[]): Map<string, ActionInput> {
-  const table = new Map<string, ActionInput>()
-  for (const input of inputs) {
-    if (OWN_FLAGS.includes(input.name) || input.name.startsWith('no-')) {
-      throw new Error(
-        `action.yml input '${input.name}' clashes with jenkins-build's own --${input.name}`
-      )
-    }
-    table.set(input.name, input)
-  }
-  return table
-}
-
 /** Parses the arguments; throws UsageError for a command line it cannot take. */
 export function parseCommandLine(
   argv: readonly string[],
   inputs: readonly ActionInput[],
   env: Readonly<Record<string, string | undefined>>
 ): CommandLine {
-  const table = flagTable(inputs)
+  // An input named like one of the command's own flags is a defect of action.yml.
+  const clash = inputs.find(input => OWN_FLAGS.includes(input.name) || input.name.startsWith('no-'))
+  if (clash) {
+    throw new Error(
+      `action.yml input '${clash.name}' clashes with jenkins-build's own --${clash.name}`
+    )
+  }
+  const table = new Map(inputs.map(input => [input.name, input]))
   const line: CommandLine = { given: {}, json: false, verbose: false, help: false, warnings: [] }
   const params: NameValue[] = []
   const files: string[] = []
   const flagged = new Set<string>()
-  const value = (flag: string, at: number): string => {
-    const next = argv[at]
-    if (next === undefined) throw new UsageError(`${flag} needs a value`)
-    return next
-  }
 
   for (let i = 0; i < argv.length; i++) {
     const arg = argv[i] ?? ''
@@ -107,7 +95,12 @@ export function parseCommandLine(
     const eq = long.indexOf('=')
     const name = long.slice(2, eq < 0 ? undefined : eq)
     const inline = eq < 0 ? undefined : long.slice(eq + 1)
-    const given = (): string => inline ?? value(arg, ++i)
+    // The value after `=`, else the next argument.
+    const given = (): string => {
+      const next = inline ?? argv[++i]
+      if (next === undefined) throw new UsageError(`${arg} needs a value`)
+      return next
+    }
     if (name === 'param') params.push(param(given(), params.length + 1))
     else if (name === 'file') files.push(fileSpec(given(), files.length + 1))
     else if (name === 'summary') line.summary = given()
@@ -134,7 +127,7 @@ export function parseCommandLine(
     // A switch alone is on; a word after it is its value (`--wait started`).
     else if (isSwitch(input) && (next === undefined || next.startsWith('-'))) {
       line.given[name] = 'true'
-    } else line.given[name] = value(arg, ++i)
+    } else line.given[name] = given()
     flagged.add(name)
   }
 
