@@ -287,21 +287,18 @@ export function getSettings(options: { mask: (secret: string) => void }): Settin
   for (const value of headerSecrets(core.getInput(Input.Headers))) {
     if (value.length >= 4) mask(value)
   }
-  for (const value of [core.getInput(Input.Url), core.getInput(Input.Job)]) {
-    urlPasswords(value).forEach(mask)
-  }
-  for (const line of core.getInput(Input.Jobs).split(/[\r\n",]+/)) {
-    urlPasswords(line.trim()).forEach(mask)
+  const jobs = core.getInput(Input.Jobs).split(/[\r\n",]+/)
+  for (const value of [core.getInput(Input.Url), core.getInput(Input.Job), ...jobs]) {
+    urlPasswords(value.trim()).forEach(mask)
   }
   return parseSettings(name => core.getInput(name, { trimWhitespace: !MULTI_LINE.has(name) }))
 }
 
 /** A password written into a URL (which we reject), as written and decoded: it must not show up in a later line. */
 function urlPasswords(value: string): string[] {
-  const userinfo = /^[a-z][a-z0-9+.-]*:\/\/([^/?#]*)@/i.exec(value)?.[1]
-  const colon = userinfo?.indexOf(':') ?? -1
-  if (userinfo === undefined || colon < 0) return []
-  const password = userinfo.slice(colon + 1)
+  // The user name ends at the first ':', the password at the last '@' before the path.
+  const password = /^[a-z][a-z0-9+.-]*:\/\/[^/?#:]*:([^/?#]*)@/i.exec(value)?.[1]
+  if (password === undefined) return []
   try {
     const decoded = decodeURIComponent(password)
     return decoded !== password ? [password, decoded] : [password]

@@ -182,7 +182,7 @@ export function parseProject(text: string, url: string, where: string): JobPath 
   // Its messages name 'job'.
   return renamed(
     () => parseJobPath(text, url),
-    message => relabel(message, 'job', where)
+    message => message.replace("Input 'job'", where)
   )
 }
 
@@ -271,11 +271,6 @@ function duplicateWarnings(entries: JobEntry[]): string[] {
     )
   })
   return warnings
-}
-
-/** A message of another input's parser, naming `where` instead of `Input '<name>'`. */
-function relabel(message: string, name: string, where: string): string {
-  return message.replace(`Input '${name}'`, where)
 }
 
 /** What `parse` returns; its InputError worded by `rename` (it names another input). */
