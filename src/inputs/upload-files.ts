@@ -77,7 +77,6 @@ export async function resolveUploads(
   workspace: string,
   where = "Input 'files'"
 ): Promise<UploadFile[]> {
-  if (files.length === 0) return []
   const uploads: UploadFile[] = []
   for (const file of files) {
     const refuse = (why: string): InputError =>
