@@ -2,6 +2,7 @@ import type { BuildResult } from '../util/constants.js'
 import type { Logger } from '../util/logger.js'
 import type { GithubClient, GithubSession } from './github-client.js'
 import { githubFailure } from './github-transport.js'
+import { httpHref } from '../util/http-url.js'
 import { cut } from '../util/shorten.js'
 
 export interface CommitStatusOptions {
@@ -105,7 +106,8 @@ export class CommitStatusReporter {
     while (!gate.proven && gate.probe) await gate.probe
     if (skipped()) return
     if (state !== 'pending' && stillOurs && !(await stillOurs())) return
-    const url = httpUrl(targetUrl)
+    // Checked, but sent as given (the href would normalise it).
+    const url = httpHref(targetUrl) && targetUrl
     try {
       const request = client.rest.repos.createCommitStatus({
         ...target,
@@ -150,15 +152,5 @@ export class CommitStatusReporter {
         `Could not set commit status '${context}' (${state}): ${redact(failure.message)}`
       )
     }
-  }
-}
-
-function httpUrl(url: string | undefined): string | undefined {
-  if (!url) return undefined
-  try {
-    const parsed = new URL(url)
-    return parsed.protocol === 'http:' || parsed.protocol === 'https:' ? url : undefined
-  } catch {
-    return undefined
   }
 }

@@ -9,6 +9,7 @@ import type { GithubClient } from './github-client.js'
 import {
   BRANCH,
   field,
+  isRecord,
   LOGIN,
   optional,
   PULL_NUMBER,
@@ -73,7 +74,7 @@ const ALLOWS: ReadonlyArray<readonly [string, Role]> = [
 ]
 
 /** The legacy `permission`: maintain reads as write, triage as read. */
-const LEGACY: ReadonlySet<unknown> = new Set(['admin', 'write', 'read', 'none'])
+const LEGACY: readonly Role[] = ['admin', 'write', 'read', 'none']
 
 /**
  * `user`'s role on the repository
@@ -94,23 +95,24 @@ export async function readRole(
     request: { signal }
   })
   const data: unknown = answer.data
-  const named = field(data, 'role_name')
-  if (named !== 'none' && ROLES.includes(named as Role)) return named as Role
-  const legacy = field(data, 'permission')
-  if (!LEGACY.has(legacy)) {
+  const named = ROLES.find(role => role !== 'none' && role === field(data, 'role_name'))
+  if (named) return named
+  const permission = field(data, 'permission')
+  const legacy = LEGACY.find(role => role === permission)
+  if (legacy === undefined) {
     const source = `GitHub's answer for ${user}'s permission on ${owner}/${repo}`
     throw new Undecodable(
       source,
       'permission',
       'one of admin, write, read, none',
-      legacy === undefined || legacy === null
+      permission === undefined || permission === null
     )
   }
   const allows = field(data, 'user', 'permissions')
-  if (typeof allows !== 'object' || allows === null) return legacy as Role
-  const allowed = ALLOWS.find(([key]) => field(allows, key) === true)?.[1] ?? 'none'
+  if (!isRecord(allows)) return legacy
+  const allowed = ALLOWS.find(([key]) => allows[key] === true)?.[1] ?? 'none'
   // The lower of the two.
-  return atLeast(allowed, legacy as Role) ? (legacy as Role) : allowed
+  return atLeast(allowed, legacy) ? legacy : allowed
 }
 
 /** Whether `role` is at least `least`. */
@@ -199,7 +201,7 @@ export interface ListedStatus {
   creator?: string
 }
 
-const STATES: ReadonlySet<unknown> = new Set(['pending', 'success', 'failure', 'error'])
+const STATES: ReadonlyArray<ListedStatus['state']> = ['pending', 'success', 'failure', 'error']
 
 /**
  * The commit's statuses, newest first (GET /repos/{owner}/{repo}/commits/{sha}/statuses,
@@ -220,9 +222,11 @@ export async function readStatuses(
   const source = `GitHub's statuses of ${sha.slice(0, 12)}`
   if (!Array.isArray(data)) throw new Error(`${source} are not a list`)
   return data.map((entry: unknown, i) => {
-    const state = field(entry, 'state')
+    const state = STATES.find(known => known === field(entry, 'state'))
     const context = field(entry, 'context')
-    if (!STATES.has(state)) throw new Undecodable(`${source}'s [${i}]`, 'state', 'a state', !state)
+    if (!state) {
+      throw new Undecodable(`${source}'s [${i}]`, 'state', 'a state', !field(entry, 'state'))
+    }
     if (typeof context !== 'string') {
       throw new Undecodable(`${source}'s [${i}]`, 'context', 'a context', context === undefined)
     }
@@ -232,7 +236,7 @@ export async function readStatuses(
     }
     const creator = optional(entry, 'creator.login', LOGIN, `${source}'s [${i}]`)
     return {
-      state: state as ListedStatus['state'],
+      state,
       context,
       description: text('description'),
       targetUrl: text('target_url'),

@@ -44,7 +44,7 @@ export type GithubFailure =
  * throws in a RequestError of status 500, with the error as its cause).
  */
 export function githubFailure(error: unknown): GithubFailure {
-  const cause = (error as { cause?: unknown } | null)?.cause
+  const cause = error instanceof Error ? error.cause : undefined
   const transport =
     error instanceof GithubTransportError
       ? error
@@ -52,8 +52,9 @@ export function githubFailure(error: unknown): GithubFailure {
         ? cause
         : undefined
   if (transport) return { kind: transport.kind, message: transport.message }
-  const status = (error as { status?: unknown } | null)?.status
-  if (typeof status === 'number' && (error as { response?: unknown }).response !== undefined) {
+  const status: unknown = error instanceof Error ? Reflect.get(error, 'status') : undefined
+  const response: unknown = error instanceof Error ? Reflect.get(error, 'response') : undefined
+  if (typeof status === 'number' && response !== undefined) {
     return { kind: 'answered', status, message: errorText(error) }
   }
   return { kind: 'network', message: errorText(error) }
@@ -205,6 +206,6 @@ function rebuilt(response: Response, body: Uint8Array | null): Response {
 
 /** undici says "fetch failed" and puts the reason in `cause`. */
 function causeText(error: unknown): string {
-  const cause = (error as { cause?: unknown } | null)?.cause
+  const cause = error instanceof Error ? error.cause : undefined
   return cause instanceof Error ? `${errorText(error)} (${cause.message})` : errorText(error)
 }

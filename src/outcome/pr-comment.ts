@@ -162,8 +162,7 @@ export class PullRequestComment {
     try {
       for (let page = last; page >= oldest; page--) {
         const { comments } = page === 1 ? first : await list(page)
-        for (let i = comments.length - 1; i >= 0; i--) {
-          const comment = comments[i] as IssueComment
+        for (const comment of comments.toReversed()) {
           if (!comment.body.startsWith(marker)) continue
           if (await identity.owns(comment.author)) return comment.id
           passed++
