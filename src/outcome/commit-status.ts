@@ -45,23 +45,14 @@ const MAX_DESCRIPTION = 140
  * said once for the step by its GithubSession).
  */
 export class CommitStatusReporter {
-  private final = false
-  /** The last state GitHub took. */
-  private taken?: State
+  /** Whether a final state (success, failure, error) was sent or attempted. */
+  finished = false
+  /** The last state GitHub took from this reporter, if any. */
+  written?: State
   /** The reporter's writes, in the order asked: GitHub keeps the last one created per context. */
   private last: Promise<void> = Promise.resolve()
 
   constructor(private readonly o: CommitStatusOptions) {}
-
-  /** The last state GitHub took from this reporter, if any. */
-  get written(): State | undefined {
-    return this.taken
-  }
-
-  /** Whether a final state (success, failure, error) was sent or attempted. */
-  get finished(): boolean {
-    return this.final
-  }
 
   pending(description: string, targetUrl?: string): Promise<void> {
     return this.inOrder('pending', description, targetUrl)
@@ -78,12 +69,13 @@ export class CommitStatusReporter {
     description: string,
     { url, accepted }: { url?: string; accepted?: boolean } = {}
   ): Promise<void> {
-    this.final = true
-    let state: State
-    if (result === 'error') state = 'error'
-    else if (accepted !== undefined) state = accepted ? 'success' : 'failure'
-    else state = result === 'SUCCESS' ? 'success' : 'failure'
-    return this.inOrder(state, description, url)
+    this.finished = true
+    const success = accepted ?? result === 'SUCCESS'
+    return this.inOrder(
+      result === 'error' ? 'error' : success ? 'success' : 'failure',
+      description,
+      url
+    )
   }
 
   /** One write after the other (set never rejects): a hand-off sent after "Queued in Jenkins" must land after it. */
@@ -128,7 +120,7 @@ export class CommitStatusReporter {
         })
       }
       await request
-      this.taken = state
+      this.written = state
       logger.debug(`Commit status '${context}' on ${target.sha}: ${state}.`)
     } catch (error) {
       const failure = githubFailure(error)
