@@ -39,13 +39,12 @@ export async function readPullHead(
   client: GithubClient,
   { owner, repo, number, signal }: Where & { number: number }
 ): Promise<PullHead> {
-  const answer = await client.rest.pulls.get({
+  const { data }: { data: unknown } = await client.rest.pulls.get({
     owner,
     repo,
     pull_number: number,
     request: { signal }
   })
-  const data: unknown = answer.data
   const source = `GitHub's answer for pull request #${number}`
   const sha = required(data, 'head.sha', SHA, source)
   const headRepo = optional(data, 'head.repo.name', REPO_NAME, source)
@@ -88,13 +87,12 @@ export async function readRole(
   client: GithubClient,
   { owner, repo, user, signal }: Where & { user: string }
 ): Promise<Role> {
-  const answer = await client.rest.repos.getCollaboratorPermissionLevel({
+  const { data }: { data: unknown } = await client.rest.repos.getCollaboratorPermissionLevel({
     owner,
     repo,
     username: user,
     request: { signal }
   })
-  const data: unknown = answer.data
   const named = ROLES.find(role => role !== 'none' && role === field(data, 'role_name'))
   if (named) return named
   const permission = field(data, 'permission')
@@ -137,7 +135,7 @@ export async function readLastChange(
   { owner, repo, ref, signal }: Where & { ref: string }
 ): Promise<BranchChange | undefined> {
   const full = `refs/heads/${ref}`
-  const answer = await client.rest.repos.listActivities({
+  const { data }: { data: unknown } = await client.rest.repos.listActivities({
     owner,
     repo,
     ref: full,
@@ -145,7 +143,6 @@ export async function readLastChange(
     per_page: 1,
     request: { signal }
   })
-  const data: unknown = answer.data
   const source = `GitHub's answer for the changes of ${owner}/${repo}'s ${ref}`
   if (!Array.isArray(data)) throw new Error(`${source} is not a list`)
   if (data.length === 0) return undefined
@@ -169,7 +166,7 @@ export async function searchPulls(
   client: GithubClient,
   { owner, repo, state, page = 1, signal }: Where & { state: 'pending' | 'failure'; page?: number }
 ): Promise<{ pulls: number[]; total: number }> {
-  const answer = await client.request('GET /search/issues', {
+  const { data }: { data: unknown } = await client.request('GET /search/issues', {
     q: `repo:${owner}/${repo} is:pr is:open status:${state}`,
     // Oldest first: a stable order, so that the pages a run number picks in turn cover them all.
     sort: 'created',
@@ -178,7 +175,6 @@ export async function searchPulls(
     page,
     request: { signal }
   })
-  const data: unknown = answer.data
   const source = `GitHub's search for pull requests with status ${state}`
   const total = field(data, 'total_count')
   const items = field(data, 'items')
@@ -211,14 +207,13 @@ export async function readStatuses(
   client: GithubClient,
   { owner, repo, sha, signal }: Where & { sha: string }
 ): Promise<ListedStatus[]> {
-  const answer = await client.rest.repos.listCommitStatusesForRef({
+  const { data }: { data: unknown } = await client.rest.repos.listCommitStatusesForRef({
     owner,
     repo,
     ref: sha,
     per_page: 100,
     request: { signal }
   })
-  const data: unknown = answer.data
   const source = `GitHub's statuses of ${sha.slice(0, 12)}`
   if (!Array.isArray(data)) throw new Error(`${source} are not a list`)
   return data.map((entry: unknown, i) => {
