@@ -9,7 +9,6 @@ import type { GithubClient } from './github-client.js'
 import {
   BRANCH,
   field,
-  isRecord,
   LOGIN,
   optional,
   PULL_NUMBER,
@@ -107,8 +106,8 @@ export async function readRole(
     )
   }
   const allows = field(data, 'user', 'permissions')
-  if (!isRecord(allows)) return legacy
-  const allowed = ALLOWS.find(([key]) => allows[key] === true)?.[1] ?? 'none'
+  if (typeof allows !== 'object' || allows === null) return legacy
+  const allowed = ALLOWS.find(([key]) => field(allows, key) === true)?.[1] ?? 'none'
   // The lower of the two.
   return atLeast(allowed, legacy) ? legacy : allowed
 }
