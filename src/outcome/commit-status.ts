@@ -2,6 +2,7 @@ import type { BuildResult } from '../util/constants.js'
 import type { Logger } from '../util/logger.js'
 import type { GithubClient, GithubSession } from './github-client.js'
 import { githubFailure } from './github-transport.js'
+import { httpHref } from '../util/http-url.js'
 import { cut } from '../util/shorten.js'
 
 export interface CommitStatusOptions {
@@ -44,23 +45,14 @@ const MAX_DESCRIPTION = 140
  * said once for the step by its GithubSession).
  */
 export class CommitStatusReporter {
-  private final = false
-  /** The last state GitHub took. */
-  private taken?: State
+  /** Whether a final state (success, failure, error) was sent or attempted. */
+  finished = false
+  /** The last state GitHub took from this reporter, if any. */
+  written?: State
   /** The reporter's writes, in the order asked: GitHub keeps the last one created per context. */
   private last: Promise<void> = Promise.resolve()
 
   constructor(private readonly o: CommitStatusOptions) {}
-
-  /** The last state GitHub took from this reporter, if any. */
-  get written(): State | undefined {
-    return this.taken
-  }
-
-  /** Whether a final state (success, failure, error) was sent or attempted. */
-  get finished(): boolean {
-    return this.final
-  }
 
   pending(description: string, targetUrl?: string): Promise<void> {
     return this.inOrder('pending', description, targetUrl)
@@ -77,12 +69,13 @@ export class CommitStatusReporter {
     description: string,
     { url, accepted }: { url?: string; accepted?: boolean } = {}
   ): Promise<void> {
-    this.final = true
-    let state: State
-    if (result === 'error') state = 'error'
-    else if (accepted !== undefined) state = accepted ? 'success' : 'failure'
-    else state = result === 'SUCCESS' ? 'success' : 'failure'
-    return this.inOrder(state, description, url)
+    this.finished = true
+    const success = accepted ?? result === 'SUCCESS'
+    return this.inOrder(
+      result === 'error' ? 'error' : success ? 'success' : 'failure',
+      description,
+      url
+    )
   }
 
   /** One write after the other (set never rejects): a hand-off sent after "Queued in Jenkins" must land after it. */
@@ -105,7 +98,8 @@ export class CommitStatusReporter {
     while (!gate.proven && gate.probe) await gate.probe
     if (skipped()) return
     if (state !== 'pending' && stillOurs && !(await stillOurs())) return
-    const url = httpUrl(targetUrl)
+    // Checked, but sent as given (the href would normalise it).
+    const url = httpHref(targetUrl) && targetUrl
     try {
       const request = client.rest.repos.createCommitStatus({
         ...target,
@@ -126,7 +120,7 @@ export class CommitStatusReporter {
         })
       }
       await request
-      this.taken = state
+      this.written = state
       logger.debug(`Commit status '${context}' on ${target.sha}: ${state}.`)
     } catch (error) {
       const failure = githubFailure(error)
@@ -150,15 +144,5 @@ export class CommitStatusReporter {
         `Could not set commit status '${context}' (${state}): ${redact(failure.message)}`
       )
     }
-  }
-}
-
-function httpUrl(url: string | undefined): string | undefined {
-  if (!url) return undefined
-  try {
-    const parsed = new URL(url)
-    return parsed.protocol === 'http:' || parsed.protocol === 'https:' ? url : undefined
-  } catch {
-    return undefined
   }
 }

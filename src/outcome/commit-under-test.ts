@@ -6,6 +6,7 @@
  * request that cannot be read throws (no report rather than one on the wrong
  * commit). Per event: docs/internals.md, "The commit under test".
  */
+import type { Settings } from '../inputs/inputs.js'
 import type { GithubClient } from './github-client.js'
 import { readPullHead } from './github-reads.js'
 import {
@@ -27,12 +28,6 @@ export interface EventContext {
   repo: { owner: string; repo: string }
 }
 
-/** The `commit` and `pull-request` inputs. */
-export interface CommitInputs {
-  commit?: string
-  pullRequest?: number
-}
-
 /** Where every report of the step goes. */
 export interface CommitUnderTest {
   owner: string
@@ -42,12 +37,6 @@ export interface CommitUnderTest {
   pullRequest?: number
   /** Where the SHA came from, for the debug log (`pull_request.head.sha`, `commit input`, …). */
   from: string
-}
-
-/** What reads a pull request's head: none for an empty github-token. */
-export interface HeadReader {
-  client: GithubClient | undefined
-  signal?: AbortSignal
 }
 
 /** Events whose payload has the pull request, with its head. */
@@ -64,8 +53,9 @@ const HEAD_SHA_EVENTS = new Set(['workflow_run', 'check_suite', 'check_run', 'me
 /** The commit under test and its pull request; throws when a pull request's head is needed and cannot be read. */
 export async function commitUnderTest(
   ctx: EventContext,
-  inputs: CommitInputs,
-  { client, signal }: HeadReader
+  inputs: Pick<Settings, 'commit' | 'pullRequest'>,
+  /** What reads a pull request's head: none for an empty github-token. */
+  { client, signal }: { client: GithubClient | undefined; signal?: AbortSignal }
 ): Promise<CommitUnderTest> {
   const { owner, repo } = ctx.repo
   const pullRequest = inputs.pullRequest ?? pullRequestOf(ctx)

@@ -31,6 +31,7 @@ export interface GithubClientOptions {
 export function githubClient(options: GithubClientOptions): GithubClient {
   const redact = redactor(options.token)
   const session = options.session ?? new GithubSession({ logger: options.logger })
+  // cast: @actions/github types its request defaults loosely; its fetch is the global one, proxied.
   const base = options.fetch ?? (defaults.request?.fetch as typeof fetch | undefined) ?? fetch
   return getOctokit(options.token, {
     request: { fetch: session.fetch(base) },

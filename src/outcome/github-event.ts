@@ -7,7 +7,8 @@
  */
 import { readFileSync } from 'node:fs'
 import type { EventContext } from './commit-under-test.js'
-import { REPO_NAME } from './github-values.js'
+import { errorCode } from '../util/error-text.js'
+import { isRecord, REPO_NAME } from './github-values.js'
 
 /** What the runner gave: no repository (outside a workflow), an event file that cannot be read, or the event. */
 export type RunnerEvent =
@@ -15,41 +16,32 @@ export type RunnerEvent =
   | { kind: 'broken'; eventName: string; why: string }
   | { kind: 'read'; context: EventContext }
 
+/** GITHUB_REPOSITORY as owner and name; undefined outside a workflow (or not a repository's name). */
+export function repositoryOf(env: NodeJS.ProcessEnv): EventContext['repo'] | undefined {
+  const parts = (env.GITHUB_REPOSITORY ?? '').split('/').map(part => REPO_NAME.decode(part))
+  const [owner, repo, ...rest] = parts
+  return owner && repo && rest.length === 0 ? { owner, repo } : undefined
+}
+
 /** The event of the run, from the runner's environment. */
 export function readEvent(env: NodeJS.ProcessEnv): RunnerEvent {
-  const [owner, repo, ...rest] = (env.GITHUB_REPOSITORY ?? '').split('/')
-  if (
-    REPO_NAME.decode(owner) === undefined ||
-    REPO_NAME.decode(repo) === undefined ||
-    rest.length
-  ) {
-    return { kind: 'outside' }
-  }
+  const repo = repositoryOf(env)
+  if (!repo) return { kind: 'outside' }
   const eventName = env.GITHUB_EVENT_NAME ?? ''
   const broken = (why: string): RunnerEvent => ({ kind: 'broken', eventName, why })
   let payload: unknown = {}
   try {
     if (env.GITHUB_EVENT_PATH) payload = JSON.parse(readFileSync(env.GITHUB_EVENT_PATH, 'utf8'))
   } catch (error) {
-    const code = (error as NodeJS.ErrnoException).code
+    const code = errorCode(error)
     if (error instanceof SyntaxError) return broken('is not JSON')
     // No event file (a terminal run): GITHUB_SHA is the commit, as for push.
     if (code !== 'ENOENT') {
       return broken(code === 'EISDIR' ? 'is a folder' : `cannot be read (${code ?? 'error'})`)
     }
   }
-  if (typeof payload !== 'object' || payload === null || Array.isArray(payload)) {
-    return broken('holds no JSON object')
-  }
-  return {
-    kind: 'read',
-    context: {
-      eventName,
-      payload: payload as Record<string, unknown>,
-      sha: env.GITHUB_SHA ?? '',
-      repo: { owner: owner as string, repo: repo as string }
-    }
-  }
+  if (!isRecord(payload)) return broken('holds no JSON object')
+  return { kind: 'read', context: { eventName, payload, sha: env.GITHUB_SHA ?? '', repo } }
 }
 
 /** The sentence that names a broken event file: `the event file (GITHUB_EVENT_PATH) is not JSON`. */

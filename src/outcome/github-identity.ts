@@ -12,6 +12,7 @@
 import type { Logger } from '../util/logger.js'
 import type { GithubClient, GithubSession } from './github-client.js'
 import { githubFailure } from './github-transport.js'
+import { field } from './github-values.js'
 
 /**
  * The author of what GITHUB_TOKEN writes. A login cannot contain brackets: no account can take it.
@@ -61,7 +62,7 @@ export class TokenIdentity {
     const { client, session, logger } = this.o
     try {
       const { data } = await client.rest.users.getAuthenticated()
-      const login = (data as { login?: unknown }).login
+      const login = field(data, 'login')
       if (typeof login === 'string' && login !== '') {
         logger.debug(`The github-token acts as ${login} (GET /user).`)
         return login

@@ -9,6 +9,7 @@
  * fails as rate-limited without being sent, and sending resumes once the
  * limit has passed. A 403 without these signs is a refusal, not a limit.
  */
+import { parseRetryAfter } from '../jenkins/transport/retry.js'
 import { formatDuration } from '../util/duration.js'
 import type { Logger } from '../util/logger.js'
 import type { RequestBounds } from '../util/request-bounds.js'
@@ -49,7 +50,7 @@ export async function rateLimitOf(
     .text()
     .catch(() => '')
   const secondary = /secondary rate limit|abuse detection/i.test(message)
-  const retryAfter = retryAfterMs(headers.get('retry-after'), now)
+  const retryAfter = parseRetryAfter(headers.get('retry-after') ?? undefined, now)
   if (retryAfter !== undefined)
     return { status, waitMs: retryAfter, sign: 'retry-after', secondary }
   const reset = Number(headers.get('x-ratelimit-reset'))
@@ -67,14 +68,6 @@ export async function rateLimitOf(
     return { status, waitMs: undefined, sign: 'the secondary rate limit', secondary: true }
   }
   return undefined
-}
-
-/** Retry-After as seconds or an HTTP date (RFC 9110 10.2.3), in ms. */
-function retryAfterMs(value: string | null, now: number): number | undefined {
-  if (value === null || value.trim() === '') return undefined
-  if (/^\s*\d+\s*$/.test(value)) return Number(value) * 1000
-  const date = Date.parse(value)
-  return Number.isNaN(date) ? undefined : Math.max(0, date - now)
 }
 
 /** The step's rate-limit state, shared by all its GitHub requests. */

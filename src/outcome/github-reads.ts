@@ -38,13 +38,12 @@ export async function readPullHead(
   client: GithubClient,
   { owner, repo, number, signal }: Where & { number: number }
 ): Promise<PullHead> {
-  const answer = await client.rest.pulls.get({
+  const { data }: { data: unknown } = await client.rest.pulls.get({
     owner,
     repo,
     pull_number: number,
     request: { signal }
   })
-  const data: unknown = answer.data
   const source = `GitHub's answer for pull request #${number}`
   const sha = required(data, 'head.sha', SHA, source)
   const headRepo = optional(data, 'head.repo.name', REPO_NAME, source)
@@ -73,7 +72,7 @@ const ALLOWS: ReadonlyArray<readonly [string, Role]> = [
 ]
 
 /** The legacy `permission`: maintain reads as write, triage as read. */
-const LEGACY: ReadonlySet<unknown> = new Set(['admin', 'write', 'read', 'none'])
+const LEGACY: readonly Role[] = ['admin', 'write', 'read', 'none']
 
 /**
  * `user`'s role on the repository
@@ -87,30 +86,30 @@ export async function readRole(
   client: GithubClient,
   { owner, repo, user, signal }: Where & { user: string }
 ): Promise<Role> {
-  const answer = await client.rest.repos.getCollaboratorPermissionLevel({
+  const { data }: { data: unknown } = await client.rest.repos.getCollaboratorPermissionLevel({
     owner,
     repo,
     username: user,
     request: { signal }
   })
-  const data: unknown = answer.data
-  const named = field(data, 'role_name')
-  if (named !== 'none' && ROLES.includes(named as Role)) return named as Role
-  const legacy = field(data, 'permission')
-  if (!LEGACY.has(legacy)) {
+  const named = ROLES.find(role => role !== 'none' && role === field(data, 'role_name'))
+  if (named) return named
+  const permission = field(data, 'permission')
+  const legacy = LEGACY.find(role => role === permission)
+  if (legacy === undefined) {
     const source = `GitHub's answer for ${user}'s permission on ${owner}/${repo}`
     throw new Undecodable(
       source,
       'permission',
       'one of admin, write, read, none',
-      legacy === undefined || legacy === null
+      permission === undefined || permission === null
     )
   }
   const allows = field(data, 'user', 'permissions')
-  if (typeof allows !== 'object' || allows === null) return legacy as Role
+  if (typeof allows !== 'object' || allows === null) return legacy
   const allowed = ALLOWS.find(([key]) => field(allows, key) === true)?.[1] ?? 'none'
   // The lower of the two.
-  return atLeast(allowed, legacy as Role) ? (legacy as Role) : allowed
+  return atLeast(allowed, legacy) ? legacy : allowed
 }
 
 /** Whether `role` is at least `least`. */
@@ -135,7 +134,7 @@ export async function readLastChange(
   { owner, repo, ref, signal }: Where & { ref: string }
 ): Promise<BranchChange | undefined> {
   const full = `refs/heads/${ref}`
-  const answer = await client.rest.repos.listActivities({
+  const { data }: { data: unknown } = await client.rest.repos.listActivities({
     owner,
     repo,
     ref: full,
@@ -143,7 +142,6 @@ export async function readLastChange(
     per_page: 1,
     request: { signal }
   })
-  const data: unknown = answer.data
   const source = `GitHub's answer for the changes of ${owner}/${repo}'s ${ref}`
   if (!Array.isArray(data)) throw new Error(`${source} is not a list`)
   if (data.length === 0) return undefined
@@ -167,7 +165,7 @@ export async function searchPulls(
   client: GithubClient,
   { owner, repo, state, page = 1, signal }: Where & { state: 'pending' | 'failure'; page?: number }
 ): Promise<{ pulls: number[]; total: number }> {
-  const answer = await client.request('GET /search/issues', {
+  const { data }: { data: unknown } = await client.request('GET /search/issues', {
     q: `repo:${owner}/${repo} is:pr is:open status:${state}`,
     // Oldest first: a stable order, so that the pages a run number picks in turn cover them all.
     sort: 'created',
@@ -176,7 +174,6 @@ export async function searchPulls(
     page,
     request: { signal }
   })
-  const data: unknown = answer.data
   const source = `GitHub's search for pull requests with status ${state}`
   const total = field(data, 'total_count')
   const items = field(data, 'items')
@@ -199,7 +196,7 @@ export interface ListedStatus {
   creator?: string
 }
 
-const STATES: ReadonlySet<unknown> = new Set(['pending', 'success', 'failure', 'error'])
+const STATES: ReadonlyArray<ListedStatus['state']> = ['pending', 'success', 'failure', 'error']
 
 /**
  * The commit's statuses, newest first (GET /repos/{owner}/{repo}/commits/{sha}/statuses,
@@ -209,20 +206,21 @@ export async function readStatuses(
   client: GithubClient,
   { owner, repo, sha, signal }: Where & { sha: string }
 ): Promise<ListedStatus[]> {
-  const answer = await client.rest.repos.listCommitStatusesForRef({
+  const { data }: { data: unknown } = await client.rest.repos.listCommitStatusesForRef({
     owner,
     repo,
     ref: sha,
     per_page: 100,
     request: { signal }
   })
-  const data: unknown = answer.data
   const source = `GitHub's statuses of ${sha.slice(0, 12)}`
   if (!Array.isArray(data)) throw new Error(`${source} are not a list`)
   return data.map((entry: unknown, i) => {
-    const state = field(entry, 'state')
+    const state = STATES.find(known => known === field(entry, 'state'))
     const context = field(entry, 'context')
-    if (!STATES.has(state)) throw new Undecodable(`${source}'s [${i}]`, 'state', 'a state', !state)
+    if (!state) {
+      throw new Undecodable(`${source}'s [${i}]`, 'state', 'a state', !field(entry, 'state'))
+    }
     if (typeof context !== 'string') {
       throw new Undecodable(`${source}'s [${i}]`, 'context', 'a context', context === undefined)
     }
@@ -232,7 +230,7 @@ export async function readStatuses(
     }
     const creator = optional(entry, 'creator.login', LOGIN, `${source}'s [${i}]`)
     return {
-      state: state as ListedStatus['state'],
+      state,
       context,
       description: text('description'),
       targetUrl: text('target_url'),

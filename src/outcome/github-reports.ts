@@ -187,11 +187,6 @@ export class GithubReports {
     return { serverUrl, repository: `${owner}/${repo}`, sha }
   }
 
-  /** Whether the comment was given its final text. */
-  get finished(): boolean {
-    return this.final
-  }
-
   /**
    * Writes the comment with the builds as they are now (writes go in the
    * order asked); `final` is the text the comment ends with, written once.

@@ -44,7 +44,7 @@ export type GithubFailure =
  * throws in a RequestError of status 500, with the error as its cause).
  */
 export function githubFailure(error: unknown): GithubFailure {
-  const cause = (error as { cause?: unknown } | null)?.cause
+  const cause = error instanceof Error ? error.cause : undefined
   const transport =
     error instanceof GithubTransportError
       ? error
@@ -52,8 +52,9 @@ export function githubFailure(error: unknown): GithubFailure {
         ? cause
         : undefined
   if (transport) return { kind: transport.kind, message: transport.message }
-  const status = (error as { status?: unknown } | null)?.status
-  if (typeof status === 'number' && (error as { response?: unknown }).response !== undefined) {
+  const status: unknown = error instanceof Error ? Reflect.get(error, 'status') : undefined
+  const response: unknown = error instanceof Error ? Reflect.get(error, 'response') : undefined
+  if (typeof status === 'number' && response !== undefined) {
     return { kind: 'answered', status, message: errorText(error) }
   }
   return { kind: 'network', message: errorText(error) }
@@ -145,8 +146,23 @@ export function boundedFetch(o: BoundedFetchOptions): typeof fetch {
           'too-large',
           `GitHub at ${server} answered ${what} with ${size}, more than the ${formatBytes(max)} this action reads`
         )
-      const body = await readCapped(response, max, bytes => (received = bytes), tooLarge)
-      return rebuilt(response, body)
+      const declared = Number(response.headers.get('content-length'))
+      if (response.body && declared > max) {
+        await response.body.cancel().catch(() => undefined)
+        throw tooLarge(`${declared} bytes`)
+      }
+      // Read here, capped (a throw cancels the stream), before Octokit sees it.
+      const chunks: Uint8Array[] = []
+      for await (const chunk of response.body ?? []) {
+        received += chunk.byteLength
+        if (received > max) throw tooLarge(`more than ${received} bytes`)
+        chunks.push(chunk)
+      }
+      const empty = !response.body || [101, 204, 205, 304].includes(response.status)
+      // The answer again, its body now in memory (a Response has the fields of its init).
+      const copy = new Response(empty ? null : Buffer.concat(chunks), response)
+      Object.defineProperty(copy, 'url', { value: response.url })
+      return copy
     } catch (error) {
       if (failure) throw failure
       if (error instanceof GithubTransportError) throw error
@@ -161,50 +177,8 @@ export function boundedFetch(o: BoundedFetchOptions): typeof fetch {
   }
 }
 
-/** The whole body, at most `max` bytes (`seen` is told the count as it grows). */
-async function readCapped(
-  response: Response,
-  max: number,
-  seen: (bytes: number) => void,
-  tooLarge: (size: string) => GithubTransportError
-): Promise<Uint8Array | null> {
-  if (!response.body) return null
-  const declared = Number(response.headers.get('content-length'))
-  if (declared > max) {
-    await response.body.cancel().catch(() => undefined)
-    throw tooLarge(`${declared} bytes`)
-  }
-  const reader = response.body.getReader()
-  const chunks: Uint8Array[] = []
-  let size = 0
-  for (;;) {
-    const { done, value } = await reader.read()
-    if (done) break
-    size += value.byteLength
-    seen(size)
-    if (size > max) {
-      await reader.cancel().catch(() => undefined)
-      throw tooLarge(`more than ${size} bytes`)
-    }
-    chunks.push(value)
-  }
-  return Buffer.concat(chunks)
-}
-
-/** The answer again, its body now in memory. */
-function rebuilt(response: Response, body: Uint8Array | null): Response {
-  const empty = [101, 204, 205, 304].includes(response.status)
-  const copy = new Response(empty ? null : body, {
-    status: response.status,
-    statusText: response.statusText,
-    headers: response.headers
-  })
-  Object.defineProperty(copy, 'url', { value: response.url })
-  return copy
-}
-
 /** undici says "fetch failed" and puts the reason in `cause`. */
 function causeText(error: unknown): string {
-  const cause = (error as { cause?: unknown } | null)?.cause
+  const cause = error instanceof Error ? error.cause : undefined
   return cause instanceof Error ? `${errorText(error)} (${cause.message})` : errorText(error)
 }

@@ -24,13 +24,15 @@ export class Undecodable extends Error {
   }
 }
 
+/** Whether `value` is a JSON object (not null, not a list). */
+export function isRecord(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value)
+}
+
 /** A value at `path` inside nested objects; undefined where any step is not an object. */
 export function field(value: unknown, ...path: string[]): unknown {
   let current = value
-  for (const key of path) {
-    if (typeof current !== 'object' || current === null || Array.isArray(current)) return undefined
-    current = (current as Record<string, unknown>)[key]
-  }
+  for (const key of path) current = isRecord(current) ? current[key] : undefined
   return current
 }
 

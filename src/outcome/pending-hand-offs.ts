@@ -11,6 +11,7 @@
  */
 import type { JobPath } from '../jenkins/model/types.js'
 import { fullName, sameJob } from '../jenkins/model/job-path.js'
+import { errorText } from '../util/error-text.js'
 import type { Logger } from '../util/logger.js'
 import type { GithubClient } from './github-client.js'
 import type { TokenIdentity } from './github-identity.js'
@@ -131,7 +132,7 @@ export async function stillPending(
     return same
   } catch (error) {
     o.logger.warning(
-      `Settle: could not read '${h.context}' on ${h.sha.slice(0, 12)} again before writing it, so it is left pending: ${error instanceof Error ? error.message : String(error)}`
+      `Settle: could not read '${h.context}' on ${h.sha.slice(0, 12)} again before writing it, so it is left pending: ${errorText(error)}`
     )
     return false
   }

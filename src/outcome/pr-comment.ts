@@ -162,8 +162,7 @@ export class PullRequestComment {
     try {
       for (let page = last; page >= oldest; page--) {
         const { comments } = page === 1 ? first : await list(page)
-        for (let i = comments.length - 1; i >= 0; i--) {
-          const comment = comments[i] as IssueComment
+        for (const comment of comments.toReversed()) {
           if (!comment.body.startsWith(marker)) continue
           if (await identity.owns(comment.author)) return comment.id
           passed++
@@ -204,15 +203,11 @@ function decodeComments(value: unknown): IssueComment[] {
  */
 export function lastPage(link: string | undefined): number | undefined {
   for (const part of link?.split(',') ?? []) {
-    const match = /^\s*<([^>]*)>(.*)$/.exec(part)
-    const rel = match ? /;\s*rel="?([^";]*)"?/.exec(match[2] ?? '')?.[1] : undefined
-    if (!match?.[1] || !rel?.split(/\s+/).includes('last')) continue
-    try {
-      const page = Number(new URL(match[1]).searchParams.get('page'))
-      if (Number.isSafeInteger(page) && page >= 1) return page
-    } catch {
-      // Not a URL: no last page from it.
-    }
+    const [, target, params = ''] = /^\s*<([^>]*)>(.*)$/.exec(part) ?? []
+    const rels = /;\s*rel="?([^";]*)"?/.exec(params)?.[1]?.split(/\s+/)
+    if (!target || !rels?.includes('last') || !URL.canParse(target)) continue
+    const page = Number(new URL(target).searchParams.get('page'))
+    if (Number.isSafeInteger(page) && page >= 1) return page
   }
   return undefined
 }

@@ -11,8 +11,11 @@ import { buildNumberByQueueId, queueItemJob } from '../follow/queue-ended.js'
 import { fullName, sameJob } from '../jenkins/model/job-path.js'
 import type { Build, BuildRef } from '../jenkins/model/types.js'
 import { unlessNotFound } from '../jenkins/transport/errors.js'
+import { repositoryOf } from '../outcome/github-event.js'
+import { TokenIdentity } from '../outcome/github-identity.js'
 import { GithubReports } from '../outcome/github-reports.js'
-import type { PendingHandOff } from '../outcome/pending-hand-offs.js'
+import { failureEnd } from '../outcome/github-transport.js'
+import { pendingHandOffs, stillPending, type PendingHandOff } from '../outcome/pending-hand-offs.js'
 import { writeSummary, type BuildReport } from '../outcome/report.js'
 import { Output } from '../util/constants.js'
 import type { StepRun } from './bounded-step.js'
@@ -28,22 +31,15 @@ type Where =
 export async function settleHandOffs(step: StepRun): Promise<void> {
   const { settings, io, signal } = step
   const log = io.logger
-  const repository = /^([^/\s]+)\/([^/\s]+)$/.exec(process.env.GITHUB_REPOSITORY ?? '')
+  const repository = repositoryOf(process.env)
   if (!repository) {
     throw new Error(
       `Input 'settle' needs the repository whose statuses to settle: GITHUB_REPOSITORY is not set (run it in a workflow).`
     )
   }
-  const [, owner = '', repo = ''] = repository
+  const { owner, repo } = repository
   // Octokit loads only in this mode (start-up cost); "eager" keeps it in the one bundle file.
   const github = await import(/* webpackMode: "eager" */ '../outcome/github-client.js')
-  const { TokenIdentity } = await import(/* webpackMode: "eager" */ '../outcome/github-identity.js')
-  const { pendingHandOffs, stillPending } = await import(
-    /* webpackMode: "eager" */ '../outcome/pending-hand-offs.js'
-  )
-  const { githubFailure } = await import(
-    /* webpackMode: "eager" */ '../outcome/github-transport.js'
-  )
   const session = new github.GithubSession({ logger: log, bounds: step.githubBounds })
   const client = github.githubClient({ token: settings.githubToken, logger: log, session })
   const where = { client, owner, repo, logger: log, signal }
@@ -64,10 +60,8 @@ export async function settleHandOffs(step: StepRun): Promise<void> {
       runNumber: Number(process.env.GITHUB_RUN_NUMBER ?? '0') || 0
     })
   } catch (error) {
-    const failure = githubFailure(error)
-    const status = failure.kind === 'answered' ? ` (HTTP ${failure.status})` : ''
     throw new Error(
-      `Settle: could not read the pending statuses of ${owner}/${repo} from GitHub${status}: ${io.redact(failure.message)}. The github-token needs \`statuses: write\` and \`pull-requests: read\`.`
+      `Settle: could not read the pending statuses of ${owner}/${repo} from GitHub${failureEnd(error, io.redact)}. The github-token needs \`statuses: write\` and \`pull-requests: read\`.`
     )
   }
   const settled = []
