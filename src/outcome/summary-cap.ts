@@ -132,33 +132,25 @@ export function fitSummary(units: readonly string[], maxBytes: number): FittedSu
   return kept.fit(maxBytes)
 }
 
-/** A heading and the units after it, up to the next heading. */
+/** A heading and the units after it, up to the next heading; a section left out keeps its name only. */
 interface Section {
-  /** Its place in the document (0: the first). */
-  index: number
   /** Its name for the 'left out' line (sectionName). */
   name: string
   units: string[]
   bytes: number
+  left?: boolean
 }
 
 /**
  * The units of a summary as sections, each unit kept once (never a copy of
- * a growing text), and what was left out of them: the sections' count and
- * first names, and table rows. What it keeps is the units of the sections
- * kept; a section left out keeps nothing.
+ * a growing text), and what was left out of them: sections and table rows.
+ * A unit added to a section left out is left out too.
  */
 class KeptUnits {
-  /** The sections kept, in document order. */
-  private sections: Section[] = []
+  /** Every section, in document order. */
+  private readonly sections: Section[] = []
   /** Headings above the next one, for its name. */
   private readonly open: Heading[] = []
-  /** The section units go to; it may have been left out (they are then too). */
-  private last: Section | undefined
-  private sectionCount = 0
-  private leftOutCount = 0
-  /** The names of the first NAMED_SECTIONS sections left out, by document order. */
-  private leftOutNames: Array<{ index: number; name: string }> = []
   private rows = 0
   /** Bytes of the units kept. */
   bytes = 0
@@ -168,19 +160,14 @@ class KeptUnits {
   add(unit: string): void {
     const bytes = Buffer.byteLength(unit)
     this.addedBytes += bytes
-    if (isHeading(unit) || !this.last) {
-      this.last = {
-        index: this.sectionCount++,
-        name: sectionName(this.open, unit),
-        units: [],
-        bytes: 0
-      }
-      this.sections.push(this.last)
+    let last = this.sections.at(-1)
+    if (isHeading(unit) || !last) {
+      last = { name: sectionName(this.open, unit), units: [], bytes: 0 }
+      this.sections.push(last)
     }
-    // Left out: no longer the last section kept.
-    if (this.sections.at(-1) !== this.last) return
-    this.last.units.push(unit)
-    this.last.bytes += bytes
+    if (last.left) return
+    last.units.push(unit)
+    last.bytes += bytes
     this.bytes += bytes
   }
 
@@ -204,28 +191,18 @@ class KeptUnits {
    */
   cut(maxBytes: number): void {
     const fits = (): boolean => this.bytes + Buffer.byteLength(this.line()) <= maxBytes
-    if (fits()) return
-    const largestFirst = this.sections
-      .filter(section => section.index > 0)
-      .sort((a, b) => b.bytes - a.bytes)
-    for (const section of largestFirst) {
-      if (fits()) break
-      this.leave(section)
-    }
+    const kept = this.sections.filter(section => !section.left)
+    const largestFirst = kept.filter(s => s !== this.sections[0]).sort((a, b) => b.bytes - a.bytes)
+    for (const section of largestFirst) if (!fits()) this.leave(section)
     while (!fits()) if (!this.dropRows(maxBytes)) break
-    for (let i = this.sections.length - 1; i >= 0 && !fits(); i--) {
-      const section = this.sections[i]
-      if (section) this.leave(section)
-    }
+    for (const section of kept.reverse()) if (!fits()) this.leave(section)
   }
 
   private leave(section: Section): void {
-    this.sections = this.sections.filter(s => s !== section)
+    if (section.left) return
+    section.left = true
     this.bytes -= section.bytes
-    this.leftOutCount++
-    this.leftOutNames.push({ index: section.index, name: section.name })
-    this.leftOutNames.sort((a, b) => a.index - b.index)
-    this.leftOutNames.length = Math.min(this.leftOutNames.length, NAMED_SECTIONS)
+    section.units = []
   }
 
   /** Rows from the end of the largest table kept (the header row and one row stay); false when no table has rows to give. */
@@ -263,10 +240,11 @@ class KeptUnits {
   }
 
   private leftOut(): FittedSummary {
+    const left = this.sections.filter(section => section.left)
     return {
       text: '',
-      sections: this.leftOutNames.map(s => s.name),
-      leftOut: this.leftOutCount,
+      sections: left.slice(0, NAMED_SECTIONS).map(s => s.name),
+      leftOut: left.length,
       rows: this.rows
     }
   }
