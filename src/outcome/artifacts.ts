@@ -2,7 +2,7 @@ import { randomBytes } from 'node:crypto'
 import { createWriteStream } from 'node:fs'
 import { mkdir, realpath, rename, rm } from 'node:fs/promises'
 import { basename, dirname, join, relative, sep } from 'node:path'
-import { artifactSegments, artifactTarget, type RefusedPath } from '../util/artifact-paths.js'
+import { artifactTarget, type RefusedPath } from '../util/artifact-paths.js'
 import { selectArtifacts } from '../inputs/artifact-patterns.js'
 import { formatBytes } from '../util/bytes.js'
 import { collectYoungGarbage } from '../util/heap.js'
@@ -123,17 +123,16 @@ export async function downloadArtifacts(
 
   const rootReal = await prepareRoot(root, settings.workspace)
   const downloadOne = async (path: string): Promise<void> => {
-    // as: a selected path passed artifactSegments already (selectArtifacts), so it has segments.
-    const segments = artifactSegments(path) as string[]
+    // A selected path passed artifactSegments already: '/' separates its names, none empty.
+    const folders = path.split('/').slice(0, -1)
     try {
       // Folder by folder, each checked before the next is made in it: a
       // symbolic link in the way that leads out is refused before anything is
       // created through it. The file goes into the folder's real path.
       let target: string
       try {
-        const folder = await makeFolderInside(root, rootReal, segments.slice(0, -1), path)
-        // as: a path that passed artifactSegments has at least one segment.
-        target = join(folder, segments.at(-1) as string)
+        const folder = await makeFolderInside(root, rootReal, folders, path)
+        target = join(folder, basename(path))
       } catch (error) {
         if (!(error instanceof WorkspacePathError) || error.link === undefined || error.dangling) {
           throw error

@@ -156,7 +156,7 @@ export function testReportAction(
   let best: TestAction | undefined
   for (const action of actions ?? []) {
     if (typeof action !== 'object' || action === null) continue
-    // as: an object whose fields are checked one by one below.
+    // cast: any JSON object; each field is checked below.
     const { failCount, totalCount, skipCount, urlName } = action as Record<string, unknown>
     if (failCount === undefined || totalCount === undefined) continue
     const wrong = Object.entries({ totalCount, failCount, skipCount }).filter(
@@ -225,6 +225,7 @@ export function annotateFailedTests(
 }
 
 function classOf(action: unknown): unknown {
-  // as: any JSON value; a primitive or null has no `_class`.
-  return (action as { _class?: unknown } | null)?._class
+  return typeof action === 'object' && action !== null && '_class' in action
+    ? action._class
+    : undefined
 }
