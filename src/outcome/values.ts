@@ -5,19 +5,17 @@
  * wrong (not archived, over 1 MiB, malformed, a key twice) is one warning
  * that says which, and `{}`: the values are the build's extra, never its
  * verdict. The text is Jenkins': it is set and shown exactly, never
- * evaluated, and the summary shows it as text (escapeHtml) within bounds.
+ * evaluated, and the summary shows it as text within bounds (report.ts
+ * addValues).
  */
-import type { summary as coreSummary } from '@actions/core'
 import { Interrupted, JenkinsError } from '../jenkins/transport/errors.js'
 import { parseJenkinsJson } from '../jenkins/transport/json.js'
 import { fullName } from '../jenkins/model/job-path.js'
 import { duplicateKey } from '../inputs/parameters.js'
 import type { BuildOutputsApi, BuildRef, JsonValue } from '../jenkins/model/types.js'
-import { escapeHtml } from '../util/html.js'
 import { splitNameValue } from '../util/name-value.js'
 import { cut } from '../util/shorten.js'
 import { errorText } from '../util/error-text.js'
-import { addNameValues, textCell } from './summary-sections.js'
 import type { Logger } from '../util/logger.js'
 
 /** Most bytes of the file read: a larger one is not downloaded. */
@@ -136,17 +134,4 @@ export async function readValues(
   if ('problem' in parsed) return fail(parsed.problem)
   logger.info(`Read ${Object.keys(parsed.values).length} values from the ${what}.`)
   return { values: parsed.values }
-}
-
-/** The summary's values (addNameValues: at most 50 keys, each value cut to 200 characters), as text. */
-export function addValues(summary: typeof coreSummary, outcome: ValuesOutcome, level = 3): void {
-  summary.addHeading('Values', level)
-  const entries = Object.entries(outcome.values)
-  if (entries.length === 0) {
-    summary.addRaw(`<p>${escapeHtml(cut(outcome.problem ?? 'None.', 1000))}</p>`, true)
-    return
-  }
-  addNameValues(summary, ['Key', 'Value'], entries, value =>
-    textCell(typeof value === 'string' ? value : JSON.stringify(value))
-  )
 }
