@@ -190,7 +190,7 @@ function addBuildSection(summary: Summary, report: BuildReport, { item }: { item
   const notes = [report.error, report.stopped, report.left, outcome.note].filter(n => !!n)
   const addNotes = (): void => {
     if (notes.length === 0) return
-    summary.addRaw(`<p>${escapeHtml(cut(notes.join(' '), MAX_NOTE_CHARS))}</p>`, true)
+    addParagraph(summary, escapeHtml(cut(notes.join(' '), MAX_NOTE_CHARS)))
   }
   if (alone) summary.addHeading(`Jenkins ${link(shortName(outcome.jobName), outcome.jobUrl)}`, 2)
   else {
@@ -204,7 +204,8 @@ function addBuildSection(summary: Summary, report: BuildReport, { item }: { item
     summary.addTable(rows.map(([key, value]) => [{ data: key, header: true }, value]))
   }
   if (full) {
-    if (outcome.history) addHistory(summary, outcome.history)
+    const history = outcome.history && historyLine(outcome.history)
+    if (history) summary.addRaw(history, true)
     if (outcome.tests) addFailedTests(summary, outcome.tests, sub)
     if (outcome.stages) addStages(summary, outcome.stages, sub)
     // Several builds share one chart (writeSummary).
@@ -220,9 +221,9 @@ function addBuildSection(summary: Summary, report: BuildReport, { item }: { item
   }
   const tail = report.stopped || !full ? [] : report.tail.slice(-TAIL_IN_SUMMARY)
   if (tail.length > 0) {
-    summary.addRaw(
-      `<details><summary>Last ${tail.length} console lines</summary><pre>${tail.map(line => escapeHtml(cut(line, 500))).join('<br>')}</pre></details>`,
-      true
+    summary.addDetails(
+      `Last ${tail.length} console lines`,
+      `<pre>${tail.map(line => escapeHtml(cut(line, 500))).join('<br>')}</pre>`
     )
   }
 }
@@ -364,12 +365,12 @@ const MAX_UNREAD = 3
 const UNREAD_CHARS = 600
 
 /** Text in a table's cell: at most `max` characters, inert; an empty one stays a cell. */
-export function textCell(text: string, max = 200): string {
+function textCell(text: string, max = 200): string {
   return escapeHtml(cut(text, max)) || '&nbsp;'
 }
 
 /** A table of names (as code) and their values' cells: at most 50 rows, `… and N more` below it. */
-export function addNameValues<T>(
+function addNameValues<T>(
   summary: Summary,
   headers: [string, string],
   entries: ReadonlyArray<readonly [string, T]>,
@@ -387,13 +388,18 @@ export function addNameValues<T>(
 }
 
 /** A table's header row. */
-export function headerRow(...names: string[]): Array<{ data: string; header: true }> {
+function headerRow(...names: string[]): Array<{ data: string; header: true }> {
   return names.map(data => ({ data, header: true }))
+}
+
+/** A paragraph of HTML (escaped by the caller). */
+function addParagraph(summary: Summary, html: string): void {
+  summary.addRaw(`<p>${html}</p>`, true)
 }
 
 /** `… and N more` below a list cut to `shown` of `total` (`what`: of what, when it says). */
 function addMore(summary: Summary, total: number, shown: number, what = ''): void {
-  if (total > shown) summary.addRaw(`<p>… and ${total - shown} more${what}.</p>`, true)
+  if (total > shown) addParagraph(summary, `… and ${total - shown} more${what}.`)
 }
 
 /**
@@ -402,7 +408,7 @@ function addMore(summary: Summary, total: number, shown: number, what = ''): voi
  * that line at the commit under test on a runner), first line of the error.
  * `level`: of its heading, below the build's.
  */
-export function addFailedTests(summary: Summary, tests: TestsOutcome, level = 3): void {
+function addFailedTests(summary: Summary, tests: TestsOutcome, level: number): void {
   if (tests.counts.failed === 0) return
   summary.addHeading('Failed tests', level)
   if (tests.failed.length > 0) {
@@ -433,11 +439,11 @@ export function addFailedTests(summary: Summary, tests: TestsOutcome, level = 3)
     }
   }
   const all = `All results: ${link('test report', tests.reportUrl)}.`
-  summary.addRaw(`<p>${[...notes.map(escapeHtml), all].join(' ')}</p>`, true)
+  addParagraph(summary, [...notes.map(escapeHtml), all].join(' '))
 }
 
 /** The Pipeline's stages: name, status, duration. */
-export function addStages(summary: Summary, stages: readonly PipelineStage[], level = 3): void {
+function addStages(summary: Summary, stages: readonly PipelineStage[], level: number): void {
   if (stages.length === 0) return
   summary.addHeading('Stages', level)
   const shown = stages.slice(0, MAX_STAGE_ROWS)
@@ -453,33 +459,30 @@ export function addStages(summary: Summary, stages: readonly PipelineStage[], le
 }
 
 /** The downloaded artifacts and where they are; refused paths named. */
-export function addArtifacts(summary: Summary, artifacts: ArtifactsOutcome, level = 3): void {
+function addArtifacts(summary: Summary, artifacts: ArtifactsOutcome, level: number): void {
   if (artifacts.written.length === 0 && artifacts.refused.length === 0) return
   summary.addHeading('Artifacts', level)
   if (artifacts.written.length > 0) {
-    summary.addRaw(
-      `<p>${artifacts.written.length} file(s), ${escapeHtml(formatBytes(artifacts.bytes))}, in <code>${escapeHtml(artifacts.folder)}</code>:</p>`,
-      true
+    addParagraph(
+      summary,
+      `${artifacts.written.length} file(s), ${escapeHtml(formatBytes(artifacts.bytes))}, in <code>${escapeHtml(artifacts.folder)}</code>:`
     )
     const shown = artifacts.written.slice(0, MAX_ARTIFACT_ROWS)
-    summary.addRaw(
-      `<ul>${shown.map(path => `<li><code>${escapeHtml(cut(path, PATH_CHARS))}</code></li>`).join('')}</ul>`,
-      true
-    )
+    summary.addList(shown.map(path => `<code>${escapeHtml(cut(path, PATH_CHARS))}</code>`))
     addMore(summary, artifacts.written.length, shown.length)
   }
   for (const refused of artifacts.refused.slice(0, MAX_ARTIFACT_ROWS)) {
-    summary.addRaw(
-      `<p>⚠️ Refused <code>${escapeHtml(cut(JSON.stringify(refused.path), PATH_CHARS))}</code>: it ${escapeHtml(refused.reason)}.</p>`,
-      true
+    addParagraph(
+      summary,
+      `⚠️ Refused <code>${escapeHtml(cut(JSON.stringify(refused.path), PATH_CHARS))}</code>: it ${escapeHtml(refused.reason)}.`
     )
   }
 }
 
 /** Parts of the outcome that could not be read: a notice each, the build's result stands. */
-export function addUnread(summary: Summary, unread: readonly string[]): void {
+function addUnread(summary: Summary, unread: readonly string[]): void {
   for (const note of unread.slice(0, MAX_UNREAD)) {
-    summary.addRaw(`<p>⚠️ ${escapeHtml(cut(note, UNREAD_CHARS))}</p>`, true)
+    addParagraph(summary, `⚠️ ${escapeHtml(cut(note, UNREAD_CHARS))}`)
   }
 }
 
@@ -522,18 +525,12 @@ export function historyLine(entries: readonly HistoryEntry[]): string | undefine
   return `<p>Last ${entries.length} finished build(s), oldest first: ${symbols} — median duration ${escapeHtml(formatDuration(median))}.</p>`
 }
 
-/** Adds the history line to the summary. */
-export function addHistory(summary: Summary, entries: readonly HistoryEntry[]): void {
-  const line = historyLine(entries)
-  if (line) summary.addRaw(line, true)
-}
-
 /** The summary's values (addNameValues: at most 50 keys, each value cut to 200 characters), as text. */
-export function addValues(summary: Summary, outcome: ValuesOutcome, level = 3): void {
+function addValues(summary: Summary, outcome: ValuesOutcome, level: number): void {
   summary.addHeading('Values', level)
   const entries = Object.entries(outcome.values)
   if (entries.length === 0) {
-    summary.addRaw(`<p>${escapeHtml(cut(outcome.problem ?? 'None.', 1000))}</p>`, true)
+    addParagraph(summary, escapeHtml(cut(outcome.problem ?? 'None.', 1000)))
     return
   }
   addNameValues(summary, ['Key', 'Value'], entries, value =>
