@@ -14,11 +14,7 @@ import type { TestLocation } from './test-locations.js'
 import { errorText } from '../util/error-text.js'
 
 /** Test counts of a build's report. */
-interface TestCounts {
-  total: number
-  failed: number
-  skipped: number
-}
+type TestCounts = Record<'total' | 'failed' | 'skipped', number>
 
 /** What the build's test report says, for outputs, annotations and the summary. */
 export interface TestsOutcome {
@@ -45,11 +41,8 @@ export const MAX_ANNOTATED = 10
 const DETAIL_LINES = 5
 const DETAIL_CHARS = 1000
 
-/**
- * The report's action: hudson.tasks.junit.TestResultAction or an AggregatedTestResultAction.
- * @internal
- */
-export interface TestAction {
+/** The report's action: hudson.tasks.junit.TestResultAction or an AggregatedTestResultAction. */
+interface TestAction {
   counts: TestCounts
   urlName: string
 }
@@ -202,12 +195,11 @@ export function rebaser(
 
 /**
  * One `::error` per failed test (up to MAX_ANNOTATED), titled with its
- * name, at the file and line where it failed when that is known.
+ * name, at the file and line where it failed when that is known (`located`).
  */
 export function annotateFailedTests(
   tests: TestsOutcome,
-  annotate: (message: string, title: string, where?: TestLocation) => void,
-  located: ReadonlyMap<FailedTest, TestLocation> = new Map()
+  annotate: (message: string, title: string, where?: TestLocation) => void
 ): void {
   for (const test of tests.failed.slice(0, MAX_ANNOTATED)) {
     const lines = (test.errorDetails ?? '')
@@ -219,7 +211,7 @@ export function annotateFailedTests(
     annotate(
       quoted ? `${quoted}\n${where}` : `${test.status} ${where}`,
       shortName(test.name),
-      located.get(test)
+      tests.located?.get(test)
     )
   }
 }
