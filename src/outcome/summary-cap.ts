@@ -75,11 +75,9 @@ export function boundedSummary(
         return async (...args: Parameters<Summary['write']>) => {
           take()
           // write({ overwrite: true }) replaces what the file holds.
-          const overwrite = args[0]?.overwrite === true
-          const existing = overwrite ? 0 : (options.existingBytes ?? summaryFileBytes)()
-          const max = maxBytes - existing
+          const existing = args[0]?.overwrite ? 0 : (options.existingBytes ?? summaryFileBytes)()
           const added = kept.addedBytes
-          const fitted = kept.fit(max)
+          const fitted = kept.fit(maxBytes - existing)
           kept = new KeptUnits()
           if (fitted.leftOut > 0 || fitted.rows > 0) {
             logger.warning(
@@ -207,23 +205,24 @@ class KeptUnits {
 
   /** Rows from the end of the largest table kept (the header row and one row stay); false when no table has rows to give. */
   private dropRows(maxBytes: number): boolean {
-    let largest: { section: Section; unit: number; bytes: number } | undefined
+    let largest: { section: Section; unit: number; bytes: number; rows: string[] } | undefined
     for (const section of this.sections) {
       section.units.forEach((unit, j) => {
         const bytes = Buffer.byteLength(unit)
-        if (isTable(unit) && rowsOf(unit).length > 2 && bytes > (largest?.bytes ?? 0)) {
-          largest = { section, unit: j, bytes }
+        const rows = isTable(unit) ? rowsOf(unit) : []
+        if (rows.length > 2 && bytes > (largest?.bytes ?? 0)) {
+          largest = { section, unit: j, bytes, rows }
         }
       })
     }
     if (!largest) return false
-    const table = largest.section.units[largest.unit] ?? ''
-    const tableRows = rowsOf(table)
+    const { rows: tableRows } = largest
     const over = this.bytes + Buffer.byteLength(this.line({ anyway: true })) - maxBytes
     let keep = tableRows.length
     for (let freed = 0; keep > 2 && freed < over; keep--) {
       freed += Buffer.byteLength(tableRows[keep - 1] ?? '')
     }
+    const table = largest.section.units[largest.unit] ?? ''
     const shorter = tableOf(table, tableRows.slice(0, keep))
     const change = Buffer.byteLength(shorter) - largest.bytes
     largest.section.units[largest.unit] = shorter
