@@ -122,7 +122,9 @@ export async function downloadArtifacts(
   if (selection.selected.length === 0) return outcome
 
   const rootReal = await prepareRoot(root, settings.workspace)
-  const downloadOne = async (path: string): Promise<void> => {
+  // By the selection's index: workers finish out of order, the output lists files in Jenkins' order.
+  const written: Array<string | undefined> = []
+  const downloadOne = async (path: string, index: number): Promise<void> => {
     // A selected path passed artifactSegments already: '/' separates its names, none empty.
     const folders = path.split('/').slice(0, -1)
     try {
@@ -148,7 +150,7 @@ export async function downloadArtifacts(
       }
       const done = await api.downloadArtifact(build, path, () => openSink(target))
       outcome.bytes += done.bytes
-      outcome.written.push(posix(join(outcome.folder, path)))
+      written[index] = posix(join(outcome.folder, path))
       logger.info(`Downloaded artifact ${JSON.stringify(path)} (${formatBytes(done.bytes)}).`)
     } catch (error) {
       throwIfAborted(signal)
@@ -158,17 +160,13 @@ export async function downloadArtifacts(
       )
     }
   }
-  let next = 0
+  // One queue the workers share: each takes the next path when it is free.
+  const queue = selection.selected.entries()
   const worker = async (): Promise<void> => {
-    while (next < selection.selected.length) {
-      const path = selection.selected[next++]
-      if (path !== undefined) await downloadOne(path)
-    }
+    for (const [index, path] of queue) await downloadOne(path, index)
   }
   await Promise.all(Array.from({ length: Math.min(PARALLEL, selection.selected.length) }, worker))
-  // Workers finish out of order; the output lists files in Jenkins' order.
-  const order = new Map(selection.selected.map((p, i) => [posix(join(outcome.folder, p)), i]))
-  outcome.written.sort((a, b) => (order.get(a) ?? 0) - (order.get(b) ?? 0))
+  outcome.written = written.filter(path => path !== undefined)
   logger.info(
     `Downloaded ${outcome.written.length} artifact(s) of Jenkins build #${build.number} (${formatBytes(outcome.bytes)}) into ${outcome.folder}.`
   )
