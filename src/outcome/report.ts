@@ -117,7 +117,7 @@ export async function writeSummary(
       )
       addTimeline(summary, builds)
     }
-    for (const report of reports) addBuildSection(summary, report, { item: several })
+    for (const report of reports) addBuildSection(summary, report, { alone: !several })
     await summary.write()
   } catch (error) {
     summary.emptyBuffer()
@@ -179,9 +179,12 @@ const TAIL_IN_SUMMARY = 20
  * to say of a build that passed. Everything from Jenkins or the user is
  * escaped: plain text, never HTML.
  */
-function addBuildSection(summary: Summary, report: BuildReport, { item }: { item: boolean }): void {
+function addBuildSection(
+  summary: Summary,
+  report: BuildReport,
+  { alone }: { alone: boolean }
+): void {
   const { outcome } = report
-  const alone = !item
   const full = alone || didNotPass(report)
   const rows = alone ? summaryRows(outcome) : factRows(outcome.build)
   if (!full && rows.length === 0 && !report.values && !outcome.unread) return
