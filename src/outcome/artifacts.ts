@@ -68,10 +68,7 @@ export async function downloadArtifacts(
     refused: [],
     problems: []
   }
-  let list: Awaited<ReturnType<typeof api.listArtifacts>>
-  try {
-    list = await api.listArtifacts(build)
-  } catch (error) {
+  const list = await api.listArtifacts(build).catch((error: unknown) => {
     // An answer that cannot be read (malformed, nested too deep) is a part
     // of the outcome missing, not the build failing; no answer at all
     // (credentials, permission, network) still fails the step.
@@ -81,25 +78,22 @@ export async function downloadArtifacts(
       logger,
       unread
     )
-    return outcome
-  }
+  })
+  if (!list) return outcome
   if (list.truncated) {
     logger.warning(
       `Jenkins build #${build.number} has more than ${list.paths.length} artifacts; only the first ${list.paths.length} were matched against 'artifacts'.`
     )
   }
-  const safe: string[] = []
-  for (const path of list.paths) {
+  const safe = list.paths.filter(path => {
     const target = artifactTarget(root, path)
-    if (typeof target === 'string') {
-      safe.push(path)
-      continue
-    }
+    if (typeof target === 'string') return true
     outcome.refused.push(target)
     logger.warning(
       `Refused artifact path ${JSON.stringify(path)} from Jenkins build #${build.number}: it ${target.reason}, so it could land outside '${outcome.folder}'. Not written.`
     )
-  }
+    return false
+  })
   // A refused file the patterns ask for is one the user will miss.
   const wantedRefused = selectArtifacts(
     settings.artifacts,
@@ -131,23 +125,26 @@ export async function downloadArtifacts(
       // Folder by folder, each checked before the next is made in it: a
       // symbolic link in the way that leads out is refused before anything is
       // created through it. The file goes into the folder's real path.
-      let target: string
-      try {
-        const folder = await makeFolderInside(root, rootReal, folders, path)
-        target = join(folder, basename(path))
-      } catch (error) {
-        if (!(error instanceof WorkspacePathError) || error.link === undefined || error.dangling) {
-          throw error
+      const folder = await makeFolderInside(root, rootReal, folders, path).catch(
+        (error: unknown) => {
+          if (
+            !(error instanceof WorkspacePathError) ||
+            error.link === undefined ||
+            error.dangling
+          ) {
+            throw error
+          }
+          outcome.refused.push({
+            path,
+            reason: `passes through the symbolic link '${error.link}', which leads out of it (to ${error.target})`
+          })
+          outcome.problems.push(
+            `Artifact ${JSON.stringify(path)} was not written: the symbolic link '${posix(join(outcome.folder, error.link))}' leads out of '${outcome.folder}' (to ${error.target}).`
+          )
         }
-        outcome.refused.push({
-          path,
-          reason: `passes through the symbolic link '${error.link}', which leads out of it (to ${error.target})`
-        })
-        outcome.problems.push(
-          `Artifact ${JSON.stringify(path)} was not written: the symbolic link '${posix(join(outcome.folder, error.link))}' leads out of '${outcome.folder}' (to ${error.target}).`
-        )
-        return
-      }
+      )
+      if (folder === undefined) return
+      const target = join(folder, basename(path))
       const done = await api.downloadArtifact(build, path, () => openSink(target))
       outcome.bytes += done.bytes
       written[index] = posix(join(outcome.folder, path))
