@@ -71,28 +71,26 @@ export async function readTests(
     partial: false
   }
   if (action.counts.failed === 0) return outcome
-  try {
-    const read = await api.failedTests(ref, {
+  const read = await api
+    .failedTests(ref, {
       urlName: action.urlName,
       rebase: rebaser(build.url, ref.url, api.baseUrl),
       budget: { want: Math.min(MAX_LISTED, action.counts.failed) }
     })
-    outcome.failed = read.failed
-    outcome.casesRead = read.casesRead
-    outcome.partial = read.budgetReached
-    logger.debug(
-      `Read ${read.casesRead} test cases (${read.bytesRead} bytes, ${read.requests} request(s)) to find ${read.failed.length} failed test(s)${read.complete ? '' : ', not the whole report'}${read.budgetReached ? ' (stopped at the byte budget)' : ''}.`
-    )
-  } catch (error) {
-    // The step being stopped is not a report that could not be read.
-    if (error instanceof Interrupted) throw error
-    warnUnread(
-      `The test report of Jenkins build #${ref.number} could not be read, so its failed tests are not listed: ${errorText(error)}`,
-      logger,
-      unread
-    )
-  }
-  return outcome
+    .catch((error: unknown) => {
+      // The step being stopped is not a report that could not be read.
+      if (error instanceof Interrupted) throw error
+      warnUnread(
+        `The test report of Jenkins build #${ref.number} could not be read, so its failed tests are not listed: ${errorText(error)}`,
+        logger,
+        unread
+      )
+    })
+  if (!read) return outcome
+  logger.debug(
+    `Read ${read.casesRead} test cases (${read.bytesRead} bytes, ${read.requests} request(s)) to find ${read.failed.length} failed test(s)${read.complete ? '' : ', not the whole report'}${read.budgetReached ? ' (stopped at the byte budget)' : ''}.`
+  )
+  return { ...outcome, failed: read.failed, casesRead: read.casesRead, partial: read.budgetReached }
 }
 
 /**
@@ -118,20 +116,19 @@ async function testAction(
   if (found || said) return found
   const named = (build.actions ?? []).some(a => /TestResult/.test(String(classOf(a))))
   if (!named) return undefined
-  try {
-    const detailed = await api.getBuild(ref.job, ref.number, {
+  const detailed = await api
+    .getBuild(ref.job, ref.number, {
       tree: 'actions[_class,failCount,skipCount,totalCount,urlName]'
     })
-    return testReportAction(detailed.actions, ignored)
-  } catch (error) {
-    if (error instanceof Interrupted) throw error
-    warnUnread(
-      `The test counts of Jenkins build #${ref.number} could not be read: ${errorText(error)}`,
-      logger,
-      unread
-    )
-    return undefined
-  }
+    .catch((error: unknown) => {
+      if (error instanceof Interrupted) throw error
+      warnUnread(
+        `The test counts of Jenkins build #${ref.number} could not be read: ${errorText(error)}`,
+        logger,
+        unread
+      )
+    })
+  return detailed ? testReportAction(detailed.actions, ignored) : undefined
 }
 
 /**
