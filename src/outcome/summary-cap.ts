@@ -232,10 +232,11 @@ class KeptUnits {
     return true
   }
 
-  /** The 'left out' line and its line break: none while nothing was (unless `anyway`: about to be). */
+  /** The line closing a cut summary, and its line break: none while nothing was left out (unless `anyway`: about to be). */
   private line({ anyway = false } = {}): string {
     const left = this.leftOut()
-    return anyway || left.leftOut > 0 || left.rows > 0 ? `${leftOutLine(left)}\n` : ''
+    if (!anyway && left.leftOut === 0 && left.rows === 0) return ''
+    return `<p>✂️ ${escapeHtml(leftOutText(left, { inSummary: true }))}</p>\n`
   }
 
   private leftOut(): FittedSummary {
@@ -262,8 +263,8 @@ interface Heading {
 function sectionName(open: Heading[], firstUnit: string): string {
   const level = Number(/^\s*<h([1-6])/i.exec(firstUnit)?.[1] ?? 7)
   const text = cut(headingText(firstUnit), 100)
-  while (open.length > 0 && (open[open.length - 1]?.level ?? 0) >= level) open.pop()
-  const parent = open[open.length - 1]
+  while ((open.at(-1)?.level ?? 0) >= level) open.pop()
+  const parent = open.at(-1)
   open.push({ level, text })
   return parent && level > 2 ? `${parent.text} › ${text}` : text
 }
@@ -276,16 +277,11 @@ function isTable(unit: string): boolean {
   return /^\s*<table>/i.test(unit)
 }
 
-/** The line closing a cut summary. */
-function leftOutLine(left: FittedSummary): string {
-  return `<p>✂️ ${escapeHtml(leftOutText(left, { inSummary: true }))}</p>`
-}
-
 /** What was left out, in words. */
 function leftOutText(left: FittedSummary, { inSummary }: { inSummary: boolean }): string {
   const parts: string[] = []
   if (left.leftOut > 0) {
-    const named = left.sections.slice(0, NAMED_SECTIONS).map(s => `'${s}'`)
+    const named = left.sections.map(s => `'${s}'`)
     const more = left.leftOut - named.length
     parts.push(
       `${left.leftOut} section(s) (${named.join(', ')}${more > 0 ? `, and ${more} more` : ''})`
