@@ -1,7 +1,8 @@
 import { readFileSync } from 'node:fs'
 import { describe, expect, it } from 'vitest'
 import type { BuildResult } from '../../src/util/constants.js'
-import { historyLine, historyOf, medianDuration } from '../../src/outcome/history.js'
+import { historyOf } from '../../src/outcome/history.js'
+import { historyLine, medianDuration } from '../../src/outcome/report.js'
 
 const url = (n: number): string => `https://ci.example/job/app/${n}/`
 

@@ -1,6 +1,9 @@
 import { describe, expect, it } from 'vitest'
-import { cappedArray } from '../../src/outcome/output-cap.js'
-import { ARTIFACTS_OUTPUT_MAX_BYTES, setOutputs } from '../../src/outcome/build-outputs.js'
+import {
+  ARTIFACTS_OUTPUT_MAX_BYTES,
+  cappedArray,
+  setOutputs
+} from '../../src/outcome/build-outputs.js'
 import type { BuildOutcome } from '../../src/outcome/report.js'
 import type { Build } from '../../src/jenkins/model/types.js'
 import { decodeBuild, type CheckedBuildJson } from '../../src/jenkins/reads/decode.js'

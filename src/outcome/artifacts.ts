@@ -2,7 +2,7 @@ import { randomBytes } from 'node:crypto'
 import { createWriteStream } from 'node:fs'
 import { mkdir, realpath, rename, rm } from 'node:fs/promises'
 import { basename, dirname, join, relative, sep } from 'node:path'
-import { artifactSegments, artifactTarget, type RefusedPath } from '../util/artifact-paths.js'
+import { artifactTarget, type RefusedPath } from '../util/artifact-paths.js'
 import { selectArtifacts } from '../inputs/artifact-patterns.js'
 import { formatBytes } from '../util/bytes.js'
 import { collectYoungGarbage } from '../util/heap.js'
@@ -68,10 +68,7 @@ export async function downloadArtifacts(
     refused: [],
     problems: []
   }
-  let list: Awaited<ReturnType<typeof api.listArtifacts>>
-  try {
-    list = await api.listArtifacts(build)
-  } catch (error) {
+  const list = await api.listArtifacts(build).catch((error: unknown) => {
     // An answer that cannot be read (malformed, nested too deep) is a part
     // of the outcome missing, not the build failing; no answer at all
     // (credentials, permission, network) still fails the step.
@@ -81,25 +78,22 @@ export async function downloadArtifacts(
       logger,
       unread
     )
-    return outcome
-  }
+  })
+  if (!list) return outcome
   if (list.truncated) {
     logger.warning(
       `Jenkins build #${build.number} has more than ${list.paths.length} artifacts; only the first ${list.paths.length} were matched against 'artifacts'.`
     )
   }
-  const safe: string[] = []
-  for (const path of list.paths) {
+  const safe = list.paths.filter(path => {
     const target = artifactTarget(root, path)
-    if (typeof target === 'string') {
-      safe.push(path)
-      continue
-    }
+    if (typeof target === 'string') return true
     outcome.refused.push(target)
     logger.warning(
       `Refused artifact path ${JSON.stringify(path)} from Jenkins build #${build.number}: it ${target.reason}, so it could land outside '${outcome.folder}'. Not written.`
     )
-  }
+    return false
+  })
   // A refused file the patterns ask for is one the user will miss.
   const wantedRefused = selectArtifacts(
     settings.artifacts,
@@ -122,34 +116,38 @@ export async function downloadArtifacts(
   if (selection.selected.length === 0) return outcome
 
   const rootReal = await prepareRoot(root, settings.workspace)
-  const downloadOne = async (path: string): Promise<void> => {
-    // as: a selected path passed artifactSegments already (selectArtifacts), so it has segments.
-    const segments = artifactSegments(path) as string[]
+  // By the selection's index: workers finish out of order, the output lists files in Jenkins' order.
+  const written: Array<string | undefined> = []
+  const downloadOne = async (path: string, index: number): Promise<void> => {
+    // A selected path passed artifactSegments already: '/' separates its names, none empty.
+    const folders = path.split('/').slice(0, -1)
     try {
       // Folder by folder, each checked before the next is made in it: a
       // symbolic link in the way that leads out is refused before anything is
       // created through it. The file goes into the folder's real path.
-      let target: string
-      try {
-        const folder = await makeFolderInside(root, rootReal, segments.slice(0, -1), path)
-        // as: a path that passed artifactSegments has at least one segment.
-        target = join(folder, segments.at(-1) as string)
-      } catch (error) {
-        if (!(error instanceof WorkspacePathError) || error.link === undefined || error.dangling) {
-          throw error
+      const folder = await makeFolderInside(root, rootReal, folders, path).catch(
+        (error: unknown) => {
+          if (
+            !(error instanceof WorkspacePathError) ||
+            error.link === undefined ||
+            error.dangling
+          ) {
+            throw error
+          }
+          outcome.refused.push({
+            path,
+            reason: `passes through the symbolic link '${error.link}', which leads out of it (to ${error.target})`
+          })
+          outcome.problems.push(
+            `Artifact ${JSON.stringify(path)} was not written: the symbolic link '${posix(join(outcome.folder, error.link))}' leads out of '${outcome.folder}' (to ${error.target}).`
+          )
         }
-        outcome.refused.push({
-          path,
-          reason: `passes through the symbolic link '${error.link}', which leads out of it (to ${error.target})`
-        })
-        outcome.problems.push(
-          `Artifact ${JSON.stringify(path)} was not written: the symbolic link '${posix(join(outcome.folder, error.link))}' leads out of '${outcome.folder}' (to ${error.target}).`
-        )
-        return
-      }
+      )
+      if (folder === undefined) return
+      const target = join(folder, basename(path))
       const done = await api.downloadArtifact(build, path, () => openSink(target))
       outcome.bytes += done.bytes
-      outcome.written.push(posix(join(outcome.folder, path)))
+      written[index] = posix(join(outcome.folder, path))
       logger.info(`Downloaded artifact ${JSON.stringify(path)} (${formatBytes(done.bytes)}).`)
     } catch (error) {
       throwIfAborted(signal)
@@ -159,17 +157,13 @@ export async function downloadArtifacts(
       )
     }
   }
-  let next = 0
+  // One queue the workers share: each takes the next path when it is free.
+  const queue = selection.selected.entries()
   const worker = async (): Promise<void> => {
-    while (next < selection.selected.length) {
-      const path = selection.selected[next++]
-      if (path !== undefined) await downloadOne(path)
-    }
+    for (const [index, path] of queue) await downloadOne(path, index)
   }
   await Promise.all(Array.from({ length: Math.min(PARALLEL, selection.selected.length) }, worker))
-  // Workers finish out of order; the output lists files in Jenkins' order.
-  const order = new Map(selection.selected.map((p, i) => [posix(join(outcome.folder, p)), i]))
-  outcome.written.sort((a, b) => (order.get(a) ?? 0) - (order.get(b) ?? 0))
+  outcome.written = written.filter(path => path !== undefined)
   logger.info(
     `Downloaded ${outcome.written.length} artifact(s) of Jenkins build #${build.number} (${formatBytes(outcome.bytes)}) into ${outcome.folder}.`
   )

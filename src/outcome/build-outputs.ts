@@ -9,7 +9,6 @@ import { BUILD_RESULTS, Output, type BuildResult } from '../util/constants.js'
 import { parameterValues } from '../jenkins/reads/decode.js'
 import { countOf, isCount, shownValue } from '../jenkins/model/counts.js'
 import type { Logger } from '../util/logger.js'
-import { cappedArray } from './output-cap.js'
 import { kib } from '../util/bytes.js'
 import { cut } from '../util/shorten.js'
 import type { BuildOutcome, BuildReport } from './report.js'
@@ -228,4 +227,28 @@ function setCappedArray(
       `The ${name} output would hold ${kib(fullBytes)} of JSON, over its cap of ${kib(maxBytes)}: it lists the first ${kept} of ${entries.length} ${options.what}. ${options.whole}`
     )
   }
+}
+
+/**
+ * `entries` as a JSON array of at most `maxBytes` UTF-8 bytes: the first
+ * entries that fit, each whole, so that it stays valid JSON; `kept` of
+ * them, and the size of the whole array as JSON (`fullBytes`). GitHub
+ * allows 1 MB for all of a job's outputs together (counted as UTF-16): a
+ * list Jenkins makes long (stages, archived files) must not take it all.
+ * @internal
+ */
+export function cappedArray(entries: readonly unknown[], maxBytes: number) {
+  const texts = entries.map(entry => JSON.stringify(entry) ?? 'null')
+  let fullBytes = 2
+  let bytes = 2
+  let kept = 0
+  texts.forEach((text, i) => {
+    const size = Buffer.byteLength(text) + (i > 0 ? 1 : 0)
+    fullBytes += size
+    if (kept === i && bytes + size <= maxBytes) {
+      bytes += size
+      kept++
+    }
+  })
+  return { json: `[${texts.slice(0, kept).join(',')}]`, kept, fullBytes }
 }

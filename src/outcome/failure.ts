@@ -54,12 +54,8 @@ function lastLines(tail: string[]): string[] {
     const size = Buffer.byteLength(line) + 1
     if (bytes + size > TAIL_BYTES) {
       if (kept.length > 0) break
-      line =
-        '…' +
-        Buffer.from(line)
-          .subarray(-(TAIL_BYTES - 8))
-          .toString('utf8')
-          .replace(/^\uFFFD+/, '')
+      const end = Buffer.from(line).subarray(-(TAIL_BYTES - 8))
+      line = `…${end.toString('utf8').replace(/^\uFFFD+/, '')}`
     }
     bytes += Buffer.byteLength(line) + 1
     kept.unshift(line)

@@ -1,7 +1,9 @@
 /**
  * The one writer of the job summary, for one `job` and `jobs` alike: each
- * build's section (addBuildSection), and the table of several; the outputs
- * are build-outputs.ts's, the failure message failure.ts's.
+ * build's section (addBuildSection) and its parts (failed tests, stages,
+ * artifacts, history, values), and the table of several; the outputs are
+ * build-outputs.ts's, the failure message failure.ts's, the chart
+ * summary-timeline.ts's.
  */
 import type { summary as coreSummary } from '@actions/core'
 import type { BuildResult } from '../util/constants.js'
@@ -9,26 +11,18 @@ import type { ArtifactsOutcome } from './artifacts.js'
 import type { Build, BuildParameters, PipelineStage } from '../jenkins/model/types.js'
 import { formatDuration } from '../util/duration.js'
 import { buildNumber } from './build-outputs.js'
-import { addHistory, type HistoryEntry } from './history.js'
+import type { HistoryEntry } from './history.js'
 import { escapeHtml, htmlText, link } from '../util/html.js'
 import { cut } from '../util/shorten.js'
 import type { Logger } from '../util/logger.js'
 import { shortName } from '../util/names.js'
 import { formatBytes } from '../util/bytes.js'
 import type { UploadFile } from '../jenkins/transport/multipart.js'
-import {
-  addArtifacts,
-  addFailedTests,
-  addNameValues,
-  RESULT_ICONS,
-  addStages,
-  addUnread,
-  headerRow,
-  textCell
-} from './summary-sections.js'
+import { sourceLineUrl, type SourceCommit } from './source-link.js'
 import { addTimeline } from './summary-timeline.js'
+import type { TestLocation } from './test-locations.js'
 import type { TestsOutcome } from './test-report.js'
-import { addValues, type ValuesOutcome } from './values.js'
+import type { ValuesOutcome } from './values.js'
 import { errorText } from '../util/error-text.js'
 
 /** Everything the action learned about the build, for outputs, the job summary and the failure message. */
@@ -123,7 +117,7 @@ export async function writeSummary(
       )
       addTimeline(summary, builds)
     }
-    for (const report of reports) addBuildSection(summary, report, { item: several })
+    for (const report of reports) addBuildSection(summary, report, { alone: !several })
     await summary.write()
   } catch (error) {
     summary.emptyBuffer()
@@ -185,9 +179,12 @@ const TAIL_IN_SUMMARY = 20
  * to say of a build that passed. Everything from Jenkins or the user is
  * escaped: plain text, never HTML.
  */
-function addBuildSection(summary: Summary, report: BuildReport, { item }: { item: boolean }): void {
+function addBuildSection(
+  summary: Summary,
+  report: BuildReport,
+  { alone }: { alone: boolean }
+): void {
   const { outcome } = report
-  const alone = !item
   const full = alone || didNotPass(report)
   const rows = alone ? summaryRows(outcome) : factRows(outcome.build)
   if (!full && rows.length === 0 && !report.values && !outcome.unread) return
@@ -196,7 +193,7 @@ function addBuildSection(summary: Summary, report: BuildReport, { item }: { item
   const notes = [report.error, report.stopped, report.left, outcome.note].filter(n => !!n)
   const addNotes = (): void => {
     if (notes.length === 0) return
-    summary.addRaw(`<p>${escapeHtml(cut(notes.join(' '), MAX_NOTE_CHARS))}</p>`, true)
+    addParagraph(summary, escapeHtml(cut(notes.join(' '), MAX_NOTE_CHARS)))
   }
   if (alone) summary.addHeading(`Jenkins ${link(shortName(outcome.jobName), outcome.jobUrl)}`, 2)
   else {
@@ -210,7 +207,8 @@ function addBuildSection(summary: Summary, report: BuildReport, { item }: { item
     summary.addTable(rows.map(([key, value]) => [{ data: key, header: true }, value]))
   }
   if (full) {
-    if (outcome.history) addHistory(summary, outcome.history)
+    const history = outcome.history && historyLine(outcome.history)
+    if (history) summary.addRaw(history, true)
     if (outcome.tests) addFailedTests(summary, outcome.tests, sub)
     if (outcome.stages) addStages(summary, outcome.stages, sub)
     // Several builds share one chart (writeSummary).
@@ -226,9 +224,9 @@ function addBuildSection(summary: Summary, report: BuildReport, { item }: { item
   }
   const tail = report.stopped || !full ? [] : report.tail.slice(-TAIL_IN_SUMMARY)
   if (tail.length > 0) {
-    summary.addRaw(
-      `<details><summary>Last ${tail.length} console lines</summary><pre>${tail.map(line => escapeHtml(cut(line, 500))).join('<br>')}</pre></details>`,
-      true
+    summary.addDetails(
+      `Last ${tail.length} console lines`,
+      `<pre>${tail.map(line => escapeHtml(cut(line, 500))).join('<br>')}</pre>`
     )
   }
 }
@@ -341,4 +339,204 @@ function parametersOf({ build, parameters = {}, uploads = [] }: BuildOutcome): [
 /** A JSON value as text (a string as it is, null as nothing). */
 function parameterText(value: unknown): string {
   return typeof value === 'string' ? value : ((value === null ? '' : JSON.stringify(value)) ?? '')
+}
+
+/** The symbol shown before a result (summary, history, pull request comment). */
+export const RESULT_ICONS: Record<BuildResult, string> = {
+  SUCCESS: '✅',
+  UNSTABLE: '⚠️',
+  FAILURE: '❌',
+  ABORTED: '⛔',
+  NOT_BUILT: '⚪'
+}
+
+const STAGE_ICONS: Record<string, string> = {
+  SUCCESS: '✅',
+  FAILED: '❌',
+  UNSTABLE: '⚠️',
+  ABORTED: '⛔',
+  NOT_EXECUTED: '⚪',
+  IN_PROGRESS: '⏳',
+  PAUSED_PENDING_INPUT: '⏸️'
+}
+const MAX_STAGE_ROWS = 100
+const MAX_NAME_VALUES = 50
+const MAX_ARTIFACT_ROWS = 20
+const PATH_CHARS = 200
+const ERROR_CHARS = 300
+const MAX_UNREAD = 3
+const UNREAD_CHARS = 600
+
+/** Text in a table's cell: at most `max` characters, inert; an empty one stays a cell. */
+function textCell(text: string, max = 200): string {
+  return escapeHtml(cut(text, max)) || '&nbsp;'
+}
+
+/** A table of names (as code) and their values' cells: at most 50 rows, `… and N more` below it. */
+function addNameValues<T>(
+  summary: Summary,
+  headers: [string, string],
+  entries: ReadonlyArray<readonly [string, T]>,
+  valueCell: (value: T) => string
+): void {
+  const shown = entries.slice(0, MAX_NAME_VALUES)
+  summary.addTable([
+    headerRow(...headers),
+    ...shown.map(([name, value]) => [
+      `<code>${escapeHtml(cut(name, 100))}</code>`,
+      valueCell(value)
+    ])
+  ])
+  addMore(summary, entries.length, shown.length)
+}
+
+/** A table's header row. */
+function headerRow(...names: string[]): Array<{ data: string; header: true }> {
+  return names.map(data => ({ data, header: true }))
+}
+
+/** A paragraph of HTML (escaped by the caller). */
+function addParagraph(summary: Summary, html: string): void {
+  summary.addRaw(`<p>${html}</p>`, true)
+}
+
+/** `… and N more` below a list cut to `shown` of `total` (`what`: of what, when it says). */
+function addMore(summary: Summary, total: number, shown: number, what = ''): void {
+  if (total > shown) addParagraph(summary, `… and ${total - shown} more${what}.`)
+}
+
+/**
+ * The failed tests: name (linked to its page), class, where it failed in the
+ * repository (when a trace names a workspace file: `path:line`, linked to
+ * that line at the commit under test on a runner), first line of the error.
+ * `level`: of its heading, below the build's.
+ */
+function addFailedTests(summary: Summary, tests: TestsOutcome, level: number): void {
+  if (tests.counts.failed === 0) return
+  summary.addHeading('Failed tests', level)
+  if (tests.failed.length > 0) {
+    const located = tests.located ?? new Map()
+    // A File column only when a test has one: most reports name no workspace file.
+    const withFile = tests.failed.some(test => located.has(test))
+    summary.addTable([
+      headerRow('Test', 'Class', ...(withFile ? ['File'] : []), 'Error'),
+      ...tests.failed.map(test => [
+        link(shortName(test.name), test.url),
+        `<code>${escapeHtml(shortName(test.className))}</code>`,
+        ...(withFile ? [fileCell(located.get(test), tests.commit)] : []),
+        textCell(firstLine(test.errorDetails), ERROR_CHARS)
+      ])
+    ])
+  }
+  const shown = tests.failed.length
+  const { failed, total } = tests.counts
+  const notes: string[] = []
+  if (shown === 0 && tests.casesRead === 0) {
+    notes.push(`${failed} failed tests; the report could not be read here.`)
+  } else if (shown < failed) {
+    notes.push(`${shown} of ${failed} failed tests shown.`)
+    if (tests.partial) {
+      notes.push(
+        `The report is too large to read whole: these come from its first ${tests.casesRead} of ${total} tests.`
+      )
+    }
+  }
+  const all = `All results: ${link('test report', tests.reportUrl)}.`
+  addParagraph(summary, [...notes.map(escapeHtml), all].join(' '))
+}
+
+/** The Pipeline's stages: name, status, duration. */
+function addStages(summary: Summary, stages: readonly PipelineStage[], level: number): void {
+  if (stages.length === 0) return
+  summary.addHeading('Stages', level)
+  const shown = stages.slice(0, MAX_STAGE_ROWS)
+  summary.addTable([
+    headerRow('Stage', 'Status', 'Duration'),
+    ...shown.map(stage => [
+      escapeHtml(shortName(stage.name)),
+      `${STAGE_ICONS[stage.status] ?? ''} ${escapeHtml(stage.status)}`.trim(),
+      stage.status === 'NOT_EXECUTED' ? '&nbsp;' : escapeHtml(formatDuration(stage.durationMillis))
+    ])
+  ])
+  addMore(summary, stages.length, shown.length, ' stages')
+}
+
+/** The downloaded artifacts and where they are; refused paths named. */
+function addArtifacts(summary: Summary, artifacts: ArtifactsOutcome, level: number): void {
+  if (artifacts.written.length === 0 && artifacts.refused.length === 0) return
+  summary.addHeading('Artifacts', level)
+  if (artifacts.written.length > 0) {
+    addParagraph(
+      summary,
+      `${artifacts.written.length} file(s), ${escapeHtml(formatBytes(artifacts.bytes))}, in <code>${escapeHtml(artifacts.folder)}</code>:`
+    )
+    const shown = artifacts.written.slice(0, MAX_ARTIFACT_ROWS)
+    summary.addList(shown.map(path => `<code>${escapeHtml(cut(path, PATH_CHARS))}</code>`))
+    addMore(summary, artifacts.written.length, shown.length)
+  }
+  for (const refused of artifacts.refused.slice(0, MAX_ARTIFACT_ROWS)) {
+    addParagraph(
+      summary,
+      `⚠️ Refused <code>${escapeHtml(cut(JSON.stringify(refused.path), PATH_CHARS))}</code>: it ${escapeHtml(refused.reason)}.`
+    )
+  }
+}
+
+/** Parts of the outcome that could not be read: a notice each, the build's result stands. */
+function addUnread(summary: Summary, unread: readonly string[]): void {
+  for (const note of unread.slice(0, MAX_UNREAD)) {
+    addParagraph(summary, `⚠️ ${escapeHtml(cut(note, UNREAD_CHARS))}`)
+  }
+}
+
+/** `path:line` in code, linked to that line of the commit when there is one. */
+function fileCell(where: TestLocation | undefined, commit: SourceCommit | undefined): string {
+  if (!where) return '&nbsp;'
+  const text = `${cut(where.file, PATH_CHARS)}:${where.line}`
+  return `<code>${link(text, commit ? sourceLineUrl(commit, where) : undefined)}</code>`
+}
+
+function firstLine(text: string | undefined): string {
+  return (text ?? '').trim().split(/\r\n|\r|\n/)[0] ?? ''
+}
+
+/**
+ * The median of the durations (ms); undefined for none.
+ * @internal
+ */
+export function medianDuration(entries: readonly HistoryEntry[]): number | undefined {
+  const sorted = entries.map(e => e.duration).sort((a, b) => a - b)
+  if (sorted.length === 0) return undefined
+  const middle = Math.floor(sorted.length / 2)
+  return sorted.length % 2 === 1
+    ? sorted[middle]
+    : Math.round(((sorted[middle - 1] ?? 0) + (sorted[middle] ?? 0)) / 2)
+}
+
+/**
+ * The history line, oldest build first so that it reads as a timeline up
+ * to this build; nothing when the job had no finished build before it.
+ * @internal
+ */
+export function historyLine(entries: readonly HistoryEntry[]): string | undefined {
+  if (entries.length === 0) return undefined
+  const symbols = [...entries]
+    .reverse()
+    .map(e => link(RESULT_ICONS[e.result] ?? '⚪', e.url))
+    .join(' ')
+  const median = medianDuration(entries) ?? 0
+  return `<p>Last ${entries.length} finished build(s), oldest first: ${symbols} — median duration ${escapeHtml(formatDuration(median))}.</p>`
+}
+
+/** The summary's values (addNameValues: at most 50 keys, each value cut to 200 characters), as text. */
+function addValues(summary: Summary, outcome: ValuesOutcome, level: number): void {
+  summary.addHeading('Values', level)
+  const entries = Object.entries(outcome.values)
+  if (entries.length === 0) {
+    addParagraph(summary, escapeHtml(cut(outcome.problem ?? 'None.', 1000)))
+    return
+  }
+  addNameValues(summary, ['Key', 'Value'], entries, value =>
+    textCell(typeof value === 'string' ? value : JSON.stringify(value))
+  )
 }

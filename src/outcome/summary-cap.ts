@@ -75,11 +75,9 @@ export function boundedSummary(
         return async (...args: Parameters<Summary['write']>) => {
           take()
           // write({ overwrite: true }) replaces what the file holds.
-          const overwrite = args[0]?.overwrite === true
-          const existing = overwrite ? 0 : (options.existingBytes ?? summaryFileBytes)()
-          const max = maxBytes - existing
+          const existing = args[0]?.overwrite ? 0 : (options.existingBytes ?? summaryFileBytes)()
           const added = kept.addedBytes
-          const fitted = kept.fit(max)
+          const fitted = kept.fit(maxBytes - existing)
           kept = new KeptUnits()
           if (fitted.leftOut > 0 || fitted.rows > 0) {
             logger.warning(
@@ -132,33 +130,25 @@ export function fitSummary(units: readonly string[], maxBytes: number): FittedSu
   return kept.fit(maxBytes)
 }
 
-/** A heading and the units after it, up to the next heading. */
+/** A heading and the units after it, up to the next heading; a section left out keeps its name only. */
 interface Section {
-  /** Its place in the document (0: the first). */
-  index: number
   /** Its name for the 'left out' line (sectionName). */
   name: string
   units: string[]
   bytes: number
+  left?: boolean
 }
 
 /**
  * The units of a summary as sections, each unit kept once (never a copy of
- * a growing text), and what was left out of them: the sections' count and
- * first names, and table rows. What it keeps is the units of the sections
- * kept; a section left out keeps nothing.
+ * a growing text), and what was left out of them: sections and table rows.
+ * A unit added to a section left out is left out too.
  */
 class KeptUnits {
-  /** The sections kept, in document order. */
-  private sections: Section[] = []
+  /** Every section, in document order. */
+  private readonly sections: Section[] = []
   /** Headings above the next one, for its name. */
   private readonly open: Heading[] = []
-  /** The section units go to; it may have been left out (they are then too). */
-  private last: Section | undefined
-  private sectionCount = 0
-  private leftOutCount = 0
-  /** The names of the first NAMED_SECTIONS sections left out, by document order. */
-  private leftOutNames: Array<{ index: number; name: string }> = []
   private rows = 0
   /** Bytes of the units kept. */
   bytes = 0
@@ -168,19 +158,14 @@ class KeptUnits {
   add(unit: string): void {
     const bytes = Buffer.byteLength(unit)
     this.addedBytes += bytes
-    if (isHeading(unit) || !this.last) {
-      this.last = {
-        index: this.sectionCount++,
-        name: sectionName(this.open, unit),
-        units: [],
-        bytes: 0
-      }
-      this.sections.push(this.last)
+    let last = this.sections.at(-1)
+    if (isHeading(unit) || !last) {
+      last = { name: sectionName(this.open, unit), units: [], bytes: 0 }
+      this.sections.push(last)
     }
-    // Left out: no longer the last section kept.
-    if (this.sections.at(-1) !== this.last) return
-    this.last.units.push(unit)
-    this.last.bytes += bytes
+    if (last.left) return
+    last.units.push(unit)
+    last.bytes += bytes
     this.bytes += bytes
   }
 
@@ -204,49 +189,40 @@ class KeptUnits {
    */
   cut(maxBytes: number): void {
     const fits = (): boolean => this.bytes + Buffer.byteLength(this.line()) <= maxBytes
-    if (fits()) return
-    const largestFirst = this.sections
-      .filter(section => section.index > 0)
-      .sort((a, b) => b.bytes - a.bytes)
-    for (const section of largestFirst) {
-      if (fits()) break
-      this.leave(section)
-    }
+    const kept = this.sections.filter(section => !section.left)
+    const largestFirst = kept.filter(s => s !== this.sections[0]).sort((a, b) => b.bytes - a.bytes)
+    for (const section of largestFirst) if (!fits()) this.leave(section)
     while (!fits()) if (!this.dropRows(maxBytes)) break
-    for (let i = this.sections.length - 1; i >= 0 && !fits(); i--) {
-      const section = this.sections[i]
-      if (section) this.leave(section)
-    }
+    for (const section of kept.reverse()) if (!fits()) this.leave(section)
   }
 
   private leave(section: Section): void {
-    this.sections = this.sections.filter(s => s !== section)
+    if (section.left) return
+    section.left = true
     this.bytes -= section.bytes
-    this.leftOutCount++
-    this.leftOutNames.push({ index: section.index, name: section.name })
-    this.leftOutNames.sort((a, b) => a.index - b.index)
-    this.leftOutNames.length = Math.min(this.leftOutNames.length, NAMED_SECTIONS)
+    section.units = []
   }
 
   /** Rows from the end of the largest table kept (the header row and one row stay); false when no table has rows to give. */
   private dropRows(maxBytes: number): boolean {
-    let largest: { section: Section; unit: number; bytes: number } | undefined
+    let largest: { section: Section; unit: number; bytes: number; rows: string[] } | undefined
     for (const section of this.sections) {
       section.units.forEach((unit, j) => {
         const bytes = Buffer.byteLength(unit)
-        if (isTable(unit) && rowsOf(unit).length > 2 && bytes > (largest?.bytes ?? 0)) {
-          largest = { section, unit: j, bytes }
+        const rows = isTable(unit) ? rowsOf(unit) : []
+        if (rows.length > 2 && bytes > (largest?.bytes ?? 0)) {
+          largest = { section, unit: j, bytes, rows }
         }
       })
     }
     if (!largest) return false
-    const table = largest.section.units[largest.unit] ?? ''
-    const tableRows = rowsOf(table)
+    const { rows: tableRows } = largest
     const over = this.bytes + Buffer.byteLength(this.line({ anyway: true })) - maxBytes
     let keep = tableRows.length
     for (let freed = 0; keep > 2 && freed < over; keep--) {
       freed += Buffer.byteLength(tableRows[keep - 1] ?? '')
     }
+    const table = largest.section.units[largest.unit] ?? ''
     const shorter = tableOf(table, tableRows.slice(0, keep))
     const change = Buffer.byteLength(shorter) - largest.bytes
     largest.section.units[largest.unit] = shorter
@@ -256,17 +232,19 @@ class KeptUnits {
     return true
   }
 
-  /** The 'left out' line and its line break: none while nothing was (unless `anyway`: about to be). */
+  /** The line closing a cut summary, and its line break: none while nothing was left out (unless `anyway`: about to be). */
   private line({ anyway = false } = {}): string {
     const left = this.leftOut()
-    return anyway || left.leftOut > 0 || left.rows > 0 ? `${leftOutLine(left)}\n` : ''
+    if (!anyway && left.leftOut === 0 && left.rows === 0) return ''
+    return `<p>✂️ ${escapeHtml(leftOutText(left, { inSummary: true }))}</p>\n`
   }
 
   private leftOut(): FittedSummary {
+    const left = this.sections.filter(section => section.left)
     return {
       text: '',
-      sections: this.leftOutNames.map(s => s.name),
-      leftOut: this.leftOutCount,
+      sections: left.slice(0, NAMED_SECTIONS).map(s => s.name),
+      leftOut: left.length,
       rows: this.rows
     }
   }
@@ -285,8 +263,8 @@ interface Heading {
 function sectionName(open: Heading[], firstUnit: string): string {
   const level = Number(/^\s*<h([1-6])/i.exec(firstUnit)?.[1] ?? 7)
   const text = cut(headingText(firstUnit), 100)
-  while (open.length > 0 && (open[open.length - 1]?.level ?? 0) >= level) open.pop()
-  const parent = open[open.length - 1]
+  while ((open.at(-1)?.level ?? 0) >= level) open.pop()
+  const parent = open.at(-1)
   open.push({ level, text })
   return parent && level > 2 ? `${parent.text} › ${text}` : text
 }
@@ -299,16 +277,11 @@ function isTable(unit: string): boolean {
   return /^\s*<table>/i.test(unit)
 }
 
-/** The line closing a cut summary. */
-function leftOutLine(left: FittedSummary): string {
-  return `<p>✂️ ${escapeHtml(leftOutText(left, { inSummary: true }))}</p>`
-}
-
 /** What was left out, in words. */
 function leftOutText(left: FittedSummary, { inSummary }: { inSummary: boolean }): string {
   const parts: string[] = []
   if (left.leftOut > 0) {
-    const named = left.sections.slice(0, NAMED_SECTIONS).map(s => `'${s}'`)
+    const named = left.sections.map(s => `'${s}'`)
     const more = left.leftOut - named.length
     parts.push(
       `${left.leftOut} section(s) (${named.join(', ')}${more > 0 ? `, and ${more} more` : ''})`

@@ -113,7 +113,7 @@ export function axisTicks(spanMs: number): { interval: string; format: string } 
  * started but got no bar (over MAX_BARS); undefined when no stage started.
  * @internal
  */
-export function stageTimeline(builds: readonly TimelineBuild[], maxBars = MAX_BARS) {
+export function stageTimeline(builds: readonly TimelineBuild[]) {
   const lines: string[] = []
   let bars = 0
   let leftOut = 0
@@ -125,7 +125,7 @@ export function stageTimeline(builds: readonly TimelineBuild[], maxBars = MAX_BA
       return bar ? [{ stage, bar }] : []
     })
     if (stages.length === 0) continue
-    const room = Math.max(0, maxBars - bars)
+    const room = Math.max(0, MAX_BARS - bars)
     leftOut += Math.max(0, stages.length - room)
     if (room === 0) continue
     if (build.section) {

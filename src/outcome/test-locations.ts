@@ -140,24 +140,17 @@ export async function searchWorkspace(
   return found
 }
 
-/** Whether `a` ends with all of `b` (segment by segment). */
-function endsWith(a: readonly string[], b: readonly string[]): boolean {
-  if (b.length > a.length) return false
-  return b.every((segment, i) => a[a.length - b.length + i] === segment)
-}
-
 /**
  * The workspace files a frame may name: a Java frame's file must end with
  * its package path; another frame's path (absolute on Jenkins' machine, or
- * relative to where the tests ran) and the file's must end one with the other.
+ * relative to where the tests ran) and the file's must end one with the
+ * other, segment by segment (no segment holds a '/').
  */
 function matches(frame: Frame, files: WorkspaceFiles): string[] {
-  return (files.get(frame.segments.at(-1) ?? '') ?? []).filter(rel => {
-    const segments = rel.split('/')
-    return frame.java
-      ? endsWith(segments, frame.segments)
-      : endsWith(segments, frame.segments) || endsWith(frame.segments, segments)
-  })
+  const path = `/${frame.segments.join('/')}`
+  return (files.get(frame.segments.at(-1) ?? '') ?? []).filter(
+    rel => `/${rel}`.endsWith(path) || (!frame.java && path.endsWith(`/${rel}`))
+  )
 }
 
 /**

@@ -14,11 +14,7 @@ import type { TestLocation } from './test-locations.js'
 import { errorText } from '../util/error-text.js'
 
 /** Test counts of a build's report. */
-interface TestCounts {
-  total: number
-  failed: number
-  skipped: number
-}
+type TestCounts = Record<'total' | 'failed' | 'skipped', number>
 
 /** What the build's test report says, for outputs, annotations and the summary. */
 export interface TestsOutcome {
@@ -45,11 +41,8 @@ export const MAX_ANNOTATED = 10
 const DETAIL_LINES = 5
 const DETAIL_CHARS = 1000
 
-/**
- * The report's action: hudson.tasks.junit.TestResultAction or an AggregatedTestResultAction.
- * @internal
- */
-export interface TestAction {
+/** The report's action: hudson.tasks.junit.TestResultAction or an AggregatedTestResultAction. */
+interface TestAction {
   counts: TestCounts
   urlName: string
 }
@@ -78,28 +71,26 @@ export async function readTests(
     partial: false
   }
   if (action.counts.failed === 0) return outcome
-  try {
-    const read = await api.failedTests(ref, {
+  const read = await api
+    .failedTests(ref, {
       urlName: action.urlName,
       rebase: rebaser(build.url, ref.url, api.baseUrl),
       budget: { want: Math.min(MAX_LISTED, action.counts.failed) }
     })
-    outcome.failed = read.failed
-    outcome.casesRead = read.casesRead
-    outcome.partial = read.budgetReached
-    logger.debug(
-      `Read ${read.casesRead} test cases (${read.bytesRead} bytes, ${read.requests} request(s)) to find ${read.failed.length} failed test(s)${read.complete ? '' : ', not the whole report'}${read.budgetReached ? ' (stopped at the byte budget)' : ''}.`
-    )
-  } catch (error) {
-    // The step being stopped is not a report that could not be read.
-    if (error instanceof Interrupted) throw error
-    warnUnread(
-      `The test report of Jenkins build #${ref.number} could not be read, so its failed tests are not listed: ${errorText(error)}`,
-      logger,
-      unread
-    )
-  }
-  return outcome
+    .catch((error: unknown) => {
+      // The step being stopped is not a report that could not be read.
+      if (error instanceof Interrupted) throw error
+      warnUnread(
+        `The test report of Jenkins build #${ref.number} could not be read, so its failed tests are not listed: ${errorText(error)}`,
+        logger,
+        unread
+      )
+    })
+  if (!read) return outcome
+  logger.debug(
+    `Read ${read.casesRead} test cases (${read.bytesRead} bytes, ${read.requests} request(s)) to find ${read.failed.length} failed test(s)${read.complete ? '' : ', not the whole report'}${read.budgetReached ? ' (stopped at the byte budget)' : ''}.`
+  )
+  return { ...outcome, failed: read.failed, casesRead: read.casesRead, partial: read.budgetReached }
 }
 
 /**
@@ -125,20 +116,19 @@ async function testAction(
   if (found || said) return found
   const named = (build.actions ?? []).some(a => /TestResult/.test(String(classOf(a))))
   if (!named) return undefined
-  try {
-    const detailed = await api.getBuild(ref.job, ref.number, {
+  const detailed = await api
+    .getBuild(ref.job, ref.number, {
       tree: 'actions[_class,failCount,skipCount,totalCount,urlName]'
     })
-    return testReportAction(detailed.actions, ignored)
-  } catch (error) {
-    if (error instanceof Interrupted) throw error
-    warnUnread(
-      `The test counts of Jenkins build #${ref.number} could not be read: ${errorText(error)}`,
-      logger,
-      unread
-    )
-    return undefined
-  }
+    .catch((error: unknown) => {
+      if (error instanceof Interrupted) throw error
+      warnUnread(
+        `The test counts of Jenkins build #${ref.number} could not be read: ${errorText(error)}`,
+        logger,
+        unread
+      )
+    })
+  return detailed ? testReportAction(detailed.actions, ignored) : undefined
 }
 
 /**
@@ -156,7 +146,7 @@ export function testReportAction(
   let best: TestAction | undefined
   for (const action of actions ?? []) {
     if (typeof action !== 'object' || action === null) continue
-    // as: an object whose fields are checked one by one below.
+    // cast: any JSON object; each field is checked below.
     const { failCount, totalCount, skipCount, urlName } = action as Record<string, unknown>
     if (failCount === undefined || totalCount === undefined) continue
     const wrong = Object.entries({ totalCount, failCount, skipCount }).filter(
@@ -202,12 +192,11 @@ export function rebaser(
 
 /**
  * One `::error` per failed test (up to MAX_ANNOTATED), titled with its
- * name, at the file and line where it failed when that is known.
+ * name, at the file and line where it failed when that is known (`located`).
  */
 export function annotateFailedTests(
   tests: TestsOutcome,
-  annotate: (message: string, title: string, where?: TestLocation) => void,
-  located: ReadonlyMap<FailedTest, TestLocation> = new Map()
+  annotate: (message: string, title: string, where?: TestLocation) => void
 ): void {
   for (const test of tests.failed.slice(0, MAX_ANNOTATED)) {
     const lines = (test.errorDetails ?? '')
@@ -219,12 +208,13 @@ export function annotateFailedTests(
     annotate(
       quoted ? `${quoted}\n${where}` : `${test.status} ${where}`,
       shortName(test.name),
-      located.get(test)
+      tests.located?.get(test)
     )
   }
 }
 
 function classOf(action: unknown): unknown {
-  // as: any JSON value; a primitive or null has no `_class`.
-  return (action as { _class?: unknown } | null)?._class
+  return typeof action === 'object' && action !== null && '_class' in action
+    ? action._class
+    : undefined
 }

@@ -5,25 +5,23 @@
  * wrong (not archived, over 1 MiB, malformed, a key twice) is one warning
  * that says which, and `{}`: the values are the build's extra, never its
  * verdict. The text is Jenkins': it is set and shown exactly, never
- * evaluated, and the summary shows it as text (escapeHtml) within bounds.
+ * evaluated, and the summary shows it as text within bounds (report.ts
+ * addValues).
  */
-import type { summary as coreSummary } from '@actions/core'
 import { Interrupted, JenkinsError } from '../jenkins/transport/errors.js'
 import { parseJenkinsJson } from '../jenkins/transport/json.js'
 import { fullName } from '../jenkins/model/job-path.js'
 import { duplicateKey } from '../inputs/parameters.js'
 import type { BuildOutputsApi, BuildRef, JsonValue } from '../jenkins/model/types.js'
-import { escapeHtml } from '../util/html.js'
 import { splitNameValue } from '../util/name-value.js'
 import { cut } from '../util/shorten.js'
 import { errorText } from '../util/error-text.js'
-import { addNameValues, textCell } from './summary-sections.js'
 import type { Logger } from '../util/logger.js'
 
 /** Most bytes of the file read: a larger one is not downloaded. */
 const MAX_VALUES_BYTES = 1024 * 1024
 
-/** The values; a prototype-less object, so that a key `__proto__` is a key like any other. */
+/** The values: each key an own property, so that a key `__proto__` is a key like any other. */
 type Values = Record<string, JsonValue>
 
 /** The file's values, or what is wrong with it (a phrase: "is not one JSON object", "has the key 'A' twice"). */
@@ -57,7 +55,7 @@ export function parseJsonValues(text: string): ParsedValues {
   // Any depth: parseJenkinsJson has bounded the nesting.
   const twice = duplicateKey(text, Infinity)
   if (twice !== undefined) return { problem: `has the key ${quoteKey(twice.name)} twice` }
-  // as: one JSON object (checked above), its values JSON values.
+  // cast: one JSON object (checked above) parsed from JSON text, so its values are JSON values.
   return { values: parsed as Values }
 }
 
@@ -70,8 +68,7 @@ export function parseJsonValues(text: string): ParsedValues {
  * @internal
  */
 export function parseKeyValueLines(text: string): ParsedValues {
-  // as: Object.create(null) is typed any; a prototype-less object of values.
-  const values = Object.create(null) as Values
+  const values = new Map<string, string>()
   for (const [i, raw] of text.split('\n').entries()) {
     const line = raw.replace(/\r$/, '')
     if (line.trim() === '' || line.trimStart().startsWith('#')) continue
@@ -79,12 +76,13 @@ export function parseKeyValueLines(text: string): ParsedValues {
     if ('missing' in pair) {
       return { problem: `has ${pair.missing === '=' ? "no '='" : 'an empty key'} on line ${i + 1}` }
     }
-    if (Object.hasOwn(values, pair.name)) {
+    if (values.has(pair.name)) {
       return { problem: `has the key ${quoteKey(pair.name)} twice (line ${i + 1})` }
     }
-    values[pair.name] = pair.value
+    values.set(pair.name, pair.value)
   }
-  return { values }
+  // Own properties, never the prototype's setter: `__proto__` stays a key.
+  return { values: Object.fromEntries(values) }
 }
 
 /** A key for a message: JSON-quoted (control characters escaped), at most 60 characters. */
@@ -116,13 +114,11 @@ export async function readValues(
 ): Promise<ValuesOutcome> {
   const what = `values-file '${path}' of build #${ref.number} of ${fullName(ref.job)}`
   const fail = (problem: string): ValuesOutcome => {
-    // as: Object.create(null) is typed any; a prototype-less object of values.
-    const values = Object.create(null) as Values
     const and = required ? ', and values-file-required is true' : ''
     const message = `The ${what} ${problem}${and}: the values output is {}.`
-    if (required) return { values, problem: message, required }
+    if (required) return { values: {}, problem: message, required }
     logger.warning(message)
-    return { values, problem: message }
+    return { values: {}, problem: message }
   }
   let read
   try {
@@ -138,17 +134,4 @@ export async function readValues(
   if ('problem' in parsed) return fail(parsed.problem)
   logger.info(`Read ${Object.keys(parsed.values).length} values from the ${what}.`)
   return { values: parsed.values }
-}
-
-/** The summary's values (addNameValues: at most 50 keys, each value cut to 200 characters), as text. */
-export function addValues(summary: typeof coreSummary, outcome: ValuesOutcome, level = 3): void {
-  summary.addHeading('Values', level)
-  const entries = Object.entries(outcome.values)
-  if (entries.length === 0) {
-    summary.addRaw(`<p>${escapeHtml(cut(outcome.problem ?? 'None.', 1000))}</p>`, true)
-    return
-  }
-  addNameValues(summary, ['Key', 'Value'], entries, value =>
-    textCell(typeof value === 'string' ? value : JSON.stringify(value))
-  )
 }

@@ -83,7 +83,7 @@ export async function reportEnded(e: EndedBuild): Promise<void> {
     const located = await locateFailedTests(annotated, settings.workspace, out.logger)
     outcome.tests.located = located
     if (located.size > 0) outcome.tests.commit = e.reports?.sourceCommit
-    annotateFailedTests(outcome.tests, out.annotate, located)
+    annotateFailedTests(outcome.tests, out.annotate)
   }
   outcome.stages = await readStages(api, ref, final, out.logger, unread)
   outcome.failedStage = failedStage(outcome.stages, final.result)?.name
