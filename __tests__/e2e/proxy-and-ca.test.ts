@@ -11,7 +11,7 @@ import { errorAnnotation, type ActionRun } from '../../scripts/action-runner.js'
 import { startJenkins, type TestJenkins } from '../../test-server/index.js'
 import { testCertificates, type TestCertificates } from '../../test-server/http/tls.js'
 import { fakeHostPreload, startForwardProxy } from './forward-proxy.js'
-import { auth, describeRun, run, RUNTIMES } from './helpers.js'
+import { auth, describeRun, run, RUNTIMES, startLocalServer, type LocalServer } from './helpers.js'
 
 const NODE24 = RUNTIMES[1]?.path ?? process.execPath
 const CLIENT_ID = 'cf-id-0a1b2c3d.access'
@@ -158,5 +158,67 @@ describe('ca-cert', () => {
         await proxy.close()
       }
     })
+  })
+})
+
+describe('GitHub requests through the runner proxy', () => {
+  // GitHub's client loads undici (its fetch and ProxyAgent) on its first request, from a
+  // chunk of its own (src/util/undici-on-demand.ts): this is the path a runner behind a
+  // proxy takes.
+  const FAKE_GITHUB = 'api.github.proxied.test'
+  let jenkins: TestJenkins
+  let github: LocalServer
+  let dir: string
+  beforeAll(async () => {
+    dir = mkdtempSync(join(tmpdir(), 'github-proxy-'))
+    jenkins = await startJenkins({ quietPeriodSec: 0, jobs: jobs() })
+    github = await startLocalServer((_req, res) => {
+      res.writeHead(201, { 'content-type': 'application/json' })
+      res.end(JSON.stringify({ id: 1 }))
+    })
+  })
+  afterAll(async () => {
+    await jenkins.close()
+    await github.close()
+    rmSync(dir, { recursive: true, force: true })
+  })
+
+  it.each(RUNTIMES)('the commit statuses go through HTTP_PROXY ($name)', async ({ path }) => {
+    const proxy = await startForwardProxy()
+    const port = new URL(github.url).port
+    const before = github.requests.length
+    try {
+      const r = await run(
+        path,
+        {
+          ...auth(jenkins),
+          job: 'ok',
+          'commit-status': 'true',
+          'github-token': 'ghs_proxyTestToken0123456789abcdef'
+        },
+        {
+          env: {
+            GITHUB_API_URL: `http://${FAKE_GITHUB}:${port}`,
+            HTTP_PROXY: proxy.url,
+            HTTPS_PROXY: proxy.url,
+            NODE_OPTIONS: `--require ${fakeHostPreload(dir, FAKE_GITHUB)}`
+          }
+        }
+      )
+      expect(r.code, describeRun(r)).toBe(0)
+      const posted = github.requests
+        .slice(before)
+        .filter(q => q.method === 'POST')
+        .map(q => q.url)
+      expect(posted).toHaveLength(3)
+      expect(posted.every(url => /^\/repos\/owner\/repo\/statuses\/[0-9a-f]{40}$/.test(url))).toBe(
+        true
+      )
+      // Every GitHub request went through the proxy, and no Jenkins one (loopback).
+      expect(proxy.seen.length).toBeGreaterThan(0)
+      expect(proxy.seen.every(line => line.includes(`${FAKE_GITHUB}:${port}`))).toBe(true)
+    } finally {
+      await proxy.close()
+    }
   })
 })
