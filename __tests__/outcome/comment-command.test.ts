@@ -339,6 +339,12 @@ describe('the commenter', () => {
       false
     ],
     [
+      'a custom role whose user.permissions is not an object (a list): it allows nothing',
+      { permission: 'write', role_name: 'deployer', user: { permissions: ['push', 'pull'] } },
+      'write',
+      false
+    ],
+    [
       'a custom role GitHub only maps to read, with write',
       { permission: 'read', role_name: 'auditor' },
       'write',
