@@ -190,6 +190,39 @@ const local = {
         }
       }
     },
+    'cast-reason': {
+      meta: {
+        type: 'suggestion',
+        schema: [],
+        messages: {
+          reason:
+            "An 'as' cast without a reason: narrow with a guard or a decoder, or say why TypeScript cannot know in a comment starting 'cast:' on this line or the line above."
+        }
+      },
+      create(context) {
+        const source = context.sourceCode
+        const explained = node => {
+          const line = node.loc.start.line
+          return source
+            .getAllComments()
+            .some(
+              comment =>
+                /^\s*cast:/.test(comment.value) &&
+                comment.loc.end.line >= line - 1 &&
+                comment.loc.start.line <= node.loc.end.line
+            )
+        }
+        const check = node => {
+          const type = node.typeAnnotation
+          const asConst =
+            type.type === 'TSTypeReference' &&
+            type.typeName.type === 'Identifier' &&
+            type.typeName.name === 'const'
+          if (!asConst && !explained(node)) context.report({ node, messageId: 'reason' })
+        }
+        return { TSAsExpression: check, TSTypeAssertion: check }
+      }
+    },
     'no-positional-undefined': {
       meta: {
         type: 'suggestion',
@@ -247,6 +280,14 @@ export default tseslint.config(
       'local/max-comment-lines': ['error', MAX_COMMENT_LINES],
       'local/no-positional-undefined': 'error'
     }
+  },
+  {
+    // Jenkins answers are decoded where they arrive (src/jenkins/), so a cast elsewhere
+    // is a type TypeScript cannot know: each says why (issue 34 §6).
+    files: ['src/**/*.ts'],
+    ignores: ['src/jenkins/**'],
+    plugins: { local },
+    rules: { 'local/cast-reason': 'error' }
   },
   {
     // One printer for text outside the console region (src/util/inert-text.ts):

@@ -181,4 +181,27 @@ describe("the repository's own lint rules (eslint.config.js local)", () => {
     ])
     expect(await messages(code('f(1, undefined)'))).toEqual([])
   })
+  test("an 'as' cast outside src/jenkins/ needs a 'cast:' reason; 'as const' does not", async () => {
+    const reason =
+      "An 'as' cast without a reason: narrow with a guard or a decoder, or say why TypeScript cannot know in a comment starting 'cast:' on this line or the line above."
+    const code = (body: string): string => `const u: unknown = 1\n${body}\n`
+    expect(await messages(code('export const n = u as number'))).toEqual([
+      ['local/cast-reason', reason]
+    ])
+    expect(await messages(code('export const n = <number>u'))).toEqual([
+      ['local/cast-reason', reason]
+    ])
+    expect(
+      await messages(code('// cast: a test of the rule\nexport const n = u as number'))
+    ).toEqual([])
+    expect(
+      await messages(code('export const n = u as number // cast: a test of the rule'))
+    ).toEqual([])
+    expect(await messages(code('// not a reason\nexport const n = u as number'))).toHaveLength(1)
+    expect(await messages(code("export const k = ['a'] as const"))).toEqual([])
+    const [inJenkins] = await eslint.lintText(code('export const n = u as number'), {
+      filePath: join(ROOT, 'src/jenkins/reads/probe.ts')
+    })
+    expect(inJenkins?.messages.filter(m => m.ruleId === 'local/cast-reason')).toEqual([])
+  })
 })
