@@ -13,13 +13,10 @@ import { expectationFrom } from '../follow/poll-policy.js'
 import { QueueItemEnded } from '../follow/queue-ended.js'
 import { DEFAULT_SCHEDULE_POLICY, ONE_BUILD_POLICY } from '../follow/schedule-policy.js'
 import type { StartSeen } from '../follow/schedule-policy.js'
-import type { BuildMode } from '../inputs/input-values.js'
-import type { JobEntry } from '../inputs/jobs-input.js'
 import { fullName, jobKey, queueItemUrl } from '../jenkins/model/job-path.js'
 import type { Build, BuildRef, PipelineRun } from '../jenkins/model/types.js'
 import type { UploadFile } from '../jenkins/transport/multipart.js'
 import { Interrupted } from '../jenkins/transport/errors.js'
-import type { CommitStatusReporter } from '../outcome/commit-status.js'
 import { GithubReports } from '../outcome/github-reports.js'
 import { handOffDescription } from '../outcome/hand-off.js'
 import { readHistory } from '../outcome/history.js'
@@ -42,12 +39,8 @@ import { resolveItems, type Begin } from './resolve-items.js'
 const SETTLE_ON_ABORT_MS = 1000
 
 /** One item of the step (the `job`, or one of `jobs`) once resolved; what it started is RemoteWork's item `index`. */
-interface Item {
-  index: number
-  entry: JobEntry
-  report: BuildReport
+interface Item extends StepItem {
   begin: Begin
-  status?: CommitStatusReporter
   /** The engine's id of its build: items that started the same work share one. */
   track?: number
   /** Its queue item's `inQueueSince` (Jenkins' clock), for the queue wait. */
@@ -64,6 +57,8 @@ interface Item {
 /** The step's builds from resolve to verdict; stop() is the one stop handler's part of it. */
 export class BuildsRun {
   private readonly printer: Printer
+  /** The logger for everything but the consoles (held while one prints). */
+  readonly log: Logger
   /** Every item before it is resolved: its report exists from the start (a stop before resolve still reports it). */
   private readonly slots: Array<Omit<Item, 'begin'>>
   private readonly reports: BuildReport[]
@@ -83,6 +78,7 @@ export class BuildsRun {
   ) {
     const { settings, api, io, signal } = step
     this.printer = new Printer(io)
+    this.log = this.printer.logger
     const entries = settings.jobs ?? [settings]
     this.slots = entries.map((entry, index) => ({
       index,
@@ -109,16 +105,11 @@ export class BuildsRun {
     })
   }
 
-  /** The logger for everything but the consoles (held while one prints). */
-  get log(): Logger {
-    return this.printer.logger
-  }
-
   /** Runs the step to its verdict: throws the presenter's failure. */
   async run(): Promise<void> {
     const { settings, io, signal } = this.step
     try {
-      await this.resolve()
+      this.items = await resolveItems(this.step, this.log, this.slots)
       await this.startReports()
       const begun = await Promise.allSettled(this.items.map(item => this.begin(item)))
       for (const result of begun) if (result.status === 'rejected') throw result.reason
@@ -181,24 +172,10 @@ export class BuildsRun {
 
   // ---- before any trigger ----------------------------------------------------
 
-  private async resolve(): Promise<void> {
-    const { api, settings, io, signal, work } = this.step
-    const out = {
-      logger: this.log,
-      startGroup: (title: string) => io.startGroup(title),
-      endGroup: () => io.endGroup()
-    }
-    const onScan = (project: string): number => work.scans.push(project)
-    this.items = await resolveItems(
-      { api, build: settings.build, scan: settings.scan, out, signal, onScan },
-      this.slots
-    )
-  }
-
   /** The commit under test (read once, before any trigger), and a status reporter per item. */
   private async startReports(): Promise<void> {
     const { settings, io } = this.step
-    const reports = await GithubReports.start({
+    const github = await GithubReports.start({
       settings,
       logger: this.log,
       setOutput: (name, value) => io.setOutput(name, value),
@@ -206,9 +183,10 @@ export class BuildsRun {
       reportName: this.present.reportName,
       bounds: this.step.githubBounds
     })
-    this.github = reports
-    if (!settings.commitStatus) return
-    for (const item of this.items) item.status = reports.status(item.entry.statusContext)
+    this.github = github
+    if (settings.commitStatus) {
+      for (const item of this.items) item.status = github.status(item.entry.statusContext)
+    }
   }
 
   // ---- begin -----------------------------------------------------------------
@@ -229,7 +207,7 @@ export class BuildsRun {
     }
     if (begin.kind === 'build') {
       const ref = this.refOf(item, begin.build.number)
-      this.known(item, ref, begin.mode)
+      this.side(buildKnown(this.step, this.log, item, ref, begin.mode))
       outcome.build = begin.build
       // Not triggered here: no job read to take them from, so one bounded read.
       if (settings.wait !== 'queued') {
@@ -240,12 +218,8 @@ export class BuildsRun {
     // A cancel that arrived while reading the job must not still trigger.
     throwIfAborted(signal)
     try {
-      const queued = await queueBuild(this.stepItem(item), {
-        info: begin.info,
-        parameters: item.entry.parameters,
-        uploads: this.uploads[item.index] ?? [],
-        branch: begin.branch
-      })
+      const uploads = this.uploads[item.index] ?? []
+      const queued = await queueBuild(this.step, this.log, item, { ...begin, uploads })
       // With `wait: false` the hand-off is the one pending status (returned).
       if (settings.wait !== 'queued') {
         this.side(item.status?.pending('Queued in Jenkins', queued.queueUrl))
@@ -307,7 +281,7 @@ export class BuildsRun {
       this.ended([item], build, { watched: shown })
       return
     }
-    if (!live) this.waitingSilently(item, ref)
+    this.waitingSilently(item, ref)
     item.track = this.follower.addRunning(ref, {
       build,
       console: live?.(ref),
@@ -319,7 +293,8 @@ export class BuildsRun {
     const { settings, api } = this.step
     for (const item of owners) {
       item.inQueueSince = start.inQueueSince
-      this.known(item, ref, item.begin.kind === 'queue-item' ? 'given' : undefined)
+      const mode = item.begin.kind === 'queue-item' ? 'given' : undefined
+      this.side(buildKnown(this.step, this.log, item, ref, mode))
     }
     const [first] = owners
     if (!first) return
@@ -334,7 +309,7 @@ export class BuildsRun {
         readHistory(api, first.entry.job, ref.number, this.log).then(h => (outcome.history = h))
       )
     }
-    if (!this.liveConsole(first)) this.waitingSilently(first, ref)
+    this.waitingSilently(first, ref)
   }
 
   /** `wait: started`: the build's JSON at its start, its queue wait and a Pipeline's stages so far; then left running. */
@@ -410,7 +385,7 @@ export class BuildsRun {
     }
   }
 
-  /** One build followed without its console (`log: false`): said, so that the step does not look hung. */
+  /** One build followed without its console (`log: false`): said, so that the step does not look hung (with `log`, its console shows it). */
   private waitingSilently(item: Item, ref: BuildRef): void {
     const { settings } = this.step
     if (this.present.liveConsole && !settings.log && settings.wait === 'finish') {
@@ -623,24 +598,6 @@ export class BuildsRun {
   private refOf(item: Item, number: number): BuildRef {
     const { job } = item.entry
     return { job, number, url: this.step.api.buildUrl(job, number) }
-  }
-
-  private stepItem(item: Item): StepItem {
-    const { api, work } = this.step
-    const { index, entry, report } = item
-    return { api, work, index, job: entry.job, outcome: report.outcome, logger: this.log }
-  }
-
-  /**
-   * The item's build is known: one it started (`mode` undefined), or one it
-   * follows as it is; running, unless the step does not wait for its end
-   * (then its hand-off is the one pending status: returned).
-   */
-  private known(item: Item, ref: BuildRef, mode?: Exclude<BuildMode, 'new'>): void {
-    buildKnown(this.stepItem(item), ref, mode)
-    if (this.step.settings.wait === 'finish') {
-      this.side(item.status?.pending(`Jenkins build #${ref.number} running`, ref.url))
-    }
   }
 
   /** Work on the side: awaited before the run ends, and the engine runs until it settled (it may drain a console). */
