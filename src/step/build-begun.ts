@@ -28,6 +28,8 @@ export interface StepItem {
   /** What is learnt goes in its outcome. */
   report: BuildReport
   status?: CommitStatusReporter
+  /** What it failed with before a result, as thrown. */
+  failure?: unknown
 }
 
 /**

@@ -47,8 +47,6 @@ interface Item extends StepItem {
   inQueueSince?: number
   /** fail-fast told it to stop. */
   stopping: boolean
-  /** What it failed with before a result, as thrown. */
-  failure?: unknown
   /** Its build's console while it streams live. */
   live?: { streamer: ConsoleStreamer; close(): void }
   inputs?: InputNotices
@@ -365,7 +363,7 @@ export class BuildsRun {
    */
   private liveConsole(item: Item): ((ref: BuildRef) => ConsoleFollower) | undefined {
     const { settings, api, io } = this.step
-    if (!this.present.liveConsole || !settings.log || settings.wait !== 'finish') return undefined
+    if (this.present.several || !settings.log || settings.wait !== 'finish') return undefined
     return ref => {
       const streamer = new ConsoleStreamer(api, ref, io)
       io.startGroup(`Console of Jenkins ${item.entry.jobName} #${ref.number}`)
@@ -388,7 +386,7 @@ export class BuildsRun {
   /** One build followed without its console (`log: false`): said, so that the step does not look hung (with `log`, its console shows it). */
   private waitingSilently(item: Item, ref: BuildRef): void {
     const { settings } = this.step
-    if (this.present.liveConsole && !settings.log && settings.wait === 'finish') {
+    if (!this.present.several && !settings.log && settings.wait === 'finish') {
       this.log.info(
         `Waiting for Jenkins build ${item.entry.jobName} #${ref.number} to finish (log: false).`
       )
