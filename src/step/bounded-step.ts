@@ -2,7 +2,7 @@ import { abortRemote, COULD_NOT_ABORT, onCancelSignals, scanLeft } from '../foll
 import type { RemoteTarget } from '../follow/cancel.js'
 import type { Settings } from '../inputs/inputs.js'
 import type { JenkinsClient } from '../jenkins/client.js'
-import type { JenkinsApi, JobPath } from '../jenkins/model/types.js'
+import type { JenkinsApi } from '../jenkins/model/types.js'
 import type { StepIO } from '../runner/io.js'
 import { namedLogger, type Logger } from '../util/logger.js'
 import { StepBounds } from '../util/request-bounds.js'
@@ -37,29 +37,26 @@ export interface Stopped {
   until: number
 }
 
-/** What runBounded bounds: the step's work, and what it says when it is stopped or fails. */
-export interface StepMode {
-  /** The jobs it may start, one item each (RemoteWork). */
-  jobs: readonly JobPath[]
-  /** What the stop message says the step waited for: `Jenkins <job>`, `<n> Jenkins builds`. */
-  waitingFor: string
-  run(step: StepRun): Promise<void>
-  /** After the signal: stops what was started (stopWork) and returns the failure message. */
-  stopped(step: StepRun, stopped: Stopped): Promise<string>
-  /** Any other failure, turned into what the step fails with (leavingWorkRunning). */
-  failed(step: StepRun, error: unknown): Promise<unknown>
-}
-
 /**
- * A mode of the step, bounded by `timeout` and stopped by the runner's
- * cancel signals. Both fire one signal: the client's requests in flight end
- * at once and none start after it, and the abort (stop or cancel what was
- * started) runs with its own client and budget. GitHub's requests in flight
- * end with them; those sent after (the final status and comment) get the
- * abort's budget (`githubBounds`). The only place a step's abort controller,
- * timer, signal handlers and clients' bounds are made.
+ * The step's work (`run`), bounded by `timeout` and stopped by the runner's
+ * cancel signals: `stopped` stops what was started (stopWork) and returns
+ * the failure message; any other failure leaves the work running
+ * (leavingWorkRunning). Timeout and cancel fire one signal: the client's
+ * requests in flight end at once and none start after it, and the abort
+ * runs with its own client and budget. GitHub's requests in flight end with
+ * them; those sent after (the final status and comment) get the abort's
+ * budget (`githubBounds`). The only place a step's abort controller, timer,
+ * signal handlers and clients' bounds are made.
  */
-export async function runBounded(settings: Settings, io: StepIO, mode: StepMode): Promise<void> {
+export async function runBounded(
+  settings: Settings,
+  io: StepIO,
+  present: Presenter,
+  mode: {
+    run(step: StepRun): Promise<void>
+    stopped(step: StepRun, stopped: Stopped): Promise<string>
+  }
+): Promise<void> {
   const started = Date.now()
   const controller = new AbortController()
   const { signal } = controller
@@ -90,7 +87,11 @@ export async function runBounded(settings: Settings, io: StepIO, mode: StepMode)
     api,
     signal,
     githubBounds,
-    work: new RemoteWork(mode.jobs, io)
+    // One item of the record for each job it may start.
+    work: new RemoteWork(
+      (settings.jobs ?? [settings]).map(entry => entry.job),
+      io
+    )
   }
   try {
     await mode.run(step)
@@ -101,12 +102,12 @@ export async function runBounded(settings: Settings, io: StepIO, mode: StepMode)
       const at = abortedAt ?? Date.now()
       const head =
         reason === 'timeout'
-          ? `Timed out after ${formatDuration(at - started)} (timeout: ${formatDuration(settings.timeoutMs)}) waiting for ${mode.waitingFor}`
-          : `The workflow was cancelled while waiting for ${mode.waitingFor}`
+          ? `Timed out after ${formatDuration(at - started)} (timeout: ${formatDuration(settings.timeoutMs)}) waiting for ${present.waitingFor}`
+          : `The workflow was cancelled while waiting for ${present.waitingFor}`
       const end = until ?? at + budgetMs(reason)
       throw new Error(await mode.stopped(step, { error, reason, head, until: end }))
     }
-    throw await mode.failed(step, error)
+    throw leavingWorkRunning(step, error, present)
   } finally {
     clearTimeout(timer)
     removeSignalHandlers()
@@ -194,7 +195,7 @@ export function abortTargets(
  * `abort-on-cancel` promises, and says so with its links (in the
  * presenter's words); the post step is told not to stop it.
  */
-export function leavingWorkRunning(
+function leavingWorkRunning(
   { api, work, io }: StepRun,
   error: unknown,
   present: Pick<Presenter, 'leftRunning'>

@@ -18,7 +18,7 @@ import type { RemoteWork } from './remote-work.js'
 
 /** How the step presents its builds. */
 export interface Presenter {
-  /** What the stop message says the step waited for: `Jenkins <job>`, `<n> Jenkins builds`. */
+  /** What the stop message says the step waited for: `Jenkins <job>`, `<n> Jenkins builds`, the hand-offs to settle. */
   waitingFor: string
   /** The pull request comment's report name: the status context, or all of them. */
   reportName: string
@@ -51,7 +51,8 @@ export function presenterFor(settings: Settings): Presenter {
 /** One `job`: the step's outputs and summary are the build's, its failure the build's own message, its console live. */
 function one(settings: Settings): Presenter {
   return {
-    waitingFor: `Jenkins ${settings.jobName}`,
+    // `settle` takes one `job` or none (inputs.ts).
+    waitingFor: settings.settle ? 'the hand-offs to settle' : `Jenkins ${settings.jobName}`,
     reportName: settings.statusContext,
     several: false,
     filesLabel: () => "Input 'files'",
