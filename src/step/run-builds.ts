@@ -437,10 +437,8 @@ export class BuildsRun {
           final,
           outcome,
           signal,
-          out: {
-            logger: this.log,
-            annotate: (message, title, where) => this.printer.annotate(message, title, where)
-          },
+          // Its annotations are held like its lines while a console prints.
+          out: this.printer,
           reports: this.github,
           owners
         })
