@@ -11,7 +11,7 @@ import type { StepIO } from './runner/io.js'
 import { runBounded } from './step/bounded-step.js'
 import { disableJob, disableJobs, listJobs } from './step/job-admin.js'
 import { presenterFor } from './step/presenter.js'
-import { BuildsRun, stopStep } from './step/run-builds.js'
+import { BuildsRun } from './step/run-builds.js'
 import { settleHandOffs } from './step/settle.js'
 import { errorText } from './util/error-text.js'
 
@@ -70,6 +70,6 @@ async function runStep(settings: Settings, io: StepIO): Promise<void> {
       builds = new BuildsRun({ ...step, settings: settled }, present, uploads)
       return builds.run()
     },
-    stopped: (step, stopped) => stopStep(step, builds, present, stopped)
+    builds: () => builds
   })
 }

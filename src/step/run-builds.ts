@@ -25,10 +25,9 @@ import { setOutputs } from '../outcome/build-outputs.js'
 import { InputNotices, isPipeline, isPipelineJob, readStages } from '../outcome/stages.js'
 import { State } from '../util/constants.js'
 import { errorText } from '../util/error-text.js'
-import { formatDuration } from '../util/duration.js'
 import { namedLogger, type Logger } from '../util/logger.js'
 import { settleBy, throwIfAborted } from '../util/wait.js'
-import { stopWork, type StepRun, type Stopped } from './bounded-step.js'
+import type { StepRun } from './bounded-step.js'
 import { buildKnown, queueBuild, queueWaitMs, type StepItem } from './build-begun.js'
 import { judgeEnd, reportEnded } from './build-ended.js'
 import type { Presenter } from './presenter.js'
@@ -617,37 +616,4 @@ export class BuildsRun {
       await work
     }
   }
-}
-
-/**
- * The one stop handler (cancel or timeout): says what the step waited for,
- * ends the pending statuses and the comment alongside, stops or cancels
- * what was started (stopWork), reports what is known, and returns the
- * step's message. Jenkins failing until the timeout is the news then.
- */
-export async function stopStep(
-  step: StepRun,
-  run: BuildsRun | undefined,
-  present: Presenter,
-  { error, reason, head, until }: Stopped
-): Promise<string> {
-  const { work, settings } = step
-  const log = run?.log ?? step.io.logger
-  const last = error instanceof Interrupted ? error.lastFailure?.replace(/\.$/, '') : undefined
-  // What the step was waiting for when it was stopped (a hung request says how long it hung).
-  if (error instanceof Interrupted && error.sent) log.info(`${error.message}.`)
-  if (last && reason === 'cancelled') log.info(`Last error before the cancel: ${last}.`)
-  const target = present.stopTarget(work)
-  const started = work.anything || work.adopted > 0
-  const stopping = run?.stop(statusFailure(error, step.signal))
-  const { outcome, said } = await stopWork(step, { log, until, named: present.several })
-  // The statuses and the comment get what is left of the budget.
-  await settleBy(stopping?.finishing ?? Promise.resolve(), until)
-  await stopping?.report(said)
-  if (last && reason === 'timeout') {
-    return started
-      ? `${head}${target} (last error: ${last})${outcome}`
-      : `${last} (still failing at the step's timeout, ${formatDuration(settings.timeoutMs)})${outcome}`
-  }
-  return `${head}${target}${outcome}`
 }
