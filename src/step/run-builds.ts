@@ -45,7 +45,7 @@ interface Item extends StepItem {
   /** Its queue item's `inQueueSince` (Jenkins' clock), for the queue wait. */
   inQueueSince?: number
   /** fail-fast told it to stop. */
-  stopping: boolean
+  stopping?: true
   /** Its build's console while it streams live. */
   live?: { streamer: ConsoleStreamer; close(): void }
   inputs?: InputNotices
@@ -80,8 +80,7 @@ export class BuildsRun {
     this.slots = entries.map((entry, index) => ({
       index,
       entry,
-      report: { outcome: { jobName: entry.jobName, jobUrl: api.jobUrl(entry.job) }, tail: [] },
-      stopping: false
+      report: { outcome: { jobName: entry.jobName, jobUrl: api.jobUrl(entry.job) }, tail: [] }
     }))
     this.reports = this.slots.map(slot => slot.report)
     this.follower = new BuildsFollower({
