@@ -435,8 +435,10 @@ export class BuildsRun {
           final,
           outcome,
           signal,
-          // Its annotations are held like its lines while a console prints.
-          out: this.printer,
+          out: {
+            logger: this.log,
+            annotate: (message, title, where) => this.printer.annotate(message, title, where)
+          },
           reports: this.github,
           owners
         })
