@@ -180,9 +180,8 @@ export class BuildsRun {
       bounds: this.step.githubBounds
     })
     this.github = github
-    if (settings.commitStatus) {
-      for (const item of this.items) item.status = github.status(item.entry.statusContext)
-    }
+    if (!settings.commitStatus) return
+    for (const item of this.items) item.status = github.status(item.entry.statusContext)
   }
 
   // ---- begin -----------------------------------------------------------------
