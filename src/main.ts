@@ -8,10 +8,10 @@ import { coreStepIO } from './step/step-io.js'
 import { maskSecret } from './step/secrets.js'
 import { settleCommit } from './outcome/commit-gate.js'
 import type { StepIO } from './runner/io.js'
-import { leavingWorkRunning, runBounded } from './step/bounded-step.js'
+import { runBounded } from './step/bounded-step.js'
 import { disableJob, disableJobs, listJobs } from './step/job-admin.js'
 import { presenterFor } from './step/presenter.js'
-import { BuildsRun, stopStep } from './step/run-builds.js'
+import { BuildsRun } from './step/run-builds.js'
 import { settleHandOffs } from './step/settle.js'
 import { errorText } from './util/error-text.js'
 
@@ -51,9 +51,7 @@ async function runStep(settings: Settings, io: StepIO): Promise<void> {
     uploads.push(await resolveUploads(entry.files, settings.workspace, present.filesLabel(index)))
   }
   let builds: BuildsRun | undefined
-  await runBounded(settings, io, {
-    jobs: entries.map(entry => entry.job),
-    waitingFor: settings.settle ? 'the hand-offs to settle' : present.waitingFor,
+  await runBounded(settings, io, present, {
     run: async step => {
       // Settling reads GitHub's statuses and Jenkins: no comment command, no commit to settle.
       if (settings.settle) return settleHandOffs(step)
@@ -72,7 +70,6 @@ async function runStep(settings: Settings, io: StepIO): Promise<void> {
       builds = new BuildsRun({ ...step, settings: settled }, present, uploads)
       return builds.run()
     },
-    stopped: (step, stopped) => stopStep(step, builds, present, stopped),
-    failed: async (step, error) => leavingWorkRunning(step, error, present)
+    builds: () => builds
   })
 }

@@ -5,7 +5,6 @@ import { budgetClient } from './step/create-client.js'
 import { abortTargets } from './step/bounded-step.js'
 import { getSettings } from './inputs/inputs.js'
 import { savedWork } from './step/remote-work.js'
-import { presenterFor } from './step/presenter.js'
 import { errorText } from './util/error-text.js'
 import { settleBy } from './util/wait.js'
 
@@ -67,7 +66,7 @@ async function postStep(): Promise<void> {
       return
     }
     // With `jobs`, each line names its job.
-    const named = presenterFor(settings).several
+    const named = settings.jobs !== undefined
     const done = await abortTargets(api, targets, { log, until, named })
     for (const { line } of done) log.info(`Post step: ${line}.`)
   } catch (error) {

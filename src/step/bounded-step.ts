@@ -1,15 +1,18 @@
 import { abortRemote, COULD_NOT_ABORT, onCancelSignals, scanLeft } from '../follow/cancel.js'
+import { statusFailure } from '../follow/build-parts.js'
+import { Interrupted } from '../jenkins/transport/errors.js'
 import type { RemoteTarget } from '../follow/cancel.js'
 import type { Settings } from '../inputs/inputs.js'
 import type { JenkinsClient } from '../jenkins/client.js'
-import type { JenkinsApi, JobPath } from '../jenkins/model/types.js'
+import type { JenkinsApi } from '../jenkins/model/types.js'
 import type { StepIO } from '../runner/io.js'
 import { namedLogger, type Logger } from '../util/logger.js'
 import { StepBounds } from '../util/request-bounds.js'
-import { abortReason, StepAborted, type AbortReason } from '../util/wait.js'
+import { abortReason, settleBy, StepAborted, type AbortReason } from '../util/wait.js'
 import { budgetClient, createClient } from './create-client.js'
 import { RemoteWork } from './remote-work.js'
 import type { Presenter } from './presenter.js'
+import type { BuildsRun } from './run-builds.js'
 import { jobKey, queueItemUrl } from '../jenkins/model/job-path.js'
 import { errorText } from '../util/error-text.js'
 import { formatDuration } from '../util/duration.js'
@@ -28,7 +31,7 @@ export interface StepRun {
 }
 
 /** Why and when the step was stopped. */
-export interface Stopped {
+interface Stopped {
   error: unknown
   reason: AbortReason
   /** The stop message's start: why, after how long, waiting for what. */
@@ -37,29 +40,27 @@ export interface Stopped {
   until: number
 }
 
-/** What runBounded bounds: the step's work, and what it says when it is stopped or fails. */
-export interface StepMode {
-  /** The jobs it may start, one item each (RemoteWork). */
-  jobs: readonly JobPath[]
-  /** What the stop message says the step waited for: `Jenkins <job>`, `<n> Jenkins builds`. */
-  waitingFor: string
-  run(step: StepRun): Promise<void>
-  /** After the signal: stops what was started (stopWork) and returns the failure message. */
-  stopped(step: StepRun, stopped: Stopped): Promise<string>
-  /** Any other failure, turned into what the step fails with (leavingWorkRunning). */
-  failed(step: StepRun, error: unknown): Promise<unknown>
-}
-
 /**
- * A mode of the step, bounded by `timeout` and stopped by the runner's
- * cancel signals. Both fire one signal: the client's requests in flight end
- * at once and none start after it, and the abort (stop or cancel what was
- * started) runs with its own client and budget. GitHub's requests in flight
- * end with them; those sent after (the final status and comment) get the
- * abort's budget (`githubBounds`). The only place a step's abort controller,
- * timer, signal handlers and clients' bounds are made.
+ * The step's work (`run`), bounded by `timeout` and stopped by the runner's
+ * cancel signals: on either, stopStep stops what was started and returns
+ * the failure message; any other failure leaves the work running
+ * (leavingWorkRunning). Timeout and cancel fire one signal: the client's
+ * requests in flight end at once and none start after it, and the abort
+ * runs with its own client and budget. GitHub's requests in flight end with
+ * them; those sent after (the final status and comment) get the abort's
+ * budget (`githubBounds`). The only place a step's abort controller, timer,
+ * signal handlers and clients' bounds are made.
  */
-export async function runBounded(settings: Settings, io: StepIO, mode: StepMode): Promise<void> {
+export async function runBounded(
+  settings: Settings,
+  io: StepIO,
+  present: Presenter,
+  mode: {
+    run(step: StepRun): Promise<void>
+    /** The run of builds once it began: the stop handler ends its statuses and writes its report. */
+    builds(): BuildsRun | undefined
+  }
+): Promise<void> {
   const started = Date.now()
   const controller = new AbortController()
   const { signal } = controller
@@ -90,7 +91,11 @@ export async function runBounded(settings: Settings, io: StepIO, mode: StepMode)
     api,
     signal,
     githubBounds,
-    work: new RemoteWork(mode.jobs, io)
+    // One item of the record for each job it may start.
+    work: new RemoteWork(
+      (settings.jobs ?? [settings]).map(entry => entry.job),
+      io
+    )
   }
   try {
     await mode.run(step)
@@ -101,12 +106,14 @@ export async function runBounded(settings: Settings, io: StepIO, mode: StepMode)
       const at = abortedAt ?? Date.now()
       const head =
         reason === 'timeout'
-          ? `Timed out after ${formatDuration(at - started)} (timeout: ${formatDuration(settings.timeoutMs)}) waiting for ${mode.waitingFor}`
-          : `The workflow was cancelled while waiting for ${mode.waitingFor}`
+          ? `Timed out after ${formatDuration(at - started)} (timeout: ${formatDuration(settings.timeoutMs)}) waiting for ${present.waitingFor}`
+          : `The workflow was cancelled while waiting for ${present.waitingFor}`
       const end = until ?? at + budgetMs(reason)
-      throw new Error(await mode.stopped(step, { error, reason, head, until: end }))
+      throw new Error(
+        await stopStep(step, mode.builds(), present, { error, reason, head, until: end })
+      )
     }
-    throw await mode.failed(step, error)
+    throw leavingWorkRunning(step, error, present)
   } finally {
     clearTimeout(timer)
     removeSignalHandlers()
@@ -132,7 +139,7 @@ function budgetMs(reason: AbortReason): number {
  * message, and what was said of each job (by jobKey). With `named` (several
  * builds) each line names its job.
  */
-export async function stopWork(
+async function stopWork(
   { settings, work, api }: StepRun,
   { log, until, named }: { log: Logger; until: number; named: boolean }
 ): Promise<{ outcome: string; said: Map<string, string> }> {
@@ -194,7 +201,7 @@ export function abortTargets(
  * `abort-on-cancel` promises, and says so with its links (in the
  * presenter's words); the post step is told not to stop it.
  */
-export function leavingWorkRunning(
+function leavingWorkRunning(
   { api, work, io }: StepRun,
   error: unknown,
   present: Pick<Presenter, 'leftRunning'>
@@ -210,4 +217,37 @@ export function leavingWorkRunning(
   return new Error(
     `${errorText(error).replace(/\.?$/, '.')} ${present.leftRunning(left, urls)} (this step stops Jenkins work only when it is cancelled or times out).`
   )
+}
+
+/**
+ * The one stop handler (cancel or timeout): says what the step waited for,
+ * ends the pending statuses and the comment alongside, stops or cancels
+ * what was started (stopWork), reports what is known, and returns the
+ * step's message. Jenkins failing until the timeout is the news then.
+ */
+async function stopStep(
+  step: StepRun,
+  run: BuildsRun | undefined,
+  present: Presenter,
+  { error, reason, head, until }: Stopped
+): Promise<string> {
+  const { work, settings } = step
+  const log = run?.log ?? step.io.logger
+  const last = error instanceof Interrupted ? error.lastFailure?.replace(/\.$/, '') : undefined
+  // What the step was waiting for when it was stopped (a hung request says how long it hung).
+  if (error instanceof Interrupted && error.sent) log.info(`${error.message}.`)
+  if (last && reason === 'cancelled') log.info(`Last error before the cancel: ${last}.`)
+  const target = present.stopTarget(work)
+  const started = work.anything || work.adopted > 0
+  const stopping = run?.stop(statusFailure(error, step.signal))
+  const { outcome, said } = await stopWork(step, { log, until, named: present.several })
+  // The statuses and the comment get what is left of the budget.
+  await settleBy(stopping?.finishing ?? Promise.resolve(), until)
+  await stopping?.report(said)
+  if (last && reason === 'timeout') {
+    return started
+      ? `${head}${target} (last error: ${last})${outcome}`
+      : `${last} (still failing at the step's timeout, ${formatDuration(settings.timeoutMs)})${outcome}`
+  }
+  return `${head}${target}${outcome}`
 }

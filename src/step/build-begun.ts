@@ -7,44 +7,29 @@
  */
 import type { BranchJob } from '../follow/branch.js'
 import { historyOf } from '../outcome/history.js'
-import type { BuildOutcome } from '../outcome/report.js'
+import type { CommitStatusReporter } from '../outcome/commit-status.js'
+import type { BuildReport } from '../outcome/report.js'
 import { queueItemUrl } from '../jenkins/model/job-path.js'
 import type { BuildMode } from '../inputs/input-values.js'
+import type { JobEntry } from '../inputs/jobs-input.js'
 import { isCount } from '../jenkins/model/counts.js'
-import type {
-  Build,
-  BuildParameters,
-  BuildRef,
-  JenkinsApi,
-  JobInfo,
-  JobPath,
-  TriggerResult
-} from '../jenkins/model/types.js'
+import type { Build, BuildRef, JobInfo, TriggerResult } from '../jenkins/model/types.js'
 import { Interrupted } from '../jenkins/transport/errors.js'
 import type { UploadFile } from '../jenkins/transport/multipart.js'
 import { unknownParameters } from '../jenkins/trigger/trigger.js'
 import type { Logger } from '../util/logger.js'
 import { closestNames } from '../util/suggest.js'
-import type { RemoteWork } from './remote-work.js'
+import type { StepRun } from './bounded-step.js'
 
-/** One item of the step (the `job`, or one of `jobs`): its job, its record and its outcome. */
+/** One item of the step (the `job`, or one of `jobs`): its item of the record of remote work, its job, its report, its commit status. */
 export interface StepItem {
-  api: JenkinsApi
-  work: RemoteWork
-  /** The item of the step's record of remote work. */
   index: number
-  job: JobPath
-  /** The build as the reports show it: what is learnt goes in. */
-  outcome: BuildOutcome
-  logger: Logger
-}
-
-/** What to queue: the job as read, the build's parameters and files, the branch job a scan may have queued it for. */
-interface Request {
-  info: JobInfo
-  parameters: BuildParameters
-  uploads: readonly UploadFile[]
-  branch?: BranchJob
+  entry: JobEntry
+  /** What is learnt goes in its outcome. */
+  report: BuildReport
+  status?: CommitStatusReporter
+  /** What it failed with before a result, as thrown. */
+  failure?: unknown
 }
 
 /**
@@ -54,10 +39,11 @@ interface Request {
  * find.
  */
 export async function queueBuild(
-  o: StepItem,
-  { info, parameters, uploads, branch }: Request
+  { api, work }: StepRun,
+  log: Logger,
+  { index, entry: { job, parameters }, report: { outcome } }: StepItem,
+  { info, branch, uploads }: { info: JobInfo; branch?: BranchJob; uploads: readonly UploadFile[] }
 ): Promise<TriggerResult> {
-  const { api, outcome, logger: log } = o
   const name = outcome.jobName
   const indexing = branch?.indexingBuild
   // The scan's build has no files: with files, this step triggers its own.
@@ -66,7 +52,7 @@ export async function queueBuild(
       `The scan that created ${name} also queued a build of it without the files (queue item ${indexing.queueId}); this step triggers its own with them and leaves that one alone.`
     )
   }
-  if (info.history) outcome.history = historyOf(info.history, n => api.buildUrl(o.job, n))
+  if (info.history) outcome.history = historyOf(info.history, n => api.buildUrl(job, n))
   let queued: TriggerResult
   try {
     // The queue item of the build branch indexing started counts as merged
@@ -82,14 +68,14 @@ export async function queueBuild(
             merged: true,
             unknownParameters: unknownParameters(info, parameters)
           }
-        : await api.trigger(info, o.job, parameters, uploads)
+        : await api.trigger(info, job, parameters, uploads)
   } catch (error) {
     if (error instanceof Interrupted && error.lostTrigger) {
-      o.work.maybeQueued(o.index, error.lostTrigger)
+      work.maybeQueued(index, error.lostTrigger)
     }
     throw error
   }
-  o.work.queued(o.index, queued.queueId, queued.merged)
+  work.queued(index, queued.queueId, queued.merged)
   warnUnknownParameters(queued.unknownParameters, info, name, log)
   outcome.queueUrl = queued.queueUrl
   outcome.parameters = parameters
@@ -108,27 +94,33 @@ export async function queueBuild(
  * The item's build is known: the one it queued has started (`mode`
  * undefined), or one it follows but did not start (`build: last`, a number
  * or URL, or the build a given queue item became): recorded (the latter
- * never as the step's to stop: it queued nothing) and said.
+ * never as the step's to stop: it queued nothing) and said. Its pending
+ * status, unless the step does not wait for its end (then its hand-off is
+ * the one pending status: returned).
  */
 export function buildKnown(
-  { work, index, outcome, logger }: StepItem,
+  { work, settings }: StepRun,
+  log: Logger,
+  { index, report: { outcome }, status }: StepItem,
   ref: BuildRef,
   mode?: Exclude<BuildMode, 'new'>
-): void {
+): Promise<void> | undefined {
   work.started(index, ref)
   outcome.buildUrl = ref.url
   const name = outcome.jobName
   if (mode === undefined) {
     // A build a branch scan started may already be among the job's builds.
     outcome.history &&= outcome.history.filter(h => h.number < ref.number)
-    logger.info(`Jenkins build ${name} #${ref.number} started: ${ref.url}`)
-    return
+    log.info(`Jenkins build ${name} #${ref.number} started: ${ref.url}`)
+  } else {
+    log.info(
+      mode === 'given'
+        ? `Following build #${ref.number} of ${name}: ${ref.url}`
+        : `${mode === 'last' ? 'Last' : 'Last successful'} build of ${name}: #${ref.number} ${ref.url}`
+    )
   }
-  logger.info(
-    mode === 'given'
-      ? `Following build #${ref.number} of ${name}: ${ref.url}`
-      : `${mode === 'last' ? 'Last' : 'Last successful'} build of ${name}: #${ref.number} ${ref.url}`
-  )
+  if (settings.wait !== 'finish') return undefined
+  return status?.pending(`Jenkins build #${ref.number} running`, ref.url)
 }
 
 /**

@@ -10,27 +10,25 @@ import type { JobEntry } from '../inputs/jobs-input.js'
 import { queueItemUrl, sameJob } from '../jenkins/model/job-path.js'
 import type { BuildRef } from '../jenkins/model/types.js'
 import { buildsFailure, failureMessage } from '../outcome/failure.js'
-import { productProblems, type BuildReport } from '../outcome/report.js'
+import { productProblems } from '../outcome/report.js'
+import type { StepItem } from './build-begun.js'
 import type { BuildResult } from '../util/constants.js'
 import { errorText } from '../util/error-text.js'
 import type { RemoteWork } from './remote-work.js'
 
-/** An item as the verdict sees it: its report, and what it failed with before a result. */
-interface Judged {
-  report: BuildReport
-  failure?: unknown
-}
-
 /** How the step presents its builds. */
 export interface Presenter {
-  /** What the stop message says the step waited for: `Jenkins <job>`, `<n> Jenkins builds`. */
+  /** What the stop message says the step waited for: `Jenkins <job>`, `<n> Jenkins builds`, the hand-offs to settle. */
   waitingFor: string
   /** The pull request comment's report name: the status context, or all of them. */
   reportName: string
-  /** There are several builds: lines about one name its job; the outputs and the summary are of several (build-outputs.ts, report.ts). */
+  /**
+   * There are several builds: lines about one name its job; the outputs and
+   * the summary are of several (build-outputs.ts, report.ts). A lone build's
+   * console streams as it runs; several are printed each once its build
+   * ended (groups cannot interleave).
+   */
   several: boolean
-  /** A lone build's console streams as it runs; several are printed each once its build ended (groups cannot interleave). */
-  liveConsole: boolean
   /** The input an item's files come from, for messages. */
   filesLabel(index: number): string
   /** The line said when an item waits in the queue (`why`: Jenkins' text). */
@@ -38,7 +36,7 @@ export interface Presenter {
   /** Where an item's artifacts go. */
   artifactsFolder(entry: JobEntry, ref: BuildRef): string
   /** What the step fails with (undefined: it passed). */
-  failure(items: readonly Judged[], accept: readonly BuildResult[]): unknown
+  failure(items: readonly StepItem[], accept: readonly BuildResult[]): unknown
   /** After a stop message's head: which build or queue item it waited for (' #5'). */
   stopTarget(work: RemoteWork): string
   /** How a failure names the work it leaves running (`urls`: each target's). */
@@ -53,10 +51,10 @@ export function presenterFor(settings: Settings): Presenter {
 /** One `job`: the step's outputs and summary are the build's, its failure the build's own message, its console live. */
 function one(settings: Settings): Presenter {
   return {
-    waitingFor: `Jenkins ${settings.jobName}`,
+    // `settle` takes one `job` or none (inputs.ts).
+    waitingFor: settings.settle ? 'the hand-offs to settle' : `Jenkins ${settings.jobName}`,
     reportName: settings.statusContext,
     several: false,
-    liveConsole: true,
     filesLabel: () => "Input 'files'",
     waiting: (_, why) => `Waiting in the Jenkins queue: ${why}`,
     artifactsFolder: () => settings.artifactsPath,
@@ -97,7 +95,6 @@ function several(settings: Settings, entries: readonly JobEntry[]): Presenter {
     // One comment for the step: named for all its builds.
     reportName: entries.map(entry => entry.statusContext).join(' '),
     several: true,
-    liveConsole: false,
     filesLabel: index => `Input 'jobs' item ${index + 1}'s files`,
     waiting: (entry, why) => `Jenkins ${entry.jobName}: waiting in the queue: ${why}`,
     artifactsFolder: (entry, ref) => {

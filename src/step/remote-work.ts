@@ -131,13 +131,10 @@ export class RemoteWork {
 
   /** The work the item at `index` started (with the items that started the same), while it may run. */
   targetOf(index: number, api: Api): RemoteTarget | undefined {
-    const item = this.entry(index)
-    if (item.queueId !== undefined) {
-      const group = this.groups().find(g => g.queueId === item.queueId)
-      return group && targetOf(group, api)
-    }
-    if (item.lost && !item.done) return { job: item.job, lostTrigger: item.lost }
-    return undefined
+    const { queueId, lost } = this.entry(index)
+    return this.targets(api).find(target =>
+      queueId === undefined ? lost && target.lostTrigger === lost : target.queueId === queueId
+    )
   }
 
   /** The queue items started, each as saved (Jenkins folds identical requests into one). */

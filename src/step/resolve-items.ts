@@ -8,13 +8,14 @@
 import { resolveBranch, type BranchJob } from '../follow/branch.js'
 import { lastBuild, suggestingJobs } from '../follow/build-parts.js'
 import { resolveGivenBuild } from '../follow/given-build.js'
-import type { BuildMode, ScanMode } from '../inputs/input-values.js'
+import type { BuildMode } from '../inputs/input-values.js'
 import type { JobEntry } from '../inputs/jobs-input.js'
 import { itemMessage } from '../inputs/build-reference.js'
 import { InputError } from '../util/input-error.js'
 import { fullName, jobKey } from '../jenkins/model/job-path.js'
 import type { Build, JenkinsApi, JobInfo } from '../jenkins/model/types.js'
-import type { StepIO } from '../runner/io.js'
+import type { Logger } from '../util/logger.js'
+import type { StepRun } from './bounded-step.js'
 
 /** What an item's build begins from. */
 export type Begin =
@@ -25,35 +26,26 @@ export type Begin =
   /** A queue item given by its URL: followed to its build, never the step's to stop. */
   | { kind: 'queue-item'; queueId: number; queueUrl: string }
 
-export interface ResolveOptions {
-  api: JenkinsApi
-  build: BuildMode
-  scan: ScanMode
-  /** Where a scan prints (a group of its own). */
-  out: Pick<StepIO, 'logger' | 'startGroup' | 'endGroup'>
-  signal: AbortSignal
-  /** Told of each project this step asked to scan (a cancel leaves its scan running and says so). */
-  onScan: (project: string) => void
-}
-
 /** Every item with its beginning, in the order given; throws (naming the closest jobs for a 404) when one cannot be read. */
 export async function resolveItems<T extends { entry: JobEntry }>(
-  o: ResolveOptions,
+  step: StepRun,
+  logger: Logger,
   items: readonly T[]
 ): Promise<Array<T & { begin: Begin }>> {
+  const { api, settings } = step
   const byRead = new Map<string, Promise<Begin>>()
   const reads = items.map(item => {
     const { entry } = item
     // The item's own `build` (a number or URL), else the input's.
-    const mode = entry.given ? 'given' : o.build
+    const mode = entry.given ? 'given' : settings.build
     const { branch } = entry
     const suggesting = (read: Promise<Begin>): Promise<Begin> =>
-      suggestingJobs(o.api, entry.job, o.out.logger, read)
+      suggestingJobs(api, entry.job, logger, read)
     if (branch && mode === 'new')
-      return { item, scan: () => suggesting(branchJob(o, entry, branch)) }
+      return { item, scan: () => suggesting(branchJob(step, logger, entry, branch)) }
     const key = JSON.stringify([jobKey(entry.job), mode, entry.given?.text])
     let read = byRead.get(key)
-    if (!read) byRead.set(key, (read = suggesting(readOne(o, entry))))
+    if (!read) byRead.set(key, (read = suggesting(readOne(api, entry, settings.build))))
     return { item, read }
   })
   // Every read settled before one failure is thrown (the first in the order given).
@@ -67,8 +59,7 @@ export async function resolveItems<T extends { entry: JobEntry }>(
 }
 
 /** One item's job, or the build it follows. */
-async function readOne(o: ResolveOptions, entry: JobEntry): Promise<Begin> {
-  const { api, build: mode } = o
+async function readOne(api: JenkinsApi, entry: JobEntry, mode: BuildMode): Promise<Begin> {
   const { given: reference } = entry
   if (reference) {
     const given = await resolveGivenBuild(api, entry.job, reference).catch((error: unknown) => {
@@ -87,16 +78,19 @@ async function readOne(o: ResolveOptions, entry: JobEntry): Promise<Begin> {
 
 /** A new build of a branch: its job, scanned for when it does not exist yet. */
 async function branchJob(
-  o: ResolveOptions,
+  { api, settings, io, signal, work }: StepRun,
+  logger: Logger,
   entry: JobEntry,
   branchOf: NonNullable<JobEntry['branch']>
 ): Promise<Begin> {
   const branch = await resolveBranch({
-    api: o.api,
-    settings: { ...entry, branch: branchOf, scan: o.scan, build: 'new' },
-    out: o.out,
-    signal: o.signal,
-    onScan: () => o.onScan(fullName(branchOf.project))
+    api,
+    settings: { ...entry, branch: branchOf, scan: settings.scan, build: 'new' },
+    // A scan prints in a group of its own.
+    out: { logger, startGroup: title => io.startGroup(title), endGroup: () => io.endGroup() },
+    signal,
+    // A cancel leaves the scan running and says so.
+    onScan: () => work.scans.push(fullName(branchOf.project))
   })
   return { kind: 'trigger', info: branch.info, branch }
 }

@@ -13,13 +13,10 @@ import { expectationFrom } from '../follow/poll-policy.js'
 import { QueueItemEnded } from '../follow/queue-ended.js'
 import { DEFAULT_SCHEDULE_POLICY, ONE_BUILD_POLICY } from '../follow/schedule-policy.js'
 import type { StartSeen } from '../follow/schedule-policy.js'
-import type { BuildMode } from '../inputs/input-values.js'
-import type { JobEntry } from '../inputs/jobs-input.js'
 import { fullName, jobKey, queueItemUrl } from '../jenkins/model/job-path.js'
 import type { Build, BuildRef, PipelineRun } from '../jenkins/model/types.js'
 import type { UploadFile } from '../jenkins/transport/multipart.js'
 import { Interrupted } from '../jenkins/transport/errors.js'
-import type { CommitStatusReporter } from '../outcome/commit-status.js'
 import { GithubReports } from '../outcome/github-reports.js'
 import { handOffDescription } from '../outcome/hand-off.js'
 import { readHistory } from '../outcome/history.js'
@@ -28,10 +25,9 @@ import { setOutputs } from '../outcome/build-outputs.js'
 import { InputNotices, isPipeline, isPipelineJob, readStages } from '../outcome/stages.js'
 import { State } from '../util/constants.js'
 import { errorText } from '../util/error-text.js'
-import { formatDuration } from '../util/duration.js'
 import { namedLogger, type Logger } from '../util/logger.js'
 import { settleBy, throwIfAborted } from '../util/wait.js'
-import { stopWork, type StepRun, type Stopped } from './bounded-step.js'
+import type { StepRun } from './bounded-step.js'
 import { buildKnown, queueBuild, queueWaitMs, type StepItem } from './build-begun.js'
 import { judgeEnd, reportEnded } from './build-ended.js'
 import type { Presenter } from './presenter.js'
@@ -42,20 +38,14 @@ import { resolveItems, type Begin } from './resolve-items.js'
 const SETTLE_ON_ABORT_MS = 1000
 
 /** One item of the step (the `job`, or one of `jobs`) once resolved; what it started is RemoteWork's item `index`. */
-interface Item {
-  index: number
-  entry: JobEntry
-  report: BuildReport
+interface Item extends StepItem {
   begin: Begin
-  status?: CommitStatusReporter
   /** The engine's id of its build: items that started the same work share one. */
   track?: number
   /** Its queue item's `inQueueSince` (Jenkins' clock), for the queue wait. */
   inQueueSince?: number
   /** fail-fast told it to stop. */
-  stopping: boolean
-  /** What it failed with before a result, as thrown. */
-  failure?: unknown
+  stopping?: true
   /** Its build's console while it streams live. */
   live?: { streamer: ConsoleStreamer; close(): void }
   inputs?: InputNotices
@@ -64,6 +54,8 @@ interface Item {
 /** The step's builds from resolve to verdict; stop() is the one stop handler's part of it. */
 export class BuildsRun {
   private readonly printer: Printer
+  /** The logger for everything but the consoles (held while one prints). */
+  readonly log: Logger
   /** Every item before it is resolved: its report exists from the start (a stop before resolve still reports it). */
   private readonly slots: Array<Omit<Item, 'begin'>>
   private readonly reports: BuildReport[]
@@ -83,12 +75,12 @@ export class BuildsRun {
   ) {
     const { settings, api, io, signal } = step
     this.printer = new Printer(io)
+    this.log = this.printer.logger
     const entries = settings.jobs ?? [settings]
     this.slots = entries.map((entry, index) => ({
       index,
       entry,
-      report: { outcome: { jobName: entry.jobName, jobUrl: api.jobUrl(entry.job) }, tail: [] },
-      stopping: false
+      report: { outcome: { jobName: entry.jobName, jobUrl: api.jobUrl(entry.job) }, tail: [] }
     }))
     this.reports = this.slots.map(slot => slot.report)
     this.follower = new BuildsFollower({
@@ -109,16 +101,11 @@ export class BuildsRun {
     })
   }
 
-  /** The logger for everything but the consoles (held while one prints). */
-  get log(): Logger {
-    return this.printer.logger
-  }
-
   /** Runs the step to its verdict: throws the presenter's failure. */
   async run(): Promise<void> {
     const { settings, io, signal } = this.step
     try {
-      await this.resolve()
+      this.items = await resolveItems(this.step, this.log, this.slots)
       await this.startReports()
       const begun = await Promise.allSettled(this.items.map(item => this.begin(item)))
       for (const result of begun) if (result.status === 'rejected') throw result.reason
@@ -181,24 +168,10 @@ export class BuildsRun {
 
   // ---- before any trigger ----------------------------------------------------
 
-  private async resolve(): Promise<void> {
-    const { api, settings, io, signal, work } = this.step
-    const out = {
-      logger: this.log,
-      startGroup: (title: string) => io.startGroup(title),
-      endGroup: () => io.endGroup()
-    }
-    const onScan = (project: string): number => work.scans.push(project)
-    this.items = await resolveItems(
-      { api, build: settings.build, scan: settings.scan, out, signal, onScan },
-      this.slots
-    )
-  }
-
   /** The commit under test (read once, before any trigger), and a status reporter per item. */
   private async startReports(): Promise<void> {
     const { settings, io } = this.step
-    const reports = await GithubReports.start({
+    const github = await GithubReports.start({
       settings,
       logger: this.log,
       setOutput: (name, value) => io.setOutput(name, value),
@@ -206,9 +179,9 @@ export class BuildsRun {
       reportName: this.present.reportName,
       bounds: this.step.githubBounds
     })
-    this.github = reports
+    this.github = github
     if (!settings.commitStatus) return
-    for (const item of this.items) item.status = reports.status(item.entry.statusContext)
+    for (const item of this.items) item.status = github.status(item.entry.statusContext)
   }
 
   // ---- begin -----------------------------------------------------------------
@@ -229,7 +202,7 @@ export class BuildsRun {
     }
     if (begin.kind === 'build') {
       const ref = this.refOf(item, begin.build.number)
-      this.known(item, ref, begin.mode)
+      this.side(buildKnown(this.step, this.log, item, ref, begin.mode))
       outcome.build = begin.build
       // Not triggered here: no job read to take them from, so one bounded read.
       if (settings.wait !== 'queued') {
@@ -240,12 +213,8 @@ export class BuildsRun {
     // A cancel that arrived while reading the job must not still trigger.
     throwIfAborted(signal)
     try {
-      const queued = await queueBuild(this.stepItem(item), {
-        info: begin.info,
-        parameters: item.entry.parameters,
-        uploads: this.uploads[item.index] ?? [],
-        branch: begin.branch
-      })
+      const uploads = this.uploads[item.index] ?? []
+      const queued = await queueBuild(this.step, this.log, item, { ...begin, uploads })
       // With `wait: false` the hand-off is the one pending status (returned).
       if (settings.wait !== 'queued') {
         this.side(item.status?.pending('Queued in Jenkins', queued.queueUrl))
@@ -307,7 +276,7 @@ export class BuildsRun {
       this.ended([item], build, { watched: shown })
       return
     }
-    if (!live) this.waitingSilently(item, ref)
+    this.waitingSilently(item, ref)
     item.track = this.follower.addRunning(ref, {
       build,
       console: live?.(ref),
@@ -319,7 +288,8 @@ export class BuildsRun {
     const { settings, api } = this.step
     for (const item of owners) {
       item.inQueueSince = start.inQueueSince
-      this.known(item, ref, item.begin.kind === 'queue-item' ? 'given' : undefined)
+      const mode = item.begin.kind === 'queue-item' ? 'given' : undefined
+      this.side(buildKnown(this.step, this.log, item, ref, mode))
     }
     const [first] = owners
     if (!first) return
@@ -334,7 +304,7 @@ export class BuildsRun {
         readHistory(api, first.entry.job, ref.number, this.log).then(h => (outcome.history = h))
       )
     }
-    if (!this.liveConsole(first)) this.waitingSilently(first, ref)
+    this.waitingSilently(first, ref)
   }
 
   /** `wait: started`: the build's JSON at its start, its queue wait and a Pipeline's stages so far; then left running. */
@@ -390,7 +360,7 @@ export class BuildsRun {
    */
   private liveConsole(item: Item): ((ref: BuildRef) => ConsoleFollower) | undefined {
     const { settings, api, io } = this.step
-    if (!this.present.liveConsole || !settings.log || settings.wait !== 'finish') return undefined
+    if (this.present.several || !settings.log || settings.wait !== 'finish') return undefined
     return ref => {
       const streamer = new ConsoleStreamer(api, ref, io)
       io.startGroup(`Console of Jenkins ${item.entry.jobName} #${ref.number}`)
@@ -410,10 +380,10 @@ export class BuildsRun {
     }
   }
 
-  /** One build followed without its console (`log: false`): said, so that the step does not look hung. */
+  /** One build followed without its console (`log: false`): said, so that the step does not look hung (with `log`, its console shows it). */
   private waitingSilently(item: Item, ref: BuildRef): void {
     const { settings } = this.step
-    if (this.present.liveConsole && !settings.log && settings.wait === 'finish') {
+    if (!this.present.several && !settings.log && settings.wait === 'finish') {
       this.log.info(
         `Waiting for Jenkins build ${item.entry.jobName} #${ref.number} to finish (log: false).`
       )
@@ -625,24 +595,6 @@ export class BuildsRun {
     return { job, number, url: this.step.api.buildUrl(job, number) }
   }
 
-  private stepItem(item: Item): StepItem {
-    const { api, work } = this.step
-    const { index, entry, report } = item
-    return { api, work, index, job: entry.job, outcome: report.outcome, logger: this.log }
-  }
-
-  /**
-   * The item's build is known: one it started (`mode` undefined), or one it
-   * follows as it is; running, unless the step does not wait for its end
-   * (then its hand-off is the one pending status: returned).
-   */
-  private known(item: Item, ref: BuildRef, mode?: Exclude<BuildMode, 'new'>): void {
-    buildKnown(this.stepItem(item), ref, mode)
-    if (this.step.settings.wait === 'finish') {
-      this.side(item.status?.pending(`Jenkins build #${ref.number} running`, ref.url))
-    }
-  }
-
   /** Work on the side: awaited before the run ends, and the engine runs until it settled (it may drain a console). */
   private side(work: Promise<unknown> | undefined): void {
     if (!work) return
@@ -664,37 +616,4 @@ export class BuildsRun {
       await work
     }
   }
-}
-
-/**
- * The one stop handler (cancel or timeout): says what the step waited for,
- * ends the pending statuses and the comment alongside, stops or cancels
- * what was started (stopWork), reports what is known, and returns the
- * step's message. Jenkins failing until the timeout is the news then.
- */
-export async function stopStep(
-  step: StepRun,
-  run: BuildsRun | undefined,
-  present: Presenter,
-  { error, reason, head, until }: Stopped
-): Promise<string> {
-  const { work, settings } = step
-  const log = run?.log ?? step.io.logger
-  const last = error instanceof Interrupted ? error.lastFailure?.replace(/\.$/, '') : undefined
-  // What the step was waiting for when it was stopped (a hung request says how long it hung).
-  if (error instanceof Interrupted && error.sent) log.info(`${error.message}.`)
-  if (last && reason === 'cancelled') log.info(`Last error before the cancel: ${last}.`)
-  const target = present.stopTarget(work)
-  const started = work.anything || work.adopted > 0
-  const stopping = run?.stop(statusFailure(error, step.signal))
-  const { outcome, said } = await stopWork(step, { log, until, named: present.several })
-  // The statuses and the comment get what is left of the budget.
-  await settleBy(stopping?.finishing ?? Promise.resolve(), until)
-  await stopping?.report(said)
-  if (last && reason === 'timeout') {
-    return started
-      ? `${head}${target} (last error: ${last})${outcome}`
-      : `${last} (still failing at the step's timeout, ${formatDuration(settings.timeoutMs)})${outcome}`
-  }
-  return `${head}${target}${outcome}`
 }

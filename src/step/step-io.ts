@@ -21,9 +21,10 @@ interface FailedTestSinks {
  * @internal
  */
 export function failedTestsTo(
-  sinks: FailedTestSinks,
-  { annotated = 9, listed = 41 }: { annotated?: number; listed?: number } = {}
+  sinks: FailedTestSinks
 ): (message: string, title: string, where?: AnnotationPlace) => void {
+  const annotated = 9
+  const listed = 41
   let seen = 0
   return (message, title, where) => {
     seen++
