@@ -1,3 +1,4 @@
+import { once } from 'node:events'
 import { Interrupted, JenkinsError, unlessNotFound } from '../jenkins/transport/errors.js'
 import { fullName } from '../jenkins/model/job-path.js'
 import type {
@@ -206,20 +207,13 @@ export class BuildsFollower {
   }
 
   /** Until `ms` passed, a read ended, something was added, or the signal fired. */
-  private wait(ms: number | undefined): Promise<void> {
-    const { signal } = this.options
-    return new Promise(resolve => {
-      const timer = new AbortController()
-      const done = (): void => {
-        timer.abort()
-        signal.removeEventListener('abort', done)
-        this.wakeUp = undefined
-        resolve()
-      }
-      this.wakeUp = done
-      signal.addEventListener('abort', done, { once: true })
-      if (ms !== undefined) sleep(Math.max(0, ms), timer.signal).then(done, () => undefined)
-    })
+  private async wait(ms: number | undefined): Promise<void> {
+    const woken = new AbortController()
+    this.wakeUp = () => woken.abort()
+    const signal = AbortSignal.any([this.options.signal, woken.signal])
+    const until = ms === undefined ? once(signal, 'abort') : sleep(Math.max(0, ms), signal)
+    await until.catch(() => undefined)
+    this.wakeUp = undefined
   }
 
   private launch(read: ScheduledRead): void {
@@ -308,16 +302,13 @@ export class BuildsFollower {
 
   /**
    * What a track's own read gives; undefined when it failed: on the way
-   * (`said` in the debug log, then `retry`: by default at the track's
-   * pace), or for good (the track fails).
+   * (`said` in the debug log, then tried again: schedule.ts readFailed), or
+   * for good (the track fails).
    */
   private async attempt<T>(
     track: number,
     read: () => Promise<T>,
-    {
-      said,
-      retry = () => this.schedule.readFailed(track, this.now())
-    }: { said?: string; retry?: (error: unknown) => void } = {}
+    said?: string
   ): Promise<T | undefined> {
     try {
       return await read()
@@ -327,7 +318,7 @@ export class BuildsFollower {
         return undefined
       }
       if (said) this.options.logger.debug(`${said}, trying again: ${errorText(error)}`)
-      retry(error)
+      this.schedule.readFailed(track, this.now())
       return undefined
     }
   }
@@ -337,7 +328,7 @@ export class BuildsFollower {
     const item = await this.attempt(
       track,
       () => unlessNotFound(this.options.api.getQueueItem(queueId), null),
-      { said: 'Queue poll failed' }
+      'Queue poll failed'
     )
     if (item === null) return this.lostQueueItem(track, queueId, askedAt)
     if (item) this.tell(this.schedule.sawQueueItem(track, askedAt, this.now(), item))
@@ -374,7 +365,7 @@ export class BuildsFollower {
     const build = await this.attempt(
       track,
       () => api.getBuild(ref.job, ref.number, full ? {} : { tree: POLL_TREE }),
-      { said: 'Build poll failed' }
+      'Build poll failed'
     )
     if (build) this.tell(this.schedule.sawBuild(track, this.now(), { build, full }))
   }
@@ -384,13 +375,15 @@ export class BuildsFollower {
     // A console read is scheduled only for a build followed with its console.
     const { console } = followed
     if (!console) return
-    const poll = await this.attempt(track, () => console.poll(), {
-      said: 'Build poll failed',
-      retry: error => {
-        followed.consoleError = errorText(error)
-        this.schedule.consoleFailed(track, this.now())
-      }
-    })
+    const poll = await this.attempt(
+      track,
+      () =>
+        console.poll().catch((error: unknown) => {
+          followed.consoleError = errorText(error)
+          throw error
+        }),
+      'Build poll failed'
+    )
     if (!poll) return
     followed.consoleError = undefined
     this.tell(this.schedule.sawConsole(track, this.now(), poll))
@@ -401,7 +394,7 @@ export class BuildsFollower {
     const { console, consoleError, drained } = this.followedOf(track)
     console?.notice(consoleLeftOpen(ref, this.policy.poll.followUpForMs, consoleError))
     if (!drained) return this.build(track, ref, { full: true })
-    this.schedule.fail(track)
+    this.schedule.drop(track)
     drained.resolve()
   }
 
@@ -414,7 +407,7 @@ export class BuildsFollower {
 
   private fail(track: number, error: unknown): void {
     if (error instanceof Interrupted) throw error
-    this.schedule.fail(track)
+    this.schedule.drop(track)
     this.lost(track, error instanceof Error ? error : new Error(String(error)))
   }
 

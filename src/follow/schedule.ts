@@ -125,9 +125,9 @@ export class SharedSchedule {
     return this.runningList
   }
 
-  /** Stops following a build (its result is not wanted, or it is left running). */
+  /** Stops following a build (its result is not wanted, it is left running, or its read failed for good). */
   drop(id: number): void {
-    this.tracks[id]?.finish()
+    this.settled(id)?.finish()
   }
 
   /**
@@ -150,50 +150,43 @@ export class SharedSchedule {
    */
   due(now: number): { reads: ScheduledRead[]; nextAt: number | undefined } {
     const reads: ScheduledRead[] = []
-    // Urgent reads first: they follow from what a round showed.
-    for (const track of this.tracks) {
-      if (track.inFlight || track.dueAt === undefined) continue
-      if (track.duePoll || track.dueAt > now) continue
-      const read = track.ownRead(now)
-      if (read) reads.push(read)
-    }
+    const inputs: ScheduledRead[] = []
+    const polls: Array<{ at: number; track?: Track }> = []
     let nextAt: number | undefined
     const consider = (at: number): void => {
-      nextAt = nextAt === undefined ? at : Math.min(nextAt, at)
+      nextAt = Math.min(nextAt ?? at, at)
     }
     for (const track of this.tracks) {
       const { state } = track
-      if (state.phase !== 'done' && !track.inFlight && track.dueAt !== undefined && !track.duePoll)
-        consider(track.dueAt)
+      if (state.phase === 'done') continue
+      if (!track.inFlight && track.dueAt !== undefined) {
+        // Urgent reads at once: they follow from what a round showed.
+        if (track.duePoll) polls.push({ at: track.dueAt, track })
+        else if (track.dueAt > now) consider(track.dueAt)
+        else reads.push(...track.ownRead(now))
+      }
       // A running Pipeline's pending inputs: a read of their own, beside the build's.
       if (state.phase !== 'running' || track.inputsAt === undefined || track.inputsInFlight)
         continue
       if (track.inputsAt > now) consider(track.inputsAt)
       else {
         track.inputsInFlight = true
-        reads.push({ kind: 'inputs', track: track.id, ref: state.ref })
+        inputs.push({ kind: 'inputs', track: track.id, ref: state.ref })
       }
     }
+    reads.push(...inputs)
     // Then one poll, if the budget allows: the round or the most overdue own poll.
-    const polls: Array<{ at: number; read: () => ScheduledRead | undefined }> = []
     const round = this.roundDue()
-    if (round !== undefined) polls.push({ at: round, read: () => this.startRound() })
-    for (const track of this.tracks) {
-      if (track.state.phase === 'done' || track.inFlight || !track.duePoll) continue
-      if (track.dueAt === undefined) continue
-      polls.push({ at: track.dueAt, read: () => track.ownRead(now) })
-    }
-    polls.sort((a, b) => a.at - b.at)
-    const first = polls[0]
+    if (round !== undefined) polls.unshift({ at: round })
+    const [first, second] = polls.sort((a, b) => a.at - b.at)
     if (first) {
       const at = Math.max(first.at, this.lastPollAt + this.policy.pollGapMs)
-      const read = at <= now ? first.read() : undefined
-      if (read) {
+      if (at > now) consider(at)
+      else {
         this.lastPollAt = now
-        reads.push(read)
-        const second = polls[1]
+        reads.push(...(first.track ? first.track.ownRead(now) : [this.startRound()]))
         if (second) consider(Math.max(second.at, now + this.policy.pollGapMs))
-      } else consider(at)
+      }
     }
     return { reads, nextAt }
   }
@@ -347,17 +340,13 @@ export class SharedSchedule {
     track.inputsAt = more && isRunning(track) ? now + INPUT_EVERY_MS : undefined
   }
 
-  /** A console read that failed on the way (track.ts). */
-  consoleFailed(id: number, now: number): void {
-    const track = this.settled(id)
-    if (isRunning(track)) track.consoleFailed(now)
-  }
-
-  /** A track's own read failed on the way: tried again after retryMs (0: at its own pace). */
+  /** A track's own read failed on the way: a console's as track.ts says, others tried again after retryMs (0: at its own pace). */
   readFailed(id: number, now: number): void {
     const track = this.settled(id)
     if (!track || track.state.phase === 'done') return
-    if (this.policy.retryMs > 0) {
+    if (isRunning(track) && track.next === 'console') {
+      track.consoleFailed(now)
+    } else if (this.policy.retryMs > 0) {
       track.dueAt = now + this.policy.retryMs
     } else if (isRunning(track)) {
       track.checking = false
@@ -365,11 +354,6 @@ export class SharedSchedule {
     } else {
       track.dueAt = now + nextQueueDelay(track.queueAttempt++, this.policy.poll)
     }
-  }
-
-  /** A track whose read failed for good (the caller reports it). */
-  fail(id: number): void {
-    this.settled(id)?.finish()
   }
 
   // ---------------------------------------------------------------------------
