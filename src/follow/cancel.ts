@@ -1,3 +1,4 @@
+import { once } from 'node:events'
 import type { Logger } from '../util/logger.js'
 import { JenkinsError, unlessNotFound } from '../jenkins/transport/errors.js'
 import { CAUSES_TREE, isShared } from '../jenkins/trigger/shared-work.js'
@@ -140,16 +141,9 @@ function leftShared(what: string): string {
 }
 
 /** What `read` gives within `ms`, or undefined when it failed or took longer (it is left to the client's own bound). */
-async function briefly<T>(read: Promise<T>, ms: number): Promise<T | undefined> {
-  let timer: NodeJS.Timeout | undefined
-  const late = new Promise<undefined>(resolve => {
-    timer = setTimeout(() => resolve(undefined), ms)
-  })
-  try {
-    return await Promise.race([read.catch(() => undefined), late])
-  } finally {
-    clearTimeout(timer)
-  }
+function briefly<T>(read: Promise<T>, ms: number): Promise<T | undefined> {
+  const late = once(AbortSignal.timeout(ms), 'abort').then(() => undefined)
+  return Promise.race([read.catch(() => undefined), late])
 }
 
 function refOf(api: JenkinsApi, job: JobPath, number: number): BuildRef {
@@ -206,6 +200,14 @@ async function stopBuild(
     ['kill', timings.killWaitMs, 1]
   ]
   let sent: string | undefined
+  const waitUntilOver = async (by: number): Promise<string | undefined> => {
+    for (;;) {
+      const b = await api.getBuild(build.job, build.number, { tree: 'number,building,result' })
+      if (!b.building) return b.result ?? 'no result'
+      if (Date.now() >= by) return undefined
+      await sleep(timings.pollMs)
+    }
+  }
   try {
     for (const [how, waitMs, share] of steps) {
       try {
@@ -218,11 +220,7 @@ async function stopBuild(
       sent = how
       logger.info(`Sent ${how} to Jenkins ${label}.`)
       const longest = until === undefined ? waitMs : Math.min(waitMs, (until - Date.now()) * share)
-      const ended = await waitUntilOver(api, build, {
-        waitMs: Math.max(0, longest),
-        pollMs: timings.pollMs,
-        sleep
-      })
+      const ended = await waitUntilOver(Date.now() + Math.max(0, longest))
       // Stop is a no-op on a build that had ended (jenkins-api.md 7): its result says which.
       if (ended !== undefined) {
         return how === 'stop' && ended !== 'ABORTED'
@@ -235,20 +233,6 @@ async function stopBuild(
     return `sent ${sent} to Jenkins ${label}, but could not see it end: ${errorText(error)}`
   }
   return `asked Jenkins to stop ${label}, but it was still running when the step gave up`
-}
-
-async function waitUntilOver(
-  api: JenkinsApi,
-  build: BuildRef,
-  { waitMs, pollMs, sleep }: { waitMs: number; pollMs: number; sleep: Sleep }
-): Promise<string | undefined> {
-  const until = Date.now() + waitMs
-  for (;;) {
-    const b = await api.getBuild(build.job, build.number, { tree: 'number,building,result' })
-    if (!b.building) return b.result ?? 'no result'
-    if (Date.now() >= until) return undefined
-    await sleep(pollMs)
-  }
 }
 
 /**

@@ -184,7 +184,13 @@ export class SharedSchedule {
       if (at > now) consider(at)
       else {
         this.lastPollAt = now
-        reads.push(...(first.track ? first.track.ownRead(now) : [this.startRound()]))
+        if (first.track) reads.push(...first.track.ownRead(now))
+        else {
+          this.roundInFlight = true
+          const queue =
+            this.queueList && this.tracks.some(t => t.state.phase === 'queued' && !t.inFlight)
+          reads.push({ kind: 'round', queue, running: this.runningList })
+        }
         if (second) consider(Math.max(second.at, now + this.policy.pollGapMs))
       }
     }
@@ -209,7 +215,12 @@ export class SharedSchedule {
       ? new Map(seen.queue.map(item => [item.id, item]))
       : undefined
     const running = Array.isArray(seen.running) ? indexRunning(seen.running) : undefined
-    if (running && running.byKey.size > 0) this.runningListShowed ||= this.showsOurs(running)
+    // Some build of ours ever seen there: the list shows ours.
+    this.runningListShowed ||= this.tracks.some(({ state }) =>
+      state.phase === 'running'
+        ? running?.byKey.has(runningKey(state.ref.job, state.ref.number))
+        : state.phase === 'queued' && running?.byQueueId.has(state.queueId)
+    )
     for (const track of this.tracks) {
       const { state } = track
       if (state.phase === 'done' || track.inFlight || track.addedAt > sentAt) continue
@@ -278,13 +289,13 @@ export class SharedSchedule {
         return [...events, { kind: 'left-without-build', track: id, queueId, cancelled: false }]
       }
     }
-    if (this.coveredByRound(track)) {
+    const covered = this.coveredByRound(track)
+    if (!covered)
+      track.readAt(now + nextQueueDelay(track.queueAttempt++, this.policy.poll), { poll: true })
+    else
       track.readAt(track.leftAt === undefined ? undefined : now + this.policy.poll.nearMs, {
         poll: false
       })
-    } else {
-      track.readAt(now + nextQueueDelay(track.queueAttempt++, this.policy.poll), { poll: true })
-    }
     return events
   }
 
@@ -410,10 +421,8 @@ export class SharedSchedule {
     if (this.roundInFlight || this.roundAt === undefined) return undefined
     if (this.roundFailedAt !== undefined) return this.roundFailedAt + this.policy.retryMs
     let at: number | undefined
-    const queued = this.tracks.filter(
-      t => t.state.phase === 'queued' && !t.inFlight && this.coveredByRound(t)
-    )
-    if (queued.length > 0) at = this.roundAt + nextQueueDelay(this.roundAttempt, this.policy.poll)
+    if (this.tracks.some(t => !t.inFlight && this.coveredByRound(t)))
+      at = this.roundAt + nextQueueDelay(this.roundAttempt, this.policy.poll)
     if (this.runningList) {
       for (const track of this.tracks) {
         if (!isRunning(track) || track.direct || track.inFlight || track.dueAt !== undefined)
@@ -424,12 +433,6 @@ export class SharedSchedule {
       }
     }
     return at
-  }
-
-  private startRound(): ScheduledRead {
-    this.roundInFlight = true
-    const queue = this.queueList && this.tracks.some(t => t.state.phase === 'queued' && !t.inFlight)
-    return { kind: 'round', queue, running: this.runningList }
   }
 
   /** Whether rounds watch a queued track (else its queue item is read on its own). */
@@ -460,14 +463,6 @@ export class SharedSchedule {
       track.dueAt ??= now
     }
     this.uncoverQueued(now)
-  }
-
-  private showsOurs(running: RunningIndex): boolean {
-    return this.tracks.some(({ state }) =>
-      state.phase === 'running'
-        ? running.byKey.has(runningKey(state.ref.job, state.ref.number))
-        : state.phase === 'queued' && running.byQueueId.has(state.queueId)
-    )
   }
 
   /** The track a read was for, no longer in flight. */
