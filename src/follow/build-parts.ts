@@ -4,6 +4,7 @@
  * description of a failure for the commit status. None prints by itself:
  * each takes the logger to use.
  */
+import { once } from 'node:events'
 import type { BuildMode } from '../inputs/input-values.js'
 import { JenkinsError } from '../jenkins/transport/errors.js'
 import { fullName } from '../jenkins/model/job-path.js'
@@ -84,14 +85,14 @@ export function statusFailure(error: unknown, signal: AbortSignal): string {
 }
 
 /** Resolves once stdout has handed its buffered writes to the runner (or is gone). */
-export function stdoutDrained(): Promise<void> {
+export async function stdoutDrained(): Promise<void> {
   const out = process.stdout
-  if (!out.writableNeedDrain) return Promise.resolve()
-  return new Promise(resolve => {
-    const done = (): void => {
-      out.off('drain', done).off('close', done).off('error', done)
-      resolve()
-    }
-    out.on('drain', done).on('close', done).on('error', done)
-  })
+  if (!out.writableNeedDrain) return
+  const settled = new AbortController()
+  const { signal } = settled
+  // once() rejects on 'error': gone, as for 'close'.
+  await Promise.race([once(out, 'drain', { signal }), once(out, 'close', { signal })]).catch(
+    () => undefined
+  )
+  settled.abort()
 }

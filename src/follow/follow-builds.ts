@@ -111,7 +111,7 @@ export class BuildsFollower {
   addQueued(job: JobPath, queueId: number, { console, ...parts }: QueuedParts = {}): number {
     const id = this.schedule.addQueued(job, queueId, this.now(), { ...parts, console: !!console })
     this.followed.set(id, { job, consoleOf: console })
-    this.poke()
+    this.wakeUp?.()
     return id
   }
 
@@ -131,7 +131,7 @@ export class BuildsFollower {
       inputs
     })
     this.followed.set(id, { job: ref.job, console })
-    this.poke()
+    this.wakeUp?.()
     return id
   }
 
@@ -144,7 +144,7 @@ export class BuildsFollower {
     return new Promise((resolve, reject) => {
       const id = this.schedule.addDrain(ref, this.now())
       this.followed.set(id, { job: ref.job, console, drained: { resolve, reject } })
-      this.poke()
+      this.wakeUp?.()
     })
   }
 
@@ -154,7 +154,7 @@ export class BuildsFollower {
       .catch(() => undefined)
       .then(() => {
         this.holds.delete(held)
-        this.poke()
+        this.wakeUp?.()
       })
     this.holds.add(held)
   }
@@ -162,13 +162,13 @@ export class BuildsFollower {
   /** Stops following one build. */
   drop(id: number): void {
     this.schedule.drop(id)
-    this.poke()
+    this.wakeUp?.()
   }
 
   /** Looks at a build the step just told to stop, and keeps looking until it ended. */
   expedite(id: number): void {
     this.schedule.expedite(id, this.now())
-    this.poke()
+    this.wakeUp?.()
   }
 
   /** Whether the running list still serves (false: every build is polled on its own). */
@@ -180,7 +180,12 @@ export class BuildsFollower {
   async run(): Promise<void> {
     const { signal } = this.options
     for (;;) {
-      if (signal.aborted) await this.stopped()
+      if (signal.aborted) {
+        // It ends with what the reads in flight threw (the client's Interrupted:
+        // what the step was waiting for, and the failure it was waiting out), else StepAborted.
+        await Promise.allSettled([...this.inFlight])
+        throw this.cut ?? new StepAborted(abortReason(signal))
+      }
       if (this.failure !== undefined) throw this.failure
       const { reads, nextAt } = this.schedule.due(this.now())
       for (const read of reads) this.launch(read)
@@ -191,20 +196,6 @@ export class BuildsFollower {
   }
 
   // ---------------------------------------------------------------------------
-
-  /**
-   * The step was stopped: it ends with what the reads in flight threw (the
-   * client's Interrupted: what the step was waiting for, and the failure it
-   * was waiting out), else StepAborted.
-   */
-  private async stopped(): Promise<never> {
-    await Promise.allSettled([...this.inFlight])
-    throw this.cut ?? new StepAborted(abortReason(this.options.signal))
-  }
-
-  private poke(): void {
-    this.wakeUp?.()
-  }
 
   /** Until `ms` passed, a read ended, something was added, or the signal fired. */
   private async wait(ms: number | undefined): Promise<void> {
@@ -228,7 +219,7 @@ export class BuildsFollower {
       })
       .finally(() => {
         this.inFlight.delete(work)
-        this.poke()
+        this.wakeUp?.()
       })
     this.inFlight.add(work)
   }
@@ -330,15 +321,12 @@ export class BuildsFollower {
       () => unlessNotFound(this.options.api.getQueueItem(queueId), null),
       'Queue poll failed'
     )
-    if (item === null) return this.lostQueueItem(track, queueId, askedAt)
-    if (item) this.tell(this.schedule.sawQueueItem(track, askedAt, this.now(), item))
-  }
-
-  /**
-   * A left item is kept for 5 minutes, and none survive a restart
-   * (jenkins-api.md 4): the build is found by its queue id instead.
-   */
-  private async lostQueueItem(track: number, queueId: number, askedAt: number): Promise<void> {
+    if (item !== null) {
+      if (item) this.tell(this.schedule.sawQueueItem(track, askedAt, this.now(), item))
+      return
+    }
+    // A left item is kept for 5 minutes, and none survive a restart
+    // (jenkins-api.md 4): the build is found by its queue id instead.
     const { job } = this.followedOf(track)
     const name = fullName(job)
     const number = await this.attempt(
@@ -356,8 +344,8 @@ export class BuildsFollower {
         )
       )
     }
-    const item: QueueItem = { id: queueId, executable: { number } }
-    this.tell(this.schedule.sawQueueItem(track, askedAt, this.now(), item))
+    const found: QueueItem = { id: queueId, executable: { number } }
+    this.tell(this.schedule.sawQueueItem(track, askedAt, this.now(), found))
   }
 
   private async build(track: number, ref: BuildRef, { full }: { full: boolean }): Promise<void> {
