@@ -131,8 +131,8 @@ async function watchScan(
         `Jenkins merged this scan request into the scan of ${projectName} already queued (queue item ${scanItem.id}, ${scanItem.causes.length} requests): the scan is shared.`
       )
     }
-    const running = queued ? false : await log.poll()
-    scan.look(queued, running)
+    // The scan's log is read while the scan is not queued: it says whether it runs.
+    scan.look(queued || (await log.poll()))
     const info = await unlessNotFound(api.getJob(settings.job), undefined)
     if (info && (info.buildable !== false || scan.finished)) {
       if (settings.build !== 'new') return { job: { info }, said: [] }
@@ -171,19 +171,15 @@ async function watchScan(
  * @internal
  */
 export class ScanState {
-  private active = false
+  private seenActive = false
   private idleLooks = 0
   finished = false
 
-  look(queued: boolean, running: boolean): void {
-    if (queued || running) {
-      this.active = true
-      this.idleLooks = 0
-      this.finished = false
-      return
-    }
-    this.idleLooks++
-    this.finished = this.active || this.idleLooks >= 2
+  /** `active`: the scan was seen queued or running. */
+  look(active: boolean): void {
+    this.seenActive ||= active
+    this.idleLooks = active ? 0 : this.idleLooks + 1
+    this.finished = !active && (this.seenActive || this.idleLooks >= 2)
   }
 }
 
