@@ -244,17 +244,13 @@ export class BuildsFollower {
   /** A look at a running Pipeline's stages for a pending input; one that fails is tried at the next look. */
   private async inputs(track: number, ref: BuildRef): Promise<void> {
     const { api, logger, hooks } = this.options
-    let run: PipelineRun | undefined
-    try {
-      run = await api.describeRun(ref)
-    } catch (error) {
+    const run = await api.describeRun(ref).catch((error: unknown) => {
       if (error instanceof Interrupted) throw error
       logger.debug(`Could not look for a pending input: ${errorText(error)}`)
-      this.schedule.sawInputs(track, this.now(), { more: true })
-      return
-    }
+      return 'failed' as const
+    })
     this.schedule.sawInputs(track, this.now(), { more: run !== undefined })
-    if (run) hooks.inputs?.(track, run)
+    if (run && run !== 'failed') hooks.inputs?.(track, run)
   }
 
   private async round({ queue, running }: { queue: boolean; running: boolean }): Promise<void> {
@@ -263,11 +259,10 @@ export class BuildsFollower {
     const seen: Parameters<SharedSchedule['sawRound']>[2] = {}
     try {
       // The queue first: an item that leaves it meanwhile is on its executor by the second read.
-      if (queue) seen.queue = await this.list('the queue (queue/api/json)', () => api.getQueue())
+      if (queue) seen.queue = await this.list('the queue (queue/api/json)', api.getQueue())
       if (running) {
-        seen.running = await this.list('the running builds (computer/api/json)', () =>
-          api.runningBuilds({ deadline: this.now() + LIST_READ_MS })
-        )
+        const read = api.runningBuilds({ deadline: this.now() + LIST_READ_MS })
+        seen.running = await this.list('the running builds (computer/api/json)', read)
       }
     } catch (error) {
       if (!isTransient(error)) throw error
@@ -279,16 +274,14 @@ export class BuildsFollower {
   }
 
   /** A list, or 'refused' when Jenkins will not give it (the builds are then read one by one). */
-  private async list<T>(what: string, read: () => Promise<T>): Promise<T | 'refused'> {
-    try {
-      return await read()
-    } catch (error) {
+  private list<T>(what: string, read: Promise<T>): Promise<T | 'refused'> {
+    return read.catch((error: unknown) => {
       if (error instanceof Interrupted || isTransient(error)) throw error
       this.options.logger.debug(
         `Jenkins refused ${what}: reading each build on its own instead (${errorText(error)})`
       )
-      return 'refused'
-    }
+      return 'refused' as const
+    })
   }
 
   /**
@@ -296,29 +289,21 @@ export class BuildsFollower {
    * (`said` in the debug log, then tried again: schedule.ts readFailed), or
    * for good (the track fails).
    */
-  private async attempt<T>(
-    track: number,
-    read: () => Promise<T>,
-    said?: string
-  ): Promise<T | undefined> {
-    try {
-      return await read()
-    } catch (error) {
-      if (!isTransient(error)) {
-        this.fail(track, error)
-        return undefined
-      }
+  private attempt<T>(track: number, read: Promise<T>, said?: string): Promise<T | undefined> {
+    return read.catch((error: unknown) => {
+      if (!isTransient(error)) return this.fail(track, error)
       if (said) this.options.logger.debug(`${said}, trying again: ${errorText(error)}`)
       this.schedule.readFailed(track, this.now())
       return undefined
-    }
+    })
   }
 
   private async queueItem(track: number, queueId: number): Promise<void> {
     const askedAt = this.now()
+    const { api } = this.options
     const item = await this.attempt(
       track,
-      () => unlessNotFound(this.options.api.getQueueItem(queueId), null),
+      unlessNotFound(api.getQueueItem(queueId), null),
       'Queue poll failed'
     )
     if (item !== null) {
@@ -329,9 +314,10 @@ export class BuildsFollower {
     // (jenkins-api.md 4): the build is found by its queue id instead.
     const { job } = this.followedOf(track)
     const name = fullName(job)
+    const byQueueId = buildNumberByQueueId(api, job, queueId)
     const number = await this.attempt(
       track,
-      async () => (await buildNumberByQueueId(this.options.api, job, queueId)) ?? null
+      byQueueId.then(found => found ?? null)
     )
     if (number === undefined) return
     if (number === null) {
@@ -350,11 +336,8 @@ export class BuildsFollower {
 
   private async build(track: number, ref: BuildRef, { full }: { full: boolean }): Promise<void> {
     const { api } = this.options
-    const build = await this.attempt(
-      track,
-      () => api.getBuild(ref.job, ref.number, full ? {} : { tree: POLL_TREE }),
-      'Build poll failed'
-    )
+    const read = api.getBuild(ref.job, ref.number, full ? {} : { tree: POLL_TREE })
+    const build = await this.attempt(track, read, 'Build poll failed')
     if (build) this.tell(this.schedule.sawBuild(track, this.now(), { build, full }))
   }
 
@@ -363,15 +346,11 @@ export class BuildsFollower {
     // A console read is scheduled only for a build followed with its console.
     const { console } = followed
     if (!console) return
-    const poll = await this.attempt(
-      track,
-      () =>
-        console.poll().catch((error: unknown) => {
-          followed.consoleError = errorText(error)
-          throw error
-        }),
-      'Build poll failed'
-    )
+    const read = console.poll().catch((error: unknown) => {
+      followed.consoleError = errorText(error)
+      throw error
+    })
+    const poll = await this.attempt(track, read, 'Build poll failed')
     if (!poll) return
     followed.consoleError = undefined
     this.tell(this.schedule.sawConsole(track, this.now(), poll))
@@ -393,7 +372,7 @@ export class BuildsFollower {
     return followed
   }
 
-  private fail(track: number, error: unknown): void {
+  private fail(track: number, error: unknown): undefined {
     if (error instanceof Interrupted) throw error
     this.schedule.drop(track)
     this.lost(track, error instanceof Error ? error : new Error(String(error)))
