@@ -207,9 +207,11 @@ export class SharedSchedule {
     this.roundFailedAt = undefined
     this.roundAt = sentAt
     if (this.activeQueued() > 0) this.roundAttempt++
-    if (seen.queue === 'refused') this.queueList = false
+    if (seen.queue === 'refused') {
+      this.queueList = false
+      this.uncoverQueued(now)
+    }
     if (seen.running === 'refused') this.refuseRunningList(now)
-    if (seen.queue === 'refused' || seen.running === 'refused') this.uncoverQueued(now)
     const events: TrackEvent[] = []
     const queued = Array.isArray(seen.queue)
       ? new Map(seen.queue.map(item => [item.id, item]))
@@ -226,23 +228,14 @@ export class SharedSchedule {
       if (state.phase === 'done' || track.inFlight || track.addedAt > sentAt) continue
       if (state.phase === 'queued') {
         const started = running?.byQueueId.get(state.queueId)
+        const waiting = queued?.get(state.queueId)
         if (started && sameJob(started.job, track.job)) {
           const ref = this.refOf(track.job, started.number)
           events.push(this.startTrack(track, ref, now, { listed: started }))
-          continue
-        }
-        const waiting = queued?.get(state.queueId)
-        if (waiting) {
-          events.push(...waitingNews(track, waiting.why, now))
-          continue
-        }
-        if (queued || running) {
-          // Neither list shows it: its own queue item says what became of it.
-          track.readAt(now, { poll: false })
-        }
-        continue
-      }
-      if (!track.direct && running) {
+        } else if (waiting) events.push(...waitingNews(track, waiting.why, now))
+        // Neither list shows it: its own queue item says what became of it.
+        else if (queued || running) track.readAt(now, { poll: false })
+      } else if (!track.direct && running) {
         const listed = running.byKey.get(runningKey(state.ref.job, state.ref.number))
         if (listed) {
           state.watch = sawBuild(state.watch, now, { building: true, ...listed })
@@ -307,16 +300,13 @@ export class SharedSchedule {
   ): TrackEvent[] {
     const track = this.settled(id)
     if (!isRunning(track)) return []
-    if (track.next === 'give-up') {
+    const { console } = track.state.watch
+    if (track.next === 'give-up' || (!console && full && !build.building)) {
       track.finish()
       return [{ kind: 'ended', track: id, build }]
     }
-    if (track.state.watch.console) return track.consoleBuildRead(now, { build, full })
+    if (console) return track.consoleBuildRead(now, { build, full })
     if (!build.building) {
-      if (full) {
-        track.finish()
-        return [{ kind: 'ended', track: id, build }]
-      }
       track.readAt(now, { poll: false })
       track.wantFull = true
       return []
