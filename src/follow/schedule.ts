@@ -72,7 +72,10 @@ export class SharedSchedule {
   addQueued(job: JobPath, queueId: number, now: number, parts: FollowedParts = {}): number {
     const track = this.add(job, { phase: 'queued', queueId }, now, parts)
     // The first round comes at the queue's first pace from now.
-    if (this.roundAt === undefined || this.activeQueued() === 1) {
+    if (
+      this.roundAt === undefined ||
+      this.tracks.filter(t => t.state.phase === 'queued').length === 1
+    ) {
       this.roundAt = now
       this.roundAttempt = 0
     }
@@ -206,7 +209,7 @@ export class SharedSchedule {
     this.roundInFlight = false
     this.roundFailedAt = undefined
     this.roundAt = sentAt
-    if (this.activeQueued() > 0) this.roundAttempt++
+    if (this.tracks.some(t => t.state.phase === 'queued')) this.roundAttempt++
     if (seen.queue === 'refused') {
       this.queueList = false
       this.uncoverQueued(now)
@@ -216,7 +219,15 @@ export class SharedSchedule {
     const queued = Array.isArray(seen.queue)
       ? new Map(seen.queue.map(item => [item.id, item]))
       : undefined
-    const running = Array.isArray(seen.running) ? indexRunning(seen.running) : undefined
+    const list = Array.isArray(seen.running) ? seen.running : undefined
+    const running = list && {
+      byKey: new Map(list.map(build => [runningKey(build.job, build.number), build])),
+      byQueueId: new Map(
+        list.flatMap(build =>
+          build.queueId === undefined ? [] : [[build.queueId, build] as const]
+        )
+      )
+    }
     // Some build of ours ever seen there: the list shows ours.
     this.runningListShowed ||= this.tracks.some(({ state }) =>
       state.phase === 'running'
@@ -282,13 +293,11 @@ export class SharedSchedule {
         return [...events, { kind: 'left-without-build', track: id, queueId, cancelled: false }]
       }
     }
-    const covered = this.coveredByRound(track)
-    if (!covered)
+    if (this.coveredByRound(track)) {
+      const at = track.leftAt === undefined ? undefined : now + this.policy.poll.nearMs
+      track.readAt(at, { poll: false })
+    } else
       track.readAt(now + nextQueueDelay(track.queueAttempt++, this.policy.poll), { poll: true })
-    else
-      track.readAt(track.leftAt === undefined ? undefined : now + this.policy.poll.nearMs, {
-        poll: false
-      })
     return events
   }
 
@@ -430,16 +439,11 @@ export class SharedSchedule {
     return (this.runningList || this.queueList) && track.state.phase === 'queued'
   }
 
-  private activeQueued(): number {
-    return this.tracks.filter(t => t.state.phase === 'queued').length
-  }
-
   /** Queued tracks no round watches any more read their queue items on their own. */
   private uncoverQueued(now: number): void {
     for (const track of this.tracks) {
-      if (track.state.phase !== 'queued' || this.coveredByRound(track) || track.dueAt !== undefined)
-        continue
-      track.readAt(now, { poll: true })
+      const own = track.state.phase === 'queued' && !this.coveredByRound(track)
+      if (own && track.dueAt === undefined) track.readAt(now, { poll: true })
     }
   }
 
@@ -470,19 +474,4 @@ function waitingNews(track: Track, why: string | null | undefined, now: number):
   if (!told) return []
   track.toldWhy = told
   return [{ kind: 'waiting', track: track.id, why }]
-}
-
-interface RunningIndex {
-  byKey: Map<string, RunningBuild>
-  byQueueId: Map<number, RunningBuild>
-}
-
-function indexRunning(list: RunningBuild[]): RunningIndex {
-  const byKey = new Map<string, RunningBuild>()
-  const byQueueId = new Map<number, RunningBuild>()
-  for (const build of list) {
-    byKey.set(runningKey(build.job, build.number), build)
-    if (build.queueId !== undefined) byQueueId.set(build.queueId, build)
-  }
-  return { byKey, byQueueId }
 }
