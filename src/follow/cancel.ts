@@ -106,9 +106,21 @@ export async function abortRemote(
         // It left the queue meanwhile: read it again.
         item = undefined
       }
-      // Too late: it left the queue, so a build may be running.
-      build = await buildOfQueueItem(api, { job: target.job, queueId: id, first: item, sleep })
-      if (!build) return `queue item ${id} was no longer queued and started no build`
+      // Too late: it left the queue, so a build may be running. A left item's
+      // executable is null for a moment while the run is created
+      // (jenkins-api.md 4): look again briefly before giving up.
+      let number: number | undefined
+      for (let i = 0; i < 8 && number === undefined; i++) {
+        if (i > 0 || item === undefined) item = await unlessNotFound(api.getQueueItem(id), null)
+        if (item === null) break
+        number = item.executable?.number
+        if (number === undefined && (item.cancelled || item.executable === undefined)) break
+        if (number === undefined) await sleep(250)
+      }
+      // Expired or dropped by a restart: look the build up by its queue id.
+      if (item === null) number = await buildNumberByQueueId(api, target.job, id)
+      if (number === undefined) return `queue item ${id} was no longer queued and started no build`
+      build = refOf(api, target.job, number)
     }
     if (!build) return 'nothing was running in Jenkins yet'
     const ref = build
@@ -155,34 +167,6 @@ function hasLeft(item: QueueItem): boolean {
   return (
     item._class?.endsWith('$LeftItem') === true || 'executable' in item || item.cancelled === true
   )
-}
-
-/** `first`: the item as just read (null: Jenkins no longer knows it), to save reading it again. */
-async function buildOfQueueItem(
-  api: JenkinsApi,
-  {
-    job,
-    queueId,
-    first,
-    sleep
-  }: { job: JobPath; queueId: number; first?: QueueItem | null; sleep: Sleep }
-): Promise<BuildRef | undefined> {
-  let number: number | undefined
-  let item = first
-  // A left item's executable is null for a moment while the run is
-  // created (jenkins-api.md 4): look again briefly before giving up.
-  for (let i = 0; i < 8 && number === undefined; i++) {
-    if (i > 0 || item === undefined) item = await unlessNotFound(api.getQueueItem(queueId), null)
-    if (item === null) break
-    number = item.executable?.number
-    if (number === undefined && (item.cancelled || item.executable === undefined)) break
-    if (number === undefined) await sleep(250)
-  }
-  if (item === null) {
-    // Expired or dropped by a restart: look the build up by its queue id.
-    number = await buildNumberByQueueId(api, job, queueId)
-  }
-  return number === undefined ? undefined : refOf(api, job, number)
 }
 
 /** Sends stop (then term, kill) and watches the build end; says what happened. */
