@@ -250,14 +250,11 @@ async function findIndexingBuild(
     : undefined
   const matches = (parameters: RecentBuild['parameters']): boolean =>
     expected === undefined || sameParameters(expected, parameters ?? [])
-  let other = false
   const queued = (await api.getQueue())
     .filter(item => sameJob(item.job, settings.job) && item.causes.includes(BRANCH_INDEXING_CAUSE))
     .sort((a, b) => a.id - b.id)
-  for (const item of queued) {
-    if (matches(item.parameters)) return { queueId: item.id }
-    other = true
-  }
+  const item = queued.find(one => matches(one.parameters))
+  if (item) return { queueId: item.id }
   const builds = (await api.recentBuilds(settings.job, 5, { actions: true }))
     .flatMap(({ queueId, ...b }) =>
       queueId !== undefined && (b.causes ?? []).includes(BRANCH_INDEXING_CAUSE)
@@ -265,27 +262,24 @@ async function findIndexingBuild(
         : []
     )
     .sort((a, b) => a.number - b.number)
-  for (const build of builds) {
-    if (matches(build.parameters)) return { queueId: build.queueId, number: build.number }
-    other = true
-  }
-  return other ? 'other-parameters' : undefined
+  const build = builds.find(one => matches(one.parameters))
+  if (build) return { queueId: build.queueId, number: build.number }
+  if (queued.length > 0 || builds.length > 0) return 'other-parameters'
+  return undefined
 }
 
 /** `message`, and the branches the project has that come closest to the one asked for. */
 async function missingBranch(options: BranchOptions, message: string): Promise<string> {
   const { api, settings } = options
   const branch = settings.branch
-  let names: string[]
-  try {
-    const prefix = `${fullName(branch.project)}/`
-    names = (await api.listJobs(branch.project)).map(job =>
-      branchNameOf(job.startsWith(prefix) ? job.slice(prefix.length) : job)
-    )
-  } catch (error) {
+  const jobs = await api.listJobs(branch.project).catch((error: unknown) => {
     options.out.logger.debug(`Could not list the branches: ${errorText(error)}`)
-    return message
-  }
+  })
+  if (!jobs) return message
+  const prefix = `${fullName(branch.project)}/`
+  const names = jobs.map(job =>
+    branchNameOf(job.startsWith(prefix) ? job.slice(prefix.length) : job)
+  )
   if (names.length === 0) return `${message} It has no branches yet.`
   const close = closestNames(branch.name, names, 5)
   if (close.length > 0) return `${message} Closest branches: ${close.map(shortName).join(', ')}.`

@@ -201,8 +201,7 @@ export function expectationFromEstimate(estimatedMs: number | undefined): Expect
  */
 export function expectationFrom(history: readonly BuildSummary[]): Expectation | undefined {
   const ok = (b: BuildSummary): boolean => b.result === 'SUCCESS' || b.result === 'UNSTABLE'
-  const done = history.filter(b => !b.building && b.result !== null && b.duration > 0)
-  const lastSuccessful = done.find(ok)
+  const lastSuccessful = history.find(b => !b.building && b.duration > 0 && ok(b))
   const candidates: BuildSummary[] = lastSuccessful ? [lastSuccessful] : []
   const fallback: BuildSummary[] = []
   for (const b of history.slice(0, 6)) {
