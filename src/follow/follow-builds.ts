@@ -123,13 +123,9 @@ export class BuildsFollower {
    */
   addRunning(
     ref: BuildRef,
-    { build, console, inputs }: RunningStart & { console?: ConsoleFollower; inputs?: boolean }
+    { console, ...parts }: RunningStart & { console?: ConsoleFollower; inputs?: boolean }
   ): number {
-    const id = this.schedule.addRunning(ref, this.now(), {
-      build,
-      console: console !== undefined,
-      inputs
-    })
+    const id = this.schedule.addRunning(ref, this.now(), { ...parts, console: !!console })
     this.followed.set(id, { job: ref.job, console })
     this.wakeUp?.()
     return id
@@ -372,17 +368,15 @@ export class BuildsFollower {
     return followed
   }
 
+  /** The track cannot be followed further: told to the drain or the hook, else run() ends with it. */
   private fail(track: number, error: unknown): undefined {
     if (error instanceof Interrupted) throw error
     this.schedule.drop(track)
-    this.lost(track, error instanceof Error ? error : new Error(String(error)))
-  }
-
-  private lost(track: number, error: Error): void {
+    const lost = error instanceof Error ? error : new Error(String(error))
     const { drained } = this.followed.get(track) ?? {}
-    if (drained) drained.reject(error)
-    else if (this.options.hooks.failed) this.options.hooks.failed(track, error)
-    else this.failure ??= error
+    if (drained) drained.reject(lost)
+    else if (this.options.hooks.failed) this.options.hooks.failed(track, lost)
+    else this.failure ??= lost
   }
 
   private tell(events: TrackEvent[]): void {
@@ -409,7 +403,7 @@ export class BuildsFollower {
           break
         case 'left-without-build': {
           const name = fullName(job)
-          this.lost(
+          this.fail(
             event.track,
             event.cancelled
               ? new QueueItemEnded(
@@ -439,8 +433,5 @@ function consoleLeftOpen(ref: BuildRef, followUpForMs: number, error?: string): 
 
 /** Failures worth riding out (the client already retried them). */
 function isTransient(error: unknown): boolean {
-  return (
-    error instanceof JenkinsError &&
-    (error.kind === 'network' || error.kind === 'server' || error.kind === 'timeout')
-  )
+  return error instanceof JenkinsError && ['network', 'server', 'timeout'].includes(error.kind)
 }
