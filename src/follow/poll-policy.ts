@@ -91,9 +91,7 @@ const ASSUMED_SPREAD = 0.05
 /** Three recent builds understate how far the next one may fall from their mean. */
 const MEASURED_SPREAD_FACTOR = 2
 
-export function watch(
-  init: Pick<Watch, 'startedAt' | 'console'> & Partial<Pick<Watch, 'startSlackMs' | 'expect'>>
-): Watch {
+export function watch(init: Pick<Watch, 'startedAt' | 'console'> & Partial<Watch>): Watch {
   return { startSlackMs: 0, endConfirmed: false, logComplete: false, ...init }
 }
 

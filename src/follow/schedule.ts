@@ -105,11 +105,7 @@ export class SharedSchedule {
    * `now` until Jenkins closes it ('drained'), or given up after followUpForMs.
    */
   addDrain(ref: BuildRef, now: number): number {
-    const drained = {
-      ...watch({ console: true, startedAt: now }),
-      endSeenAt: now,
-      endConfirmed: true
-    }
+    const drained = watch({ console: true, startedAt: now, endSeenAt: now, endConfirmed: true })
     const state = { phase: 'running', ref, watch: drained } as const
     const track = this.add(ref.job, state, now, { console: true, drain: true })
     track.next = 'console'
