@@ -56,10 +56,7 @@ export async function suggestingJobs<T>(
   } catch (error) {
     if (!(error instanceof JenkinsError && error.kind === 'not-found')) throw error
     if (job.length === 0) throw new Error(error.message)
-    let names: string[]
-    try {
-      names = await api.listJobs([])
-    } catch (listError) {
+    const names = await api.listJobs([]).catch(async (listError: unknown) => {
       logger.debug(`Could not list jobs for suggestions: ${errorText(listError)}`)
       const noRoot =
         listError instanceof JenkinsError &&
@@ -67,7 +64,7 @@ export async function suggestingJobs<T>(
       const where = `job '${shortName(fullName(job))}'`
       const root = noRoot ? await api.locateRoot(where).catch(() => undefined) : undefined
       throw new Error(root ?? error.message)
-    }
+    })
     const close = closestNames(fullName(job), names)
     if (close.length === 0) throw new Error(error.message)
     throw new Error(
