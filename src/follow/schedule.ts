@@ -418,14 +418,12 @@ export class SharedSchedule {
     let at: number | undefined
     if (this.tracks.some(t => !t.inFlight && this.coveredByRound(t)))
       at = this.roundAt + nextQueueDelay(this.roundAttempt, this.policy.poll)
-    if (this.runningList) {
-      for (const track of this.tracks) {
-        if (!isRunning(track) || track.direct || track.inFlight || track.dueAt !== undefined)
-          continue
-        const { watch } = track.state
-        const when = this.roundAt + nextPoll(watch, this.roundAt, this.policy.poll).delayMs
-        at = at === undefined ? when : Math.min(at, when)
-      }
+    if (!this.runningList) return at
+    for (const track of this.tracks) {
+      if (!isRunning(track) || track.direct || track.inFlight || track.dueAt !== undefined) continue
+      const { watch } = track.state
+      const when = this.roundAt + nextPoll(watch, this.roundAt, this.policy.poll).delayMs
+      at = Math.min(at ?? when, when)
     }
     return at
   }
