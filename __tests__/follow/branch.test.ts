@@ -186,19 +186,19 @@ describe('resolveBranch', () => {
 describe('ScanState', () => {
   it('a scan seen queued or running is over once it is neither', () => {
     const state = new ScanState()
-    state.look(true, false)
+    state.look(true)
     expect(state.finished).toBe(false)
-    state.look(false, true)
+    state.look(true)
     expect(state.finished).toBe(false)
-    state.look(false, false)
+    state.look(false)
     expect(state.finished).toBe(true)
   })
 
   it('never seen active: over only after two looks (the first may show the previous scan)', () => {
     const state = new ScanState()
-    state.look(false, false)
+    state.look(false)
     expect(state.finished).toBe(false)
-    state.look(false, false)
+    state.look(false)
     expect(state.finished).toBe(true)
   })
 })

@@ -402,7 +402,7 @@ describe('SharedSchedule with ONE_BUILD_POLICY (one job)', () => {
     const ref = refOf(['a'], 3)
     const id = schedule.addRunning(ref, 0, { console: true })
     schedule.due(0)
-    schedule.consoleFailed(id, 10)
+    schedule.readFailed(id, 10)
     expect(schedule.due(10).reads).toEqual([{ kind: 'build', track: id, ref, full: false }])
     schedule.sawBuild(id, 20, { build: build({ building: false }), full: false })
     let now = 20
@@ -411,7 +411,7 @@ describe('SharedSchedule with ONE_BUILD_POLICY (one job)', () => {
       const { reads: due, nextAt } = schedule.due(now)
       for (const read of due) {
         reads.push(read)
-        if (read.kind === 'console') schedule.consoleFailed(id, now)
+        if (read.kind === 'console') schedule.readFailed(id, now)
         else schedule.sawBuild(id, now, { build: build({ building: false }), full: true })
       }
       if (due.length === 0) now = nextAt as number

@@ -131,8 +131,8 @@ async function watchScan(
         `Jenkins merged this scan request into the scan of ${projectName} already queued (queue item ${scanItem.id}, ${scanItem.causes.length} requests): the scan is shared.`
       )
     }
-    const running = queued ? false : await log.poll()
-    scan.look(queued, running)
+    // The scan's log is read while the scan is not queued: it says whether it runs.
+    scan.look(queued || (await log.poll()))
     const info = await unlessNotFound(api.getJob(settings.job), undefined)
     if (info && (info.buildable !== false || scan.finished)) {
       if (settings.build !== 'new') return { job: { info }, said: [] }
@@ -171,19 +171,15 @@ async function watchScan(
  * @internal
  */
 export class ScanState {
-  private active = false
+  private seenActive = false
   private idleLooks = 0
   finished = false
 
-  look(queued: boolean, running: boolean): void {
-    if (queued || running) {
-      this.active = true
-      this.idleLooks = 0
-      this.finished = false
-      return
-    }
-    this.idleLooks++
-    this.finished = this.active || this.idleLooks >= 2
+  /** `active`: the scan was seen queued or running. */
+  look(active: boolean): void {
+    this.seenActive ||= active
+    this.idleLooks = active ? 0 : this.idleLooks + 1
+    this.finished = !active && (this.seenActive || this.idleLooks >= 2)
   }
 }
 
@@ -254,14 +250,11 @@ async function findIndexingBuild(
     : undefined
   const matches = (parameters: RecentBuild['parameters']): boolean =>
     expected === undefined || sameParameters(expected, parameters ?? [])
-  let other = false
   const queued = (await api.getQueue())
     .filter(item => sameJob(item.job, settings.job) && item.causes.includes(BRANCH_INDEXING_CAUSE))
     .sort((a, b) => a.id - b.id)
-  for (const item of queued) {
-    if (matches(item.parameters)) return { queueId: item.id }
-    other = true
-  }
+  const item = queued.find(one => matches(one.parameters))
+  if (item) return { queueId: item.id }
   const builds = (await api.recentBuilds(settings.job, 5, { actions: true }))
     .flatMap(({ queueId, ...b }) =>
       queueId !== undefined && (b.causes ?? []).includes(BRANCH_INDEXING_CAUSE)
@@ -269,27 +262,24 @@ async function findIndexingBuild(
         : []
     )
     .sort((a, b) => a.number - b.number)
-  for (const build of builds) {
-    if (matches(build.parameters)) return { queueId: build.queueId, number: build.number }
-    other = true
-  }
-  return other ? 'other-parameters' : undefined
+  const build = builds.find(one => matches(one.parameters))
+  if (build) return { queueId: build.queueId, number: build.number }
+  if (queued.length > 0 || builds.length > 0) return 'other-parameters'
+  return undefined
 }
 
 /** `message`, and the branches the project has that come closest to the one asked for. */
 async function missingBranch(options: BranchOptions, message: string): Promise<string> {
   const { api, settings } = options
   const branch = settings.branch
-  let names: string[]
-  try {
-    const prefix = `${fullName(branch.project)}/`
-    names = (await api.listJobs(branch.project)).map(job =>
-      branchNameOf(job.startsWith(prefix) ? job.slice(prefix.length) : job)
-    )
-  } catch (error) {
+  const jobs = await api.listJobs(branch.project).catch((error: unknown) => {
     options.out.logger.debug(`Could not list the branches: ${errorText(error)}`)
-    return message
-  }
+  })
+  if (!jobs) return message
+  const prefix = `${fullName(branch.project)}/`
+  const names = jobs.map(job =>
+    branchNameOf(job.startsWith(prefix) ? job.slice(prefix.length) : job)
+  )
   if (names.length === 0) return `${message} It has no branches yet.`
   const close = closestNames(branch.name, names, 5)
   if (close.length > 0) return `${message} Closest branches: ${close.map(shortName).join(', ')}.`

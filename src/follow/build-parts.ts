@@ -4,6 +4,7 @@
  * description of a failure for the commit status. None prints by itself:
  * each takes the logger to use.
  */
+import { once } from 'node:events'
 import type { BuildMode } from '../inputs/input-values.js'
 import { JenkinsError } from '../jenkins/transport/errors.js'
 import { fullName } from '../jenkins/model/job-path.js'
@@ -55,10 +56,7 @@ export async function suggestingJobs<T>(
   } catch (error) {
     if (!(error instanceof JenkinsError && error.kind === 'not-found')) throw error
     if (job.length === 0) throw new Error(error.message)
-    let names: string[]
-    try {
-      names = await api.listJobs([])
-    } catch (listError) {
+    const names = await api.listJobs([]).catch(async (listError: unknown) => {
       logger.debug(`Could not list jobs for suggestions: ${errorText(listError)}`)
       const noRoot =
         listError instanceof JenkinsError &&
@@ -66,7 +64,7 @@ export async function suggestingJobs<T>(
       const where = `job '${shortName(fullName(job))}'`
       const root = noRoot ? await api.locateRoot(where).catch(() => undefined) : undefined
       throw new Error(root ?? error.message)
-    }
+    })
     const close = closestNames(fullName(job), names)
     if (close.length === 0) throw new Error(error.message)
     throw new Error(
@@ -84,14 +82,14 @@ export function statusFailure(error: unknown, signal: AbortSignal): string {
 }
 
 /** Resolves once stdout has handed its buffered writes to the runner (or is gone). */
-export function stdoutDrained(): Promise<void> {
+export async function stdoutDrained(): Promise<void> {
   const out = process.stdout
-  if (!out.writableNeedDrain) return Promise.resolve()
-  return new Promise(resolve => {
-    const done = (): void => {
-      out.off('drain', done).off('close', done).off('error', done)
-      resolve()
-    }
-    out.on('drain', done).on('close', done).on('error', done)
-  })
+  if (!out.writableNeedDrain) return
+  const settled = new AbortController()
+  const { signal } = settled
+  // once() rejects on 'error': gone, as for 'close'.
+  await Promise.race([once(out, 'drain', { signal }), once(out, 'close', { signal })]).catch(
+    () => undefined
+  )
+  settled.abort()
 }

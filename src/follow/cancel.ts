@@ -1,3 +1,4 @@
+import { once } from 'node:events'
 import type { Logger } from '../util/logger.js'
 import { JenkinsError, unlessNotFound } from '../jenkins/transport/errors.js'
 import { CAUSES_TREE, isShared } from '../jenkins/trigger/shared-work.js'
@@ -105,9 +106,21 @@ export async function abortRemote(
         // It left the queue meanwhile: read it again.
         item = undefined
       }
-      // Too late: it left the queue, so a build may be running.
-      build = await buildOfQueueItem(api, { job: target.job, queueId: id, first: item, sleep })
-      if (!build) return `queue item ${id} was no longer queued and started no build`
+      // Too late: it left the queue, so a build may be running. A left item's
+      // executable is null for a moment while the run is created
+      // (jenkins-api.md 4): look again briefly before giving up.
+      let number: number | undefined
+      for (let i = 0; i < 8 && number === undefined; i++) {
+        if (i > 0 || item === undefined) item = await unlessNotFound(api.getQueueItem(id), null)
+        if (item === null) break
+        number = item.executable?.number
+        if (number === undefined && (item.cancelled || item.executable === undefined)) break
+        if (number === undefined) await sleep(250)
+      }
+      // Expired or dropped by a restart: look the build up by its queue id.
+      if (item === null) number = await buildNumberByQueueId(api, target.job, id)
+      if (number === undefined) return `queue item ${id} was no longer queued and started no build`
+      build = refOf(api, target.job, number)
     }
     if (!build) return 'nothing was running in Jenkins yet'
     const ref = build
@@ -140,16 +153,9 @@ function leftShared(what: string): string {
 }
 
 /** What `read` gives within `ms`, or undefined when it failed or took longer (it is left to the client's own bound). */
-async function briefly<T>(read: Promise<T>, ms: number): Promise<T | undefined> {
-  let timer: NodeJS.Timeout | undefined
-  const late = new Promise<undefined>(resolve => {
-    timer = setTimeout(() => resolve(undefined), ms)
-  })
-  try {
-    return await Promise.race([read.catch(() => undefined), late])
-  } finally {
-    clearTimeout(timer)
-  }
+function briefly<T>(read: Promise<T>, ms: number): Promise<T | undefined> {
+  const late = once(AbortSignal.timeout(ms), 'abort').then(() => undefined)
+  return Promise.race([read.catch(() => undefined), late])
 }
 
 function refOf(api: JenkinsApi, job: JobPath, number: number): BuildRef {
@@ -161,34 +167,6 @@ function hasLeft(item: QueueItem): boolean {
   return (
     item._class?.endsWith('$LeftItem') === true || 'executable' in item || item.cancelled === true
   )
-}
-
-/** `first`: the item as just read (null: Jenkins no longer knows it), to save reading it again. */
-async function buildOfQueueItem(
-  api: JenkinsApi,
-  {
-    job,
-    queueId,
-    first,
-    sleep
-  }: { job: JobPath; queueId: number; first?: QueueItem | null; sleep: Sleep }
-): Promise<BuildRef | undefined> {
-  let number: number | undefined
-  let item = first
-  // A left item's executable is null for a moment while the run is
-  // created (jenkins-api.md 4): look again briefly before giving up.
-  for (let i = 0; i < 8 && number === undefined; i++) {
-    if (i > 0 || item === undefined) item = await unlessNotFound(api.getQueueItem(queueId), null)
-    if (item === null) break
-    number = item.executable?.number
-    if (number === undefined && (item.cancelled || item.executable === undefined)) break
-    if (number === undefined) await sleep(250)
-  }
-  if (item === null) {
-    // Expired or dropped by a restart: look the build up by its queue id.
-    number = await buildNumberByQueueId(api, job, queueId)
-  }
-  return number === undefined ? undefined : refOf(api, job, number)
 }
 
 /** Sends stop (then term, kill) and watches the build end; says what happened. */
@@ -206,6 +184,14 @@ async function stopBuild(
     ['kill', timings.killWaitMs, 1]
   ]
   let sent: string | undefined
+  const waitUntilOver = async (by: number): Promise<string | undefined> => {
+    for (;;) {
+      const b = await api.getBuild(build.job, build.number, { tree: 'number,building,result' })
+      if (!b.building) return b.result ?? 'no result'
+      if (Date.now() >= by) return undefined
+      await sleep(timings.pollMs)
+    }
+  }
   try {
     for (const [how, waitMs, share] of steps) {
       try {
@@ -218,11 +204,7 @@ async function stopBuild(
       sent = how
       logger.info(`Sent ${how} to Jenkins ${label}.`)
       const longest = until === undefined ? waitMs : Math.min(waitMs, (until - Date.now()) * share)
-      const ended = await waitUntilOver(api, build, {
-        waitMs: Math.max(0, longest),
-        pollMs: timings.pollMs,
-        sleep
-      })
+      const ended = await waitUntilOver(Date.now() + Math.max(0, longest))
       // Stop is a no-op on a build that had ended (jenkins-api.md 7): its result says which.
       if (ended !== undefined) {
         return how === 'stop' && ended !== 'ABORTED'
@@ -235,20 +217,6 @@ async function stopBuild(
     return `sent ${sent} to Jenkins ${label}, but could not see it end: ${errorText(error)}`
   }
   return `asked Jenkins to stop ${label}, but it was still running when the step gave up`
-}
-
-async function waitUntilOver(
-  api: JenkinsApi,
-  build: BuildRef,
-  { waitMs, pollMs, sleep }: { waitMs: number; pollMs: number; sleep: Sleep }
-): Promise<string | undefined> {
-  const until = Date.now() + waitMs
-  for (;;) {
-    const b = await api.getBuild(build.job, build.number, { tree: 'number,building,result' })
-    if (!b.building) return b.result ?? 'no result'
-    if (Date.now() >= until) return undefined
-    await sleep(pollMs)
-  }
 }
 
 /**

@@ -1,3 +1,4 @@
+import { once } from 'node:events'
 import { Interrupted, JenkinsError, unlessNotFound } from '../jenkins/transport/errors.js'
 import { fullName } from '../jenkins/model/job-path.js'
 import type {
@@ -110,7 +111,7 @@ export class BuildsFollower {
   addQueued(job: JobPath, queueId: number, { console, ...parts }: QueuedParts = {}): number {
     const id = this.schedule.addQueued(job, queueId, this.now(), { ...parts, console: !!console })
     this.followed.set(id, { job, consoleOf: console })
-    this.poke()
+    this.wakeUp?.()
     return id
   }
 
@@ -122,15 +123,11 @@ export class BuildsFollower {
    */
   addRunning(
     ref: BuildRef,
-    { build, console, inputs }: RunningStart & { console?: ConsoleFollower; inputs?: boolean }
+    { console, ...parts }: RunningStart & { console?: ConsoleFollower; inputs?: boolean }
   ): number {
-    const id = this.schedule.addRunning(ref, this.now(), {
-      build,
-      console: console !== undefined,
-      inputs
-    })
+    const id = this.schedule.addRunning(ref, this.now(), { ...parts, console: !!console })
     this.followed.set(id, { job: ref.job, console })
-    this.poke()
+    this.wakeUp?.()
     return id
   }
 
@@ -143,7 +140,7 @@ export class BuildsFollower {
     return new Promise((resolve, reject) => {
       const id = this.schedule.addDrain(ref, this.now())
       this.followed.set(id, { job: ref.job, console, drained: { resolve, reject } })
-      this.poke()
+      this.wakeUp?.()
     })
   }
 
@@ -153,7 +150,7 @@ export class BuildsFollower {
       .catch(() => undefined)
       .then(() => {
         this.holds.delete(held)
-        this.poke()
+        this.wakeUp?.()
       })
     this.holds.add(held)
   }
@@ -161,13 +158,13 @@ export class BuildsFollower {
   /** Stops following one build. */
   drop(id: number): void {
     this.schedule.drop(id)
-    this.poke()
+    this.wakeUp?.()
   }
 
   /** Looks at a build the step just told to stop, and keeps looking until it ended. */
   expedite(id: number): void {
     this.schedule.expedite(id, this.now())
-    this.poke()
+    this.wakeUp?.()
   }
 
   /** Whether the running list still serves (false: every build is polled on its own). */
@@ -179,7 +176,12 @@ export class BuildsFollower {
   async run(): Promise<void> {
     const { signal } = this.options
     for (;;) {
-      if (signal.aborted) await this.stopped()
+      if (signal.aborted) {
+        // It ends with what the reads in flight threw (the client's Interrupted:
+        // what the step was waiting for, and the failure it was waiting out), else StepAborted.
+        await Promise.allSettled([...this.inFlight])
+        throw this.cut ?? new StepAborted(abortReason(signal))
+      }
       if (this.failure !== undefined) throw this.failure
       const { reads, nextAt } = this.schedule.due(this.now())
       for (const read of reads) this.launch(read)
@@ -191,35 +193,14 @@ export class BuildsFollower {
 
   // ---------------------------------------------------------------------------
 
-  /**
-   * The step was stopped: it ends with what the reads in flight threw (the
-   * client's Interrupted: what the step was waiting for, and the failure it
-   * was waiting out), else StepAborted.
-   */
-  private async stopped(): Promise<never> {
-    await Promise.allSettled([...this.inFlight])
-    throw this.cut ?? new StepAborted(abortReason(this.options.signal))
-  }
-
-  private poke(): void {
-    this.wakeUp?.()
-  }
-
   /** Until `ms` passed, a read ended, something was added, or the signal fired. */
-  private wait(ms: number | undefined): Promise<void> {
-    const { signal } = this.options
-    return new Promise(resolve => {
-      const timer = new AbortController()
-      const done = (): void => {
-        timer.abort()
-        signal.removeEventListener('abort', done)
-        this.wakeUp = undefined
-        resolve()
-      }
-      this.wakeUp = done
-      signal.addEventListener('abort', done, { once: true })
-      if (ms !== undefined) sleep(Math.max(0, ms), timer.signal).then(done, () => undefined)
-    })
+  private async wait(ms: number | undefined): Promise<void> {
+    const woken = new AbortController()
+    this.wakeUp = () => woken.abort()
+    const signal = AbortSignal.any([this.options.signal, woken.signal])
+    const until = ms === undefined ? once(signal, 'abort') : sleep(Math.max(0, ms), signal)
+    await until.catch(() => undefined)
+    this.wakeUp = undefined
   }
 
   private launch(read: ScheduledRead): void {
@@ -234,7 +215,7 @@ export class BuildsFollower {
       })
       .finally(() => {
         this.inFlight.delete(work)
-        this.poke()
+        this.wakeUp?.()
       })
     this.inFlight.add(work)
   }
@@ -259,17 +240,13 @@ export class BuildsFollower {
   /** A look at a running Pipeline's stages for a pending input; one that fails is tried at the next look. */
   private async inputs(track: number, ref: BuildRef): Promise<void> {
     const { api, logger, hooks } = this.options
-    let run: PipelineRun | undefined
-    try {
-      run = await api.describeRun(ref)
-    } catch (error) {
+    const run = await api.describeRun(ref).catch((error: unknown) => {
       if (error instanceof Interrupted) throw error
       logger.debug(`Could not look for a pending input: ${errorText(error)}`)
-      this.schedule.sawInputs(track, this.now(), { more: true })
-      return
-    }
+      return 'failed' as const
+    })
     this.schedule.sawInputs(track, this.now(), { more: run !== undefined })
-    if (run) hooks.inputs?.(track, run)
+    if (run && run !== 'failed') hooks.inputs?.(track, run)
   }
 
   private async round({ queue, running }: { queue: boolean; running: boolean }): Promise<void> {
@@ -278,11 +255,10 @@ export class BuildsFollower {
     const seen: Parameters<SharedSchedule['sawRound']>[2] = {}
     try {
       // The queue first: an item that leaves it meanwhile is on its executor by the second read.
-      if (queue) seen.queue = await this.list('the queue (queue/api/json)', () => api.getQueue())
+      if (queue) seen.queue = await this.list('the queue (queue/api/json)', api.getQueue())
       if (running) {
-        seen.running = await this.list('the running builds (computer/api/json)', () =>
-          api.runningBuilds({ deadline: this.now() + LIST_READ_MS })
-        )
+        const read = api.runningBuilds({ deadline: this.now() + LIST_READ_MS })
+        seen.running = await this.list('the running builds (computer/api/json)', read)
       }
     } catch (error) {
       if (!isTransient(error)) throw error
@@ -294,65 +270,50 @@ export class BuildsFollower {
   }
 
   /** A list, or 'refused' when Jenkins will not give it (the builds are then read one by one). */
-  private async list<T>(what: string, read: () => Promise<T>): Promise<T | 'refused'> {
-    try {
-      return await read()
-    } catch (error) {
+  private list<T>(what: string, read: Promise<T>): Promise<T | 'refused'> {
+    return read.catch((error: unknown) => {
       if (error instanceof Interrupted || isTransient(error)) throw error
       this.options.logger.debug(
         `Jenkins refused ${what}: reading each build on its own instead (${errorText(error)})`
       )
-      return 'refused'
-    }
+      return 'refused' as const
+    })
   }
 
   /**
    * What a track's own read gives; undefined when it failed: on the way
-   * (`said` in the debug log, then `retry`: by default at the track's
-   * pace), or for good (the track fails).
+   * (`said` in the debug log, then tried again: schedule.ts readFailed), or
+   * for good (the track fails).
    */
-  private async attempt<T>(
-    track: number,
-    read: () => Promise<T>,
-    {
-      said,
-      retry = () => this.schedule.readFailed(track, this.now())
-    }: { said?: string; retry?: (error: unknown) => void } = {}
-  ): Promise<T | undefined> {
-    try {
-      return await read()
-    } catch (error) {
-      if (!isTransient(error)) {
-        this.fail(track, error)
-        return undefined
-      }
+  private attempt<T>(track: number, read: Promise<T>, said?: string): Promise<T | undefined> {
+    return read.catch((error: unknown) => {
+      if (!isTransient(error)) return this.fail(track, error)
       if (said) this.options.logger.debug(`${said}, trying again: ${errorText(error)}`)
-      retry(error)
+      this.schedule.readFailed(track, this.now())
       return undefined
-    }
+    })
   }
 
   private async queueItem(track: number, queueId: number): Promise<void> {
     const askedAt = this.now()
+    const { api } = this.options
     const item = await this.attempt(
       track,
-      () => unlessNotFound(this.options.api.getQueueItem(queueId), null),
-      { said: 'Queue poll failed' }
+      unlessNotFound(api.getQueueItem(queueId), null),
+      'Queue poll failed'
     )
-    if (item === null) return this.lostQueueItem(track, queueId, askedAt)
-    if (item) this.tell(this.schedule.sawQueueItem(track, askedAt, this.now(), item))
-  }
-
-  /**
-   * A left item is kept for 5 minutes, and none survive a restart
-   * (jenkins-api.md 4): the build is found by its queue id instead.
-   */
-  private async lostQueueItem(track: number, queueId: number, askedAt: number): Promise<void> {
+    if (item !== null) {
+      if (item) this.tell(this.schedule.sawQueueItem(track, askedAt, this.now(), item))
+      return
+    }
+    // A left item is kept for 5 minutes, and none survive a restart
+    // (jenkins-api.md 4): the build is found by its queue id instead.
     const { job } = this.followedOf(track)
     const name = fullName(job)
+    const byQueueId = buildNumberByQueueId(api, job, queueId)
     const number = await this.attempt(
       track,
-      async () => (await buildNumberByQueueId(this.options.api, job, queueId)) ?? null
+      byQueueId.then(found => found ?? null)
     )
     if (number === undefined) return
     if (number === null) {
@@ -365,17 +326,14 @@ export class BuildsFollower {
         )
       )
     }
-    const item: QueueItem = { id: queueId, executable: { number } }
-    this.tell(this.schedule.sawQueueItem(track, askedAt, this.now(), item))
+    const found: QueueItem = { id: queueId, executable: { number } }
+    this.tell(this.schedule.sawQueueItem(track, askedAt, this.now(), found))
   }
 
   private async build(track: number, ref: BuildRef, { full }: { full: boolean }): Promise<void> {
     const { api } = this.options
-    const build = await this.attempt(
-      track,
-      () => api.getBuild(ref.job, ref.number, full ? {} : { tree: POLL_TREE }),
-      { said: 'Build poll failed' }
-    )
+    const read = api.getBuild(ref.job, ref.number, full ? {} : { tree: POLL_TREE })
+    const build = await this.attempt(track, read, 'Build poll failed')
     if (build) this.tell(this.schedule.sawBuild(track, this.now(), { build, full }))
   }
 
@@ -384,13 +342,11 @@ export class BuildsFollower {
     // A console read is scheduled only for a build followed with its console.
     const { console } = followed
     if (!console) return
-    const poll = await this.attempt(track, () => console.poll(), {
-      said: 'Build poll failed',
-      retry: error => {
-        followed.consoleError = errorText(error)
-        this.schedule.consoleFailed(track, this.now())
-      }
+    const read = console.poll().catch((error: unknown) => {
+      followed.consoleError = errorText(error)
+      throw error
     })
+    const poll = await this.attempt(track, read, 'Build poll failed')
     if (!poll) return
     followed.consoleError = undefined
     this.tell(this.schedule.sawConsole(track, this.now(), poll))
@@ -401,7 +357,7 @@ export class BuildsFollower {
     const { console, consoleError, drained } = this.followedOf(track)
     console?.notice(consoleLeftOpen(ref, this.policy.poll.followUpForMs, consoleError))
     if (!drained) return this.build(track, ref, { full: true })
-    this.schedule.fail(track)
+    this.schedule.drop(track)
     drained.resolve()
   }
 
@@ -412,17 +368,15 @@ export class BuildsFollower {
     return followed
   }
 
-  private fail(track: number, error: unknown): void {
+  /** The track cannot be followed further: told to the drain or the hook, else run() ends with it. */
+  private fail(track: number, error: unknown): undefined {
     if (error instanceof Interrupted) throw error
-    this.schedule.fail(track)
-    this.lost(track, error instanceof Error ? error : new Error(String(error)))
-  }
-
-  private lost(track: number, error: Error): void {
+    this.schedule.drop(track)
+    const lost = error instanceof Error ? error : new Error(String(error))
     const { drained } = this.followed.get(track) ?? {}
-    if (drained) drained.reject(error)
-    else if (this.options.hooks.failed) this.options.hooks.failed(track, error)
-    else this.failure ??= error
+    if (drained) drained.reject(lost)
+    else if (this.options.hooks.failed) this.options.hooks.failed(track, lost)
+    else this.failure ??= lost
   }
 
   private tell(events: TrackEvent[]): void {
@@ -449,7 +403,7 @@ export class BuildsFollower {
           break
         case 'left-without-build': {
           const name = fullName(job)
-          this.lost(
+          this.fail(
             event.track,
             event.cancelled
               ? new QueueItemEnded(
@@ -479,8 +433,5 @@ function consoleLeftOpen(ref: BuildRef, followUpForMs: number, error?: string): 
 
 /** Failures worth riding out (the client already retried them). */
 function isTransient(error: unknown): boolean {
-  return (
-    error instanceof JenkinsError &&
-    (error.kind === 'network' || error.kind === 'server' || error.kind === 'timeout')
-  )
+  return error instanceof JenkinsError && ['network', 'server', 'timeout'].includes(error.kind)
 }

@@ -114,13 +114,10 @@ export class ConsoleStreamer {
       chunk.body.destroy()
     }
     this.nextStart = chunk.textSize
-    return { moreData: chunk.moreData, grew: chunk.textSize > start, finished: this.endsFinished() }
-  }
-
-  /** Whether the last complete line written is `Finished: RESULT`, with nothing after it. */
-  private endsFinished(): boolean {
-    if (this.pending !== '' || this.openLine !== '') return false
-    return FINISHED_LINE.test(this.lastLines[this.lastLines.length - 1] ?? '')
+    // The last complete line written is `Finished: RESULT`, with nothing after it.
+    const finished =
+      this.pending === '' && this.openLine === '' && FINISHED_LINE.test(this.lastLines.at(-1) ?? '')
+    return { moreData: chunk.moreData, grew: chunk.textSize > start, finished }
   }
 
   /** Writes a line of ours among the console's, at a line start. */
@@ -142,7 +139,8 @@ export class ConsoleStreamer {
       this.pending = ''
       this.emit(clean(rest))
     }
-    this.endOpenLine()
+    // A line the sink was left in the middle of (a spilled long line, or the rest above) is ended.
+    if (!this.atLineStart) this.emit('\n')
   }
 
   /** The last lines of the console, bounded by TAIL_LINES and TAIL_BYTES, for the failure annotation. */
@@ -194,11 +192,6 @@ export class ConsoleStreamer {
     this.sink.write(text)
     this.atLineStart = text.endsWith('\n')
     this.remember(text)
-  }
-
-  /** Ends a line the sink was left in the middle of (after a spilled long line or a flush). */
-  private endOpenLine(): void {
-    if (!this.atLineStart) this.emit('\n')
   }
 
   /** Keeps the last lines of what was written, for tail(). */

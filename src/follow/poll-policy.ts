@@ -91,9 +91,7 @@ const ASSUMED_SPREAD = 0.05
 /** Three recent builds understate how far the next one may fall from their mean. */
 const MEASURED_SPREAD_FACTOR = 2
 
-export function watch(
-  init: Pick<Watch, 'startedAt' | 'console'> & Partial<Pick<Watch, 'startSlackMs' | 'expect'>>
-): Watch {
+export function watch(init: Pick<Watch, 'startedAt' | 'console'> & Partial<Watch>): Watch {
   return { startSlackMs: 0, endConfirmed: false, logComplete: false, ...init }
 }
 
@@ -201,8 +199,7 @@ export function expectationFromEstimate(estimatedMs: number | undefined): Expect
  */
 export function expectationFrom(history: readonly BuildSummary[]): Expectation | undefined {
   const ok = (b: BuildSummary): boolean => b.result === 'SUCCESS' || b.result === 'UNSTABLE'
-  const done = history.filter(b => !b.building && b.result !== null && b.duration > 0)
-  const lastSuccessful = done.find(ok)
+  const lastSuccessful = history.find(b => !b.building && b.duration > 0 && ok(b))
   const candidates: BuildSummary[] = lastSuccessful ? [lastSuccessful] : []
   const fallback: BuildSummary[] = []
   for (const b of history.slice(0, 6)) {

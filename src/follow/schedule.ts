@@ -72,7 +72,10 @@ export class SharedSchedule {
   addQueued(job: JobPath, queueId: number, now: number, parts: FollowedParts = {}): number {
     const track = this.add(job, { phase: 'queued', queueId }, now, parts)
     // The first round comes at the queue's first pace from now.
-    if (this.roundAt === undefined || this.activeQueued() === 1) {
+    if (
+      this.roundAt === undefined ||
+      this.tracks.filter(t => t.state.phase === 'queued').length === 1
+    ) {
       this.roundAt = now
       this.roundAttempt = 0
     }
@@ -102,11 +105,7 @@ export class SharedSchedule {
    * `now` until Jenkins closes it ('drained'), or given up after followUpForMs.
    */
   addDrain(ref: BuildRef, now: number): number {
-    const drained = {
-      ...watch({ console: true, startedAt: now }),
-      endSeenAt: now,
-      endConfirmed: true
-    }
+    const drained = watch({ console: true, startedAt: now, endSeenAt: now, endConfirmed: true })
     const state = { phase: 'running', ref, watch: drained } as const
     const track = this.add(ref.job, state, now, { console: true, drain: true })
     track.next = 'console'
@@ -125,9 +124,9 @@ export class SharedSchedule {
     return this.runningList
   }
 
-  /** Stops following a build (its result is not wanted, or it is left running). */
+  /** Stops following a build (its result is not wanted, it is left running, or its read failed for good). */
   drop(id: number): void {
-    this.tracks[id]?.finish()
+    this.settled(id)?.finish()
   }
 
   /**
@@ -150,50 +149,49 @@ export class SharedSchedule {
    */
   due(now: number): { reads: ScheduledRead[]; nextAt: number | undefined } {
     const reads: ScheduledRead[] = []
-    // Urgent reads first: they follow from what a round showed.
-    for (const track of this.tracks) {
-      if (track.inFlight || track.dueAt === undefined) continue
-      if (track.duePoll || track.dueAt > now) continue
-      const read = track.ownRead(now)
-      if (read) reads.push(read)
-    }
+    const inputs: ScheduledRead[] = []
+    const polls: Array<{ at: number; track?: Track }> = []
     let nextAt: number | undefined
     const consider = (at: number): void => {
-      nextAt = nextAt === undefined ? at : Math.min(nextAt, at)
+      nextAt = Math.min(nextAt ?? at, at)
     }
     for (const track of this.tracks) {
       const { state } = track
-      if (state.phase !== 'done' && !track.inFlight && track.dueAt !== undefined && !track.duePoll)
-        consider(track.dueAt)
+      if (state.phase === 'done') continue
+      if (!track.inFlight && track.dueAt !== undefined) {
+        // Urgent reads at once: they follow from what a round showed.
+        if (track.duePoll) polls.push({ at: track.dueAt, track })
+        else if (track.dueAt > now) consider(track.dueAt)
+        else reads.push(...track.ownRead(now))
+      }
       // A running Pipeline's pending inputs: a read of their own, beside the build's.
       if (state.phase !== 'running' || track.inputsAt === undefined || track.inputsInFlight)
         continue
       if (track.inputsAt > now) consider(track.inputsAt)
       else {
         track.inputsInFlight = true
-        reads.push({ kind: 'inputs', track: track.id, ref: state.ref })
+        inputs.push({ kind: 'inputs', track: track.id, ref: state.ref })
       }
     }
+    reads.push(...inputs)
     // Then one poll, if the budget allows: the round or the most overdue own poll.
-    const polls: Array<{ at: number; read: () => ScheduledRead | undefined }> = []
     const round = this.roundDue()
-    if (round !== undefined) polls.push({ at: round, read: () => this.startRound() })
-    for (const track of this.tracks) {
-      if (track.state.phase === 'done' || track.inFlight || !track.duePoll) continue
-      if (track.dueAt === undefined) continue
-      polls.push({ at: track.dueAt, read: () => track.ownRead(now) })
-    }
-    polls.sort((a, b) => a.at - b.at)
-    const first = polls[0]
+    if (round !== undefined) polls.unshift({ at: round })
+    const [first, second] = polls.sort((a, b) => a.at - b.at)
     if (first) {
       const at = Math.max(first.at, this.lastPollAt + this.policy.pollGapMs)
-      const read = at <= now ? first.read() : undefined
-      if (read) {
+      if (at > now) consider(at)
+      else {
         this.lastPollAt = now
-        reads.push(read)
-        const second = polls[1]
+        if (first.track) reads.push(...first.track.ownRead(now))
+        else {
+          this.roundInFlight = true
+          const queue =
+            this.queueList && this.tracks.some(t => t.state.phase === 'queued' && !t.inFlight)
+          reads.push({ kind: 'round', queue, running: this.runningList })
+        }
         if (second) consider(Math.max(second.at, now + this.policy.pollGapMs))
-      } else consider(at)
+      }
     }
     return { reads, nextAt }
   }
@@ -207,38 +205,44 @@ export class SharedSchedule {
     this.roundInFlight = false
     this.roundFailedAt = undefined
     this.roundAt = sentAt
-    if (this.activeQueued() > 0) this.roundAttempt++
-    if (seen.queue === 'refused') this.queueList = false
+    if (this.tracks.some(t => t.state.phase === 'queued')) this.roundAttempt++
+    if (seen.queue === 'refused') {
+      this.queueList = false
+      this.uncoverQueued(now)
+    }
     if (seen.running === 'refused') this.refuseRunningList(now)
-    if (seen.queue === 'refused' || seen.running === 'refused') this.uncoverQueued(now)
     const events: TrackEvent[] = []
     const queued = Array.isArray(seen.queue)
       ? new Map(seen.queue.map(item => [item.id, item]))
       : undefined
-    const running = Array.isArray(seen.running) ? indexRunning(seen.running) : undefined
-    if (running && running.byKey.size > 0) this.runningListShowed ||= this.showsOurs(running)
+    const list = Array.isArray(seen.running) ? seen.running : undefined
+    const running = list && {
+      byKey: new Map(list.map(build => [runningKey(build.job, build.number), build])),
+      byQueueId: new Map(
+        list.flatMap(build =>
+          build.queueId === undefined ? [] : [[build.queueId, build] as const]
+        )
+      )
+    }
+    // Some build of ours ever seen there: the list shows ours.
+    this.runningListShowed ||= this.tracks.some(({ state }) =>
+      state.phase === 'running'
+        ? running?.byKey.has(runningKey(state.ref.job, state.ref.number))
+        : state.phase === 'queued' && running?.byQueueId.has(state.queueId)
+    )
     for (const track of this.tracks) {
       const { state } = track
       if (state.phase === 'done' || track.inFlight || track.addedAt > sentAt) continue
       if (state.phase === 'queued') {
         const started = running?.byQueueId.get(state.queueId)
+        const waiting = queued?.get(state.queueId)
         if (started && sameJob(started.job, track.job)) {
           const ref = this.refOf(track.job, started.number)
           events.push(this.startTrack(track, ref, now, { listed: started }))
-          continue
-        }
-        const waiting = queued?.get(state.queueId)
-        if (waiting) {
-          events.push(...waitingNews(track, waiting.why, now))
-          continue
-        }
-        if (queued || running) {
-          // Neither list shows it: its own queue item says what became of it.
-          track.readAt(now, { poll: false })
-        }
-        continue
-      }
-      if (!track.direct && running) {
+        } else if (waiting) events.push(...waitingNews(track, waiting.why, now))
+        // Neither list shows it: its own queue item says what became of it.
+        else if (queued || running) track.readAt(now, { poll: false })
+      } else if (!track.direct && running) {
         const listed = running.byKey.get(runningKey(state.ref.job, state.ref.number))
         if (listed) {
           state.watch = sawBuild(state.watch, now, { building: true, ...listed })
@@ -286,12 +290,10 @@ export class SharedSchedule {
       }
     }
     if (this.coveredByRound(track)) {
-      track.readAt(track.leftAt === undefined ? undefined : now + this.policy.poll.nearMs, {
-        poll: false
-      })
-    } else {
+      const at = track.leftAt === undefined ? undefined : now + this.policy.poll.nearMs
+      track.readAt(at, { poll: false })
+    } else
       track.readAt(now + nextQueueDelay(track.queueAttempt++, this.policy.poll), { poll: true })
-    }
     return events
   }
 
@@ -303,16 +305,13 @@ export class SharedSchedule {
   ): TrackEvent[] {
     const track = this.settled(id)
     if (!isRunning(track)) return []
-    if (track.next === 'give-up') {
+    const { console } = track.state.watch
+    if (track.next === 'give-up' || (!console && full && !build.building)) {
       track.finish()
       return [{ kind: 'ended', track: id, build }]
     }
-    if (track.state.watch.console) return track.consoleBuildRead(now, { build, full })
+    if (console) return track.consoleBuildRead(now, { build, full })
     if (!build.building) {
-      if (full) {
-        track.finish()
-        return [{ kind: 'ended', track: id, build }]
-      }
       track.readAt(now, { poll: false })
       track.wantFull = true
       return []
@@ -347,17 +346,13 @@ export class SharedSchedule {
     track.inputsAt = more && isRunning(track) ? now + INPUT_EVERY_MS : undefined
   }
 
-  /** A console read that failed on the way (track.ts). */
-  consoleFailed(id: number, now: number): void {
-    const track = this.settled(id)
-    if (isRunning(track)) track.consoleFailed(now)
-  }
-
-  /** A track's own read failed on the way: tried again after retryMs (0: at its own pace). */
+  /** A track's own read failed on the way: a console's as track.ts says, others tried again after retryMs (0: at its own pace). */
   readFailed(id: number, now: number): void {
     const track = this.settled(id)
     if (!track || track.state.phase === 'done') return
-    if (this.policy.retryMs > 0) {
+    if (isRunning(track) && track.next === 'console') {
+      track.consoleFailed(now)
+    } else if (this.policy.retryMs > 0) {
       track.dueAt = now + this.policy.retryMs
     } else if (isRunning(track)) {
       track.checking = false
@@ -365,11 +360,6 @@ export class SharedSchedule {
     } else {
       track.dueAt = now + nextQueueDelay(track.queueAttempt++, this.policy.poll)
     }
-  }
-
-  /** A track whose read failed for good (the caller reports it). */
-  fail(id: number): void {
-    this.settled(id)?.finish()
   }
 
   // ---------------------------------------------------------------------------
@@ -426,26 +416,16 @@ export class SharedSchedule {
     if (this.roundInFlight || this.roundAt === undefined) return undefined
     if (this.roundFailedAt !== undefined) return this.roundFailedAt + this.policy.retryMs
     let at: number | undefined
-    const queued = this.tracks.filter(
-      t => t.state.phase === 'queued' && !t.inFlight && this.coveredByRound(t)
-    )
-    if (queued.length > 0) at = this.roundAt + nextQueueDelay(this.roundAttempt, this.policy.poll)
-    if (this.runningList) {
-      for (const track of this.tracks) {
-        if (!isRunning(track) || track.direct || track.inFlight || track.dueAt !== undefined)
-          continue
-        const { watch } = track.state
-        const when = this.roundAt + nextPoll(watch, this.roundAt, this.policy.poll).delayMs
-        at = at === undefined ? when : Math.min(at, when)
-      }
+    if (this.tracks.some(t => !t.inFlight && this.coveredByRound(t)))
+      at = this.roundAt + nextQueueDelay(this.roundAttempt, this.policy.poll)
+    if (!this.runningList) return at
+    for (const track of this.tracks) {
+      if (!isRunning(track) || track.direct || track.inFlight || track.dueAt !== undefined) continue
+      const { watch } = track.state
+      const when = this.roundAt + nextPoll(watch, this.roundAt, this.policy.poll).delayMs
+      at = Math.min(at ?? when, when)
     }
     return at
-  }
-
-  private startRound(): ScheduledRead {
-    this.roundInFlight = true
-    const queue = this.queueList && this.tracks.some(t => t.state.phase === 'queued' && !t.inFlight)
-    return { kind: 'round', queue, running: this.runningList }
   }
 
   /** Whether rounds watch a queued track (else its queue item is read on its own). */
@@ -453,16 +433,11 @@ export class SharedSchedule {
     return (this.runningList || this.queueList) && track.state.phase === 'queued'
   }
 
-  private activeQueued(): number {
-    return this.tracks.filter(t => t.state.phase === 'queued').length
-  }
-
   /** Queued tracks no round watches any more read their queue items on their own. */
   private uncoverQueued(now: number): void {
     for (const track of this.tracks) {
-      if (track.state.phase !== 'queued' || this.coveredByRound(track) || track.dueAt !== undefined)
-        continue
-      track.readAt(now, { poll: true })
+      const own = track.state.phase === 'queued' && !this.coveredByRound(track)
+      if (own && track.dueAt === undefined) track.readAt(now, { poll: true })
     }
   }
 
@@ -476,14 +451,6 @@ export class SharedSchedule {
       track.dueAt ??= now
     }
     this.uncoverQueued(now)
-  }
-
-  private showsOurs(running: RunningIndex): boolean {
-    return this.tracks.some(({ state }) =>
-      state.phase === 'running'
-        ? running.byKey.has(runningKey(state.ref.job, state.ref.number))
-        : state.phase === 'queued' && running.byQueueId.has(state.queueId)
-    )
   }
 
   /** The track a read was for, no longer in flight. */
@@ -501,19 +468,4 @@ function waitingNews(track: Track, why: string | null | undefined, now: number):
   if (!told) return []
   track.toldWhy = told
   return [{ kind: 'waiting', track: track.id, why }]
-}
-
-interface RunningIndex {
-  byKey: Map<string, RunningBuild>
-  byQueueId: Map<number, RunningBuild>
-}
-
-function indexRunning(list: RunningBuild[]): RunningIndex {
-  const byKey = new Map<string, RunningBuild>()
-  const byQueueId = new Map<number, RunningBuild>()
-  for (const build of list) {
-    byKey.set(runningKey(build.job, build.number), build)
-    if (build.queueId !== undefined) byQueueId.set(build.queueId, build)
-  }
-  return { byKey, byQueueId }
 }

@@ -87,18 +87,18 @@ export class Track {
     this.state = { phase: 'done' }
   }
 
-  /** Its own read, now: in flight until it is reported (undefined for a track that is done). */
-  ownRead(now: number): ScheduledRead | undefined {
+  /** Its own read, now: in flight until it is reported (none for a track that is done). */
+  ownRead(now: number): ScheduledRead[] {
     const { state } = this
-    if (state.phase === 'done') return undefined
+    if (state.phase === 'done') return []
     this.inFlight = true
     this.sentAt = now
     this.dueAt = undefined
     if (state.phase === 'queued')
-      return { kind: 'queue-item', track: this.id, queueId: state.queueId }
+      return [{ kind: 'queue-item', track: this.id, queueId: state.queueId }]
     const { ref } = state
-    if (this.next === 'build') return { kind: 'build', track: this.id, ref, full: this.wantFull }
-    return { kind: this.next, track: this.id, ref }
+    if (this.next === 'build') return [{ kind: 'build', track: this.id, ref, full: this.wantFull }]
+    return [{ kind: this.next, track: this.id, ref }]
   }
 
   /** Its next own read at its watch's pace, counted from the start of the read that set it (`floorMs`: at least, after a failure). */
