@@ -1,6 +1,5 @@
 import { describe, expect, it } from 'vitest'
-import { networkFailure } from '../../../src/jenkins/transport/network-errors.js'
-import { tlsProblem } from '../../../src/jenkins/transport/tls-problem.js'
+import { networkFailure, tlsProblem } from '../../../src/jenkins/transport/network-errors.js'
 
 /** Node 24.21's own texts, as it reports them (captured against a self-signed server and a plain-http port). */
 const NODE24_SELF_SIGNED =

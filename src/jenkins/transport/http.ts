@@ -5,13 +5,13 @@ import http, {
   type OutgoingHttpHeaders
 } from 'node:http'
 import https from 'node:https'
+import { readFileSync } from 'node:fs'
+import tls from 'node:tls'
 import type { Readable } from 'node:stream'
 import { HttpClient } from '@actions/http-client'
 import { CookieJar, type SerializedCookieJar } from 'tough-cookie'
 import { JenkinsError } from './errors.js'
 import { networkFailure } from './network-errors.js'
-import type { SecureContext } from 'node:tls'
-import { trustWith } from './trust.js'
 import type { UploadBody } from './multipart.js'
 import type { ExchangeLimits } from './limits.js'
 import type { RequestSettings } from './request-settings.js'
@@ -109,8 +109,8 @@ export class Transport {
   private readonly jar: CookieJar
   private readonly base: URL
   private crumb: { field: string; value: string } | undefined
-  /** With ca-cert: Node's default CAs plus the given ones (trust.ts); never process-wide. */
-  private readonly secureContext: SecureContext | undefined
+  /** With ca-cert: Node's default CAs plus the given ones (trustWith); never process-wide. */
+  private readonly secureContext: tls.SecureContext | undefined
 
   constructor(private readonly options: TransportOptions) {
     this.base = new URL(options.baseUrl)
@@ -331,4 +331,29 @@ export function pathOf(url: string): string {
   } catch {
     return '(invalid URL)'
   }
+}
+
+/** tls.getCACertificates exists since Node 22.15 / 23.5 (runners have 24); @types/node 20 does not know it. */
+type CaSource = { getCACertificates?: (type: 'default') => string[] }
+
+/**
+ * A secure context trusting what Node trusts by default plus `extra` (the
+ * `ca-cert` input), for one client's connections only: nothing process-wide
+ * changes. A TLS client given `ca` trusts those certificates alone, so the
+ * defaults are added back: tls.getCACertificates('default') where Node has
+ * it (bundled roots, NODE_EXTRA_CA_CERTS, and the system store when Node is
+ * told to use it), else tls.rootCertificates and the NODE_EXTRA_CA_CERTS file.
+ */
+function trustWith(extra: readonly string[]): tls.SecureContext {
+  const fromNode = (tls as unknown as CaSource).getCACertificates?.('default')
+  const ca = fromNode ?? [...tls.rootCertificates]
+  const file = process.env.NODE_EXTRA_CA_CERTS
+  if (!fromNode && file) {
+    try {
+      ca.push(readFileSync(file, 'utf8'))
+    } catch {
+      // Node itself warned at start-up that it could not read the file.
+    }
+  }
+  return tls.createSecureContext({ ca: [...ca, ...extra] })
 }

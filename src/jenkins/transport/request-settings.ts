@@ -1,8 +1,11 @@
 import type { SerializedCookieJar } from 'tough-cookie'
 import type { Logger } from '../../util/logger.js'
 
-/** How requests are sent and retried; ClientOptions extends it. */
+/** How requests are sent and retried, and to whom; ClientOptions extends it. */
 export interface RequestSettings {
+  /** Base URL as validated by the inputs (http/https, no credentials); a trailing slash is tolerated. */
+  url: string
+  user?: string
   /** API token or password. */
   token?: string
   logger: Logger

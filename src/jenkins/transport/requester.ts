@@ -1,6 +1,6 @@
 import type { Logger } from '../../util/logger.js'
 import { ERROR_BODY_LIMIT, bodyOf, droppedNote, jsonBody, postBody } from './answers.js'
-import { CrumbCache, notSentIfInterrupted, readCrumb } from './crumb.js'
+import { notSentIfInterrupted, readCrumb, type Crumb } from './crumb.js'
 import { Interrupted, JenkinsError, stopReason } from './errors.js'
 import { HttpResponse, Transport, headerValueSecrets, pathOf, type Exchange } from './http.js'
 import { ExchangeLimits, type LimitSettings } from './limits.js'
@@ -27,12 +27,6 @@ import { SilenceNotices, seconds, type Attempt } from './silence.js'
 import { errorText } from '../../util/error-text.js'
 import { parseHttpUrl } from '../../util/http-url.js'
 import { Redaction, redactingLogger } from '../../util/redaction.js'
-
-export interface RequesterOptions extends RequestSettings {
-  /** Base URL as validated by the inputs (http/https, no credentials); a trailing slash is tolerated. */
-  url: string
-  user?: string
-}
 
 export interface PostOptions {
   /** Statuses after which the POST is sent again. */
@@ -93,7 +87,10 @@ export class Requester {
   /** The job's "Trigger builds remotely" token, or undefined. */
   readonly jobToken: string | undefined
   private readonly transport: Transport
-  private readonly crumbs: CrumbCache
+  /** The crumb, fetched once for every POST; a failed fetch is not kept, the next POST asks again. */
+  private crumb: Promise<Crumb | undefined> | undefined
+  /** The crumb once fetched (null: Jenkins has no crumb issuer); undefined while unknown. */
+  private crumbKnown: Crumb | null | undefined
   private readonly policy: RetryPolicy
   private readonly limits: LimitSettings
   /**
@@ -114,7 +111,7 @@ export class Requester {
   /** Parts of answers left out as too deep, said once each (every poll of a build may carry them). */
   private readonly droppedSaid = new Set<string>()
 
-  constructor(options: RequesterOptions) {
+  constructor(options: RequestSettings) {
     // The `url` input checked it (inputs/input-values.ts parseBaseUrl); credentials never ride in it.
     const base = parseHttpUrl(
       options.url.trim(),
@@ -177,11 +174,13 @@ export class Requester {
       },
       cookies: options.session?.cookies
     })
-    this.crumbs = new CrumbCache(
-      () => readCrumb(this),
-      crumb => this.transport.setCrumb(crumb)
-    )
-    if (options.session?.crumb !== undefined) this.crumbs.seed(options.session.crumb)
+    // Another client's crumb: nothing is fetched until Jenkins rejects it.
+    const crumb = options.session?.crumb
+    if (crumb !== undefined) {
+      this.crumbKnown = crumb
+      this.crumb = Promise.resolve(crumb ?? undefined)
+      this.transport.setCrumb(crumb ?? undefined)
+    }
   }
 
   /** HTTP requests sent, by operation ('job', 'trigger', 'queue', 'build', 'log', 'crumb', …) and 'total'. */
@@ -196,13 +195,27 @@ export class Requester {
 
   /** Starts fetching the crumb in the background, to save a round trip before a POST. */
   prefetchCrumb(): void {
-    this.crumbs.prefetch()
+    this.ensureCrumb().catch(() => undefined)
+  }
+
+  /** The crumb to send, fetched the first time (concurrent callers share the request). */
+  private ensureCrumb(): Promise<Crumb | undefined> {
+    if (this.crumb) return this.crumb
+    const pending = readCrumb(this).then(crumb => {
+      this.transport.setCrumb(crumb)
+      if (this.crumb === pending) this.crumbKnown = crumb ?? null
+      return crumb
+    })
+    pending.catch(() => {
+      if (this.crumb === pending) this.crumb = undefined
+    })
+    return (this.crumb = pending)
   }
 
   /** This client's session, for another client to continue (RequestSettings.session). */
   session(): JenkinsSession | undefined {
     const cookies = this.transport.cookies()
-    return cookies && { cookies, crumb: this.crumbs.current }
+    return cookies && { cookies, crumb: this.crumbKnown }
   }
 
   /**
@@ -302,7 +315,7 @@ export class Requester {
     return this.guarded(() =>
       withRetry(
         async (number, started) => {
-          await notSentIfInterrupted(this.crumbs.ensure())
+          await notSentIfInterrupted(this.ensureCrumb())
           let answer = await sendOnce({ started, number })
           if (isCrumbRejection(answer.response.status, answer.body) && !refreshed) {
             refreshed = true
@@ -310,7 +323,9 @@ export class Requester {
               `Jenkins rejected the crumb for ${context.what}; getting a new session and crumb`
             )
             await this.transport.clearCookies()
-            await notSentIfInterrupted(this.crumbs.refresh())
+            this.crumb = this.crumbKnown = undefined
+            this.transport.setCrumb(undefined)
+            await notSentIfInterrupted(this.ensureCrumb())
             answer = await sendOnce({ started, number })
           }
           const { response, body } = answer
