@@ -7,6 +7,7 @@ import { JenkinsError } from './errors.js'
 
 /** A request that got no HTTP answer. */
 export class NetworkFailure extends Error {
+  override readonly name = 'NetworkFailure'
   /** Worth another try (for a request that may safely repeat). */
   readonly transient: boolean
   /** Provably never reached Jenkins, so even a trigger may be sent again. */
@@ -25,7 +26,6 @@ export class NetworkFailure extends Error {
     }: { transient: boolean; notSent?: boolean; connect?: boolean }
   ) {
     super(error.message)
-    this.name = 'NetworkFailure'
     this.transient = transient
     this.notSent = notSent
     this.connect = connect
@@ -67,7 +67,7 @@ export function networkFailure(
   error: unknown,
   url: URL,
   server: string,
-  trust: { caCert: boolean } = { caCert: false }
+  trust: { caCert: boolean }
 ): NetworkFailure {
   const err = (typeof error === 'object' && error !== null ? error : {}) as {
     code?: unknown
@@ -76,77 +76,39 @@ export function networkFailure(
   const code = typeof err.code === 'string' ? err.code : undefined
   const text = typeof err.message === 'string' ? err.message : String(error)
   const where = `${url.hostname}:${url.port || (url.protocol === 'https:' ? '443' : '80')}`
-  const fail = (
-    message: string,
-    {
-      transient,
-      connect = false,
-      kind = 'network'
-    }: { transient: boolean; connect?: boolean; kind?: 'network' | 'timeout' }
-  ): NetworkFailure =>
-    new NetworkFailure(new JenkinsError(kind, message), code ?? text, {
-      transient,
-      // Refused at connect: the request certainly never left.
-      notSent: code === 'ECONNREFUSED',
-      connect
-    })
-
-  switch (code) {
-    case 'ECONNREFUSED':
-      return fail(`Could not connect to Jenkins at ${server}: ${where} refused the connection`, {
-        transient: true,
-        connect: true
-      })
-    case 'ENOTFOUND':
-      return fail(
-        `Could not resolve ${url.hostname}, the host of Jenkins at ${server}: check the 'url' input`,
-        { transient: false, connect: true }
-      )
-    case 'EAI_AGAIN':
-      return fail(
-        `Could not resolve ${url.hostname}, the host of Jenkins at ${server} (temporary DNS failure)`,
-        { transient: true, connect: true }
-      )
-    case 'ECONNRESET':
-      return fail(`The connection to Jenkins at ${server} was reset`, {
-        transient: true
-      })
-    case 'EPIPE':
-      return fail(`The connection to Jenkins at ${server} was closed while sending (EPIPE)`, {
-        transient: true
-      })
-    case 'ETIMEDOUT':
-      return fail(`The connection to Jenkins at ${server} timed out (${where})`, {
-        transient: true,
-        kind: 'timeout'
-      })
-    case 'EHOSTUNREACH':
-    case 'ENETUNREACH':
-      return fail(`Could not connect to Jenkins at ${server}: ${where} is unreachable (${code})`, {
-        transient: true,
-        connect: true
-      })
+  const known: Record<string, string> = {
+    ECONNREFUSED: `Could not connect to Jenkins at ${server}: ${where} refused the connection`,
+    ENOTFOUND: `Could not resolve ${url.hostname}, the host of Jenkins at ${server}: check the 'url' input`,
+    EAI_AGAIN: `Could not resolve ${url.hostname}, the host of Jenkins at ${server} (temporary DNS failure)`,
+    ECONNRESET: `The connection to Jenkins at ${server} was reset`,
+    EPIPE: `The connection to Jenkins at ${server} was closed while sending (EPIPE)`,
+    ETIMEDOUT: `The connection to Jenkins at ${server} timed out (${where})`,
+    EHOSTUNREACH: `Could not connect to Jenkins at ${server}: ${where} is unreachable (EHOSTUNREACH)`,
+    ENETUNREACH: `Could not connect to Jenkins at ${server}: ${where} is unreachable (ENETUNREACH)`
   }
-  if (text.includes('socket hang up')) {
-    return fail(
-      `The connection to Jenkins at ${server} was closed without an answer (socket hang up)`,
-      { transient: true }
-    )
-  }
-  // The certificate failures, and a server that does not speak TLS there.
-  const tls = code === 'EPROTO' || code === 'ERR_SSL_WRONG_VERSION_NUMBER'
-  if (
-    tls ||
-    (code !== undefined && Object.hasOwn(CERTIFICATE_PROBLEMS, code)) ||
-    /certificate|ssl|tls/i.test(text)
+  let message = code !== undefined && Object.hasOwn(known, code) ? known[code] : undefined
+  // Every one of those is worth another try but a name that does not exist.
+  let transient = message !== undefined && code !== 'ENOTFOUND'
+  if (message === undefined && text.includes('socket hang up')) {
+    message = `The connection to Jenkins at ${server} was closed without an answer (socket hang up)`
+    transient = true
+  } else if (
+    message === undefined &&
+    // The certificate failures, and a server that does not speak TLS there.
+    (code === 'EPROTO' ||
+      code === 'ERR_SSL_WRONG_VERSION_NUMBER' ||
+      (code !== undefined && Object.hasOwn(CERTIFICATE_PROBLEMS, code)) ||
+      /certificate|ssl|tls/i.test(text))
   ) {
-    return fail(
-      `TLS error talking to Jenkins at ${server}: ${tlsProblem(code, text)}. ${tlsHint(code, url, trust)}`,
-      { transient: false }
-    )
+    message = `TLS error talking to Jenkins at ${server}: ${tlsProblem(code, text)}. ${tlsHint(code, url, trust)}`
   }
-  return fail(`Request to Jenkins at ${server} failed: ${code ? `${code} ` : ''}${text}`, {
-    transient: false
+  message ??= `Request to Jenkins at ${server} failed: ${code ? `${code} ` : ''}${text}`
+  const kind = code === 'ETIMEDOUT' ? 'timeout' : 'network'
+  return new NetworkFailure(new JenkinsError(kind, message), code ?? text, {
+    transient,
+    // Refused at connect: the request certainly never left.
+    notSent: code === 'ECONNREFUSED',
+    connect: /^(ECONNREFUSED|ENOTFOUND|EAI_AGAIN|EHOSTUNREACH|ENETUNREACH)$/.test(code ?? '')
   })
 }
 
