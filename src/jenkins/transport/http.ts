@@ -14,7 +14,7 @@ import { JenkinsError } from './errors.js'
 import { networkFailure } from './network-errors.js'
 import type { UploadBody } from './multipart.js'
 import type { ExchangeLimits } from './limits.js'
-import type { RequestSettings } from './request-settings.js'
+import type { Crumb, RequestSettings } from './request-settings.js'
 import type { Logger } from '../../util/logger.js'
 import { parseHttpUrl } from '../../util/http-url.js'
 import { Redaction, redactingLogger } from '../../util/redaction.js'
@@ -114,7 +114,7 @@ export class Transport {
   private readonly origin: string
   private readonly authorization: string | undefined
   private readonly headers: RequestSettings['headers']
-  private crumbHeader: { field: string; value: string } | undefined
+  private crumbHeader: Crumb | undefined
   /** With ca-cert: Node's default CAs plus the given ones (trustWith); never process-wide. */
   private readonly secureContext: tls.SecureContext | undefined
   /** Adds a crumb or session cookie value Jenkins gave to the list, and tells RequestSettings.onSecret, before anything could print it. */
@@ -178,7 +178,7 @@ export class Transport {
   }
 
   /** Sends the crumb header with every later POST (undefined stops sending it). */
-  protected setCrumb(crumb: { field: string; value: string } | undefined): void {
+  protected setCrumb(crumb: Crumb | undefined): void {
     this.crumbHeader = crumb
     if (crumb) this.secret(crumb.value)
   }

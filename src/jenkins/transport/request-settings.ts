@@ -56,5 +56,11 @@ export interface RequestSettings {
 /** A client's session: its cookies as tough-cookie serialises them, and its crumb once known (null: Jenkins has no crumb issuer). */
 export interface JenkinsSession {
   cookies: SerializedCookieJar
-  crumb?: { field: string; value: string } | null
+  crumb?: Crumb | null
+}
+
+/** The CSRF crumb: the header name comes from the server (`crumbRequestField`), never a constant. */
+export interface Crumb {
+  field: string
+  value: string
 }

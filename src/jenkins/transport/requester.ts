@@ -1,13 +1,12 @@
 import { ERROR_BODY_LIMIT, bodyOf, droppedNote, jsonBody, postBody } from './answers.js'
-import { notSentIfInterrupted, readCrumb, type Crumb } from './crumb.js'
-import { Interrupted, JenkinsError, stopReason } from './errors.js'
+import { Interrupted, JenkinsError, stopReason, unlessNotFound } from './errors.js'
 import { HttpResponse, Transport, pathOf, type Exchange } from './http.js'
 import { ExchangeLimits, type LimitSettings } from './limits.js'
 import { locateJenkins, locateRoot, notJenkinsError } from './locate.js'
 import type { UploadBody } from './multipart.js'
 import { NetworkFailure } from './network-errors.js'
 import type { DroppedPart } from './json.js'
-import type { JenkinsSession, RequestSettings } from './request-settings.js'
+import type { Crumb, JenkinsSession, RequestSettings } from './request-settings.js'
 import {
   RETRYABLE_STATUSES,
   errorForResponse,
@@ -128,18 +127,60 @@ export class Requester extends Transport {
     this.ensureCrumb().catch(() => undefined)
   }
 
-  /** The crumb to send, fetched the first time (concurrent callers share the request). */
-  private ensureCrumb(): Promise<Crumb | undefined> {
-    if (this.crumb) return this.crumb
-    const pending = readCrumb(this).then(crumb => {
-      this.setCrumb(crumb)
-      if (this.crumb === pending) this.crumbKnown = crumb ?? null
-      return crumb
-    })
-    pending.catch(() => {
-      if (this.crumb === pending) this.crumb = undefined
-    })
-    return (this.crumb = pending)
+  /**
+   * The crumb before a POST, fetched the first time (concurrent POSTs share
+   * the request; a failed fetch is not kept). A cancel while it is fetched
+   * interrupts the crumb's GET, and the POST was never sent (a trigger queued nothing).
+   */
+  private async ensureCrumb(): Promise<void> {
+    if (!this.crumb) {
+      const pending = this.readCrumb().then(crumb => {
+        this.setCrumb(crumb)
+        if (this.crumb === pending) this.crumbKnown = crumb ?? null
+        return crumb
+      })
+      pending.catch(() => {
+        if (this.crumb === pending) this.crumb = undefined
+      })
+      this.crumb = pending
+    }
+    try {
+      await this.crumb
+    } catch (error) {
+      if (!(error instanceof Interrupted && error.sent)) throw error
+      throw new Interrupted(error.message, { sent: false, lastFailure: error.lastFailure })
+    }
+  }
+
+  /**
+   * The crumb from Jenkins' crumb issuer, or undefined when there is none:
+   * Jenkins' own 404 means CSRF protection is off (jenkins-api.md 1.4). A 404
+   * from something else than Jenkins (kind 'not-jenkins', locate.ts) is a
+   * wrong url, and thrown like any failure.
+   */
+  private async readCrumb(): Promise<Crumb | undefined> {
+    const url = `${this.baseUrl}/crumbIssuer/api/json`
+    const data = await unlessNotFound(
+      this.getJson<{ crumb?: unknown; crumbRequestField?: unknown }>(
+        'crumb',
+        url,
+        this.context('the CSRF crumb')
+      ),
+      undefined
+    )
+    if (data === undefined) {
+      this.logger.debug(`Jenkins at ${this.baseUrl} has no crumb issuer: CSRF protection is off`)
+      return undefined
+    }
+    const { crumb, crumbRequestField: field } = data
+    if (typeof crumb !== 'string' || typeof field !== 'string' || !field) {
+      throw new JenkinsError(
+        'protocol',
+        `Jenkins at ${this.baseUrl} answered the crumb request without crumb and crumbRequestField`
+      )
+    }
+    this.logger.debug(`Got a CSRF crumb (header ${field})`)
+    return { field, value: crumb }
   }
 
   /** This client's session, for another client to continue (RequestSettings.session). */
@@ -245,7 +286,7 @@ export class Requester extends Transport {
     return this.guarded(() =>
       withRetry(
         async (number, started) => {
-          await notSentIfInterrupted(this.ensureCrumb())
+          await this.ensureCrumb()
           let answer = await sendOnce({ started, number })
           if (isCrumbRejection(answer.response.status, answer.body) && !refreshed) {
             refreshed = true
@@ -255,7 +296,7 @@ export class Requester extends Transport {
             await this.clearCookies()
             this.crumb = this.crumbKnown = undefined
             this.setCrumb(undefined)
-            await notSentIfInterrupted(this.ensureCrumb())
+            await this.ensureCrumb()
             answer = await sendOnce({ started, number })
           }
           const { response, body } = answer
