@@ -87,7 +87,7 @@ export function tooDeepError(
 ): JenkinsError {
   return new JenkinsError(
     'protocol',
-    `Jenkins at ${context.server} answered ${context.what} with JSON nested more than ${error.limit} levels deep (at character ${error.offset}), which this action does not read: no Jenkins answer it asks for nests that deep, so a plugin or something in front of Jenkins sent it`,
+    `Jenkins at ${context.server} answered ${context.what} with JSON nested more than ${MAX_JSON_DEPTH} levels deep (at character ${error.offset}), which this action does not read: no Jenkins answer it asks for nests that deep, so a plugin or something in front of Jenkins sent it`,
     status
   )
 }

@@ -56,12 +56,13 @@ export class ExchangeLimits {
   private timer: NodeJS.Timeout | undefined
   private slowTimer: NodeJS.Timeout | undefined
   private message: IncomingMessage | undefined
-  private received = 0
+  /** Body bytes received (for messages). */
+  received = 0
   private released = false
   private readonly onStepAbort = (): void => this.cut(this.interruption())
 
   constructor(
-    private readonly settings: LimitSettings,
+    readonly settings: LimitSettings,
     /** What is asked, for messages, e.g. "build #4 of 'app'". */
     private readonly what: string,
     /** The configured Jenkins URL, for messages. */
@@ -113,7 +114,7 @@ export class ExchangeLimits {
 
   stream(message: IncomingMessage): Readable {
     this.begin(message, 'stream')
-    return new GuardedBody(message, this, this.settings.stallMs, this.settings.stallBytes)
+    return new GuardedBody(message, this)
   }
 
   discard(message: IncomingMessage): void {
@@ -137,11 +138,6 @@ export class ExchangeLimits {
    */
   sending(): void {
     if (this.phase === 'headers' && !this.released) this.arm(this.settings.requestTimeoutMs)
-  }
-
-  /** Counts body bytes (for messages). */
-  count(bytes: number): void {
-    this.received += bytes
   }
 
   /** Ends the exchange with `error`: the request and the body are destroyed with it. */
@@ -267,15 +263,13 @@ class GuardedBody extends Readable {
 
   constructor(
     private readonly message: IncomingMessage,
-    private readonly limits: ExchangeLimits,
-    private readonly stallMs: number,
-    private readonly stallBytes: number
+    private readonly limits: ExchangeLimits
   ) {
     super()
     message.on('data', (chunk: Buffer) => {
-      limits.count(chunk.length)
+      limits.received += chunk.length
       this.windowBytes += chunk.length
-      if (this.windowBytes >= this.stallBytes) this.newWindow()
+      if (this.windowBytes >= limits.settings.stallBytes) this.newWindow()
       if (!this.push(chunk)) {
         this.stopWaiting()
         message.pause()
@@ -323,7 +317,7 @@ class GuardedBody extends Readable {
     this.waitingSince = Date.now()
     this.stallTimer = setTimeout(
       () => this.limits.stalled(this.windowBytes),
-      Math.max(0, this.stallMs - this.windowWaited)
+      Math.max(0, this.limits.settings.stallMs - this.windowWaited)
     )
   }
 

@@ -9,26 +9,20 @@ import { JenkinsError } from './errors.js'
 export class NetworkFailure extends Error {
   override readonly name = 'NetworkFailure'
   /** Worth another try (for a request that may safely repeat). */
-  readonly transient: boolean
+  declare readonly transient: boolean
   /** Provably never reached Jenkins, so even a trigger may be sent again. */
-  readonly notSent: boolean
+  declare readonly notSent: boolean
   /** Failed while connecting (refused, unreachable, name lookup): no server was reached at all. */
-  readonly connect: boolean
+  declare readonly connect: boolean
 
   constructor(
     readonly error: JenkinsError,
     /** Short reason for logs, e.g. 'ECONNRESET'. */
     readonly reason: string,
-    {
-      transient,
-      notSent = false,
-      connect = false
-    }: { transient: boolean; notSent?: boolean; connect?: boolean }
+    flags: { transient: boolean; notSent?: boolean; connect?: boolean }
   ) {
     super(error.message)
-    this.transient = transient
-    this.notSent = notSent
-    this.connect = connect
+    Object.assign(this, { notSent: false, connect: false, ...flags })
   }
 }
 
