@@ -39,14 +39,6 @@ export async function bodyOf(reading: Promise<string>): Promise<string> {
   }
 }
 
-/** What a JSON read may leave out (json.ts), and who hears of it. */
-export interface JsonBodyOptions {
-  /** Top-level lists whose elements may be left out when nested too deep (a build's `actions`). */
-  droppable?: readonly string[]
-  /** Told of each part left out (droppedNote says it). */
-  onDropped?: (part: DroppedPart) => void
-}
-
 /**
  * A 2xx answer's JSON. A body that broke off or came too slowly, one HTML
  * page (an SSO proxy's blip) and one invalid JSON answer are retried; an HTML
@@ -55,7 +47,8 @@ export interface JsonBodyOptions {
 export async function jsonBody<T>(
   response: HttpResponse,
   context: ErrorContext,
-  options: JsonBodyOptions = {}
+  /** Top-level lists whose elements may be left out when nested too deep (a build's `actions`), and who is told of each. */
+  options: { droppable?: readonly string[]; onDropped?: (part: DroppedPart) => void } = {}
 ): Promise<T> {
   const body = await bodyOf(response.text(JSON_LIMIT, 'fail'))
   // An SSO proxy or login page can answer 200 with HTML.

@@ -26,6 +26,10 @@ export interface LimitSettings {
   /** A streamed body must bring `stallBytes` within every `stallMs` spent waiting for it. */
   stallMs: number
   stallBytes: number
+  /** The request's first try and this try's number: a cut says the whole time waited. */
+  attempt?: Attempt
+  /** Called once when the headers have not come after `afterMs`. */
+  slow?: { afterMs: number; notify: (waitedMs: number) => void }
 }
 
 /** setTimeout's largest delay. */
@@ -39,14 +43,6 @@ const BACKSTOP_MS = 250
 
 /** Where the exchange is: waiting for headers, reading a body whole, or streaming it. */
 type Phase = 'headers' | 'body' | 'stream'
-
-/** What an exchange knows beyond its settings: the request it is a try of, and whom to tell it is slow. */
-export interface ExchangeContext {
-  /** The request's first try and this try's number: a cut says the whole time waited. */
-  attempt?: Attempt
-  /** Called once when the headers have not come after `afterMs`. */
-  slow?: { afterMs: number; notify: (waitedMs: number) => void }
-}
 
 /** The bounds of one exchange (see the file comment). */
 export class ExchangeLimits {
@@ -66,12 +62,11 @@ export class ExchangeLimits {
     /** What is asked, for messages, e.g. "build #4 of 'app'". */
     private readonly what: string,
     /** The configured Jenkins URL, for messages. */
-    private readonly server: string,
-    private readonly context: ExchangeContext = {}
+    private readonly server: string
   ) {
     settings.signal?.addEventListener('abort', this.onStepAbort, { once: true })
     this.arm(Math.min(settings.requestTimeoutMs, settings.headersTimeoutMs ?? Infinity))
-    const slow = context.slow
+    const slow = settings.slow
     if (slow) {
       this.slowTimer = setTimeout(() => slow.notify(Date.now() - this.started), slow.afterMs)
     }
@@ -202,7 +197,7 @@ export class ExchangeLimits {
 
   /** The whole time the request waited: all its tries, when this is not the first. */
   private waited(): string {
-    const attempt = this.context.attempt
+    const attempt = this.settings.attempt
     if (!attempt || attempt.number <= 1) return this.elapsed()
     return `${seconds(Date.now() - attempt.started)} (${attempt.number} tries; this one ${this.elapsed()})`
   }

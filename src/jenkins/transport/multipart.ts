@@ -61,11 +61,8 @@ export function multipartBody(
   const newline = Buffer.from('\r\n')
   const end = Buffer.from(`--${boundary}--\r\n`)
   const fileBytes = files.reduce((sum, file) => sum + file.size, 0)
-  const length =
-    fieldBlocks.reduce((sum, block) => sum + block.length, 0) +
-    heads.reduce((sum, head) => sum + head.length + newline.length, 0) +
-    fileBytes +
-    end.length
+  const blocks = [...fieldBlocks, ...heads, ...files.map(() => newline), end]
+  const length = blocks.reduce((sum, block) => sum + block.length, fileBytes)
   return {
     contentType: `multipart/form-data; boundary=${boundary}`,
     length,

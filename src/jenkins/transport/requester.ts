@@ -408,20 +408,26 @@ export class Requester extends Transport {
       ? Math.min(FIRST_CONTACT_HEADERS_MS, this.limits.requestTimeoutMs)
       : undefined
     const waitsUpTo = headersTimeoutMs ?? this.limits.requestTimeoutMs
-    const bounds = new ExchangeLimits({ ...this.limits, headersTimeoutMs }, what, this.baseUrl, {
-      attempt,
-      // The first try says it is waiting; the retries after it say so themselves (retry.ts).
-      slow:
-        attempt.number === 1
-          ? {
-              afterMs: this.notices.afterMs(),
-              notify: waited =>
-                this.notices.say(
-                  `No answer yet from Jenkins at ${this.baseUrl} to ${what} after ${seconds(waited)}; waiting up to ${seconds(waitsUpTo)} for it`
-                )
-            }
-          : undefined
-    })
+    const bounds = new ExchangeLimits(
+      {
+        ...this.limits,
+        headersTimeoutMs,
+        attempt,
+        // The first try says it is waiting; the retries after it say so themselves (retry.ts).
+        slow:
+          attempt.number === 1
+            ? {
+                afterMs: this.notices.afterMs(),
+                notify: waited =>
+                  this.notices.say(
+                    `No answer yet from Jenkins at ${this.baseUrl} to ${what} after ${seconds(waited)}; waiting up to ${seconds(waitsUpTo)} for it`
+                  )
+              }
+            : undefined
+      },
+      what,
+      this.baseUrl
+    )
     let response: HttpResponse
     try {
       response = await this.request({ ...exchange, bounds })
