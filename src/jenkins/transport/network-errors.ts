@@ -116,7 +116,7 @@ export function networkFailure(
  */
 
 /** OpenSSL's verify codes as Node names them, said for Jenkins' certificate. */
-export const CERTIFICATE_PROBLEMS: Readonly<Record<string, string>> = {
+const CERTIFICATE_PROBLEMS: Readonly<Record<string, string>> = {
   DEPTH_ZERO_SELF_SIGNED_CERT: "Jenkins' certificate is self-signed and not trusted",
   SELF_SIGNED_CERT_IN_CHAIN:
     "Jenkins' certificate chain ends in a self-signed CA certificate that is not trusted",
@@ -139,7 +139,7 @@ const NODE_HINT = /;\s*if the root CA is installed locally.*$/is
  * reason OpenSSL gave (its `error:…:reason:` field), else the first line of
  * Node's text without Node's hint.
  */
-export function tlsProblem(code: string | undefined, text: string): string {
+function tlsProblem(code: string | undefined, text: string): string {
   const known = code === undefined ? undefined : CERTIFICATE_PROBLEMS[code]
   if (known) return known
   const openssl = /error:[0-9A-Fa-f]+:[^:]*:[^:]*:([^:\r\n]+)/.exec(text)?.[1]?.trim()
