@@ -6,8 +6,8 @@ import * as multibranch from './reads/multibranch.js'
 import * as reads from './reads/reads.js'
 import { describeRun } from './reads/stages.js'
 import { readFailedTests } from './reports/test-report.js'
-import { Requester, type RequesterOptions } from './transport/requester.js'
-import type { JenkinsSession } from './transport/request-settings.js'
+import { Requester } from './transport/requester.js'
+import type { JenkinsSession, RequestSettings } from './transport/request-settings.js'
 import { findLostTrigger, trigger } from './trigger/trigger.js'
 import { triggerUpload } from './trigger/upload-trigger.js'
 import type {
@@ -20,7 +20,7 @@ import type {
 } from './model/types.js'
 import type { UploadFile } from './transport/multipart.js'
 
-export interface ClientOptions extends RequesterOptions {
+export interface ClientOptions extends RequestSettings {
   /** How long a lost trigger answer is given before looking again (default: reconcile.ts; tests shrink it). */
   triggerSettleMs?: number
   /** With a job token: the note Jenkins records with the RemoteCause, e.g. the workflow run's URL. */

@@ -32,9 +32,11 @@ describe('SilenceNotices', () => {
 describe('ExchangeLimits: what a silent exchange says', () => {
   it('tells once that the headers have not come after slow.afterMs', async () => {
     const waited: number[] = []
-    const bounds = new ExchangeLimits(settings(), "job 'a'", SERVER, {
-      slow: { afterMs: 20, notify: ms => waited.push(ms) }
-    })
+    const bounds = new ExchangeLimits(
+      settings({ slow: { afterMs: 20, notify: ms => waited.push(ms) } }),
+      "job 'a'",
+      SERVER
+    )
     await sleep(120)
     bounds.release()
     expect(waited).toHaveLength(1)
@@ -43,9 +45,11 @@ describe('ExchangeLimits: what a silent exchange says', () => {
 
   it('tells nothing when the exchange ended before', async () => {
     const waited: number[] = []
-    const bounds = new ExchangeLimits(settings(), "job 'a'", SERVER, {
-      slow: { afterMs: 20, notify: ms => waited.push(ms) }
-    })
+    const bounds = new ExchangeLimits(
+      settings({ slow: { afterMs: 20, notify: ms => waited.push(ms) } }),
+      "job 'a'",
+      SERVER
+    )
     bounds.release()
     await sleep(60)
     expect(waited).toEqual([])
@@ -62,9 +66,11 @@ describe('ExchangeLimits: what a silent exchange says', () => {
 
   it("a cut by the step's signal says the whole time the request waited, over all its tries", () => {
     const controller = new AbortController()
-    const bounds = new ExchangeLimits(settings({ signal: controller.signal }), "job 'a'", SERVER, {
-      attempt: { started: Date.now() - 40_000, number: 3 }
-    })
+    const bounds = new ExchangeLimits(
+      settings({ signal: controller.signal, attempt: { started: Date.now() - 40_000, number: 3 } }),
+      "job 'a'",
+      SERVER
+    )
     controller.abort()
     expect((bounds.signal.reason as Error).message).toMatch(
       /^Stopped waiting for Jenkins at http:\/\/ci\.example\.com: no answer to job 'a' after 40\.\d s \(3 tries; this one 0\.\d s\)$/
@@ -73,9 +79,11 @@ describe('ExchangeLimits: what a silent exchange says', () => {
 
   it('the first try says its own time only', () => {
     const controller = new AbortController()
-    const bounds = new ExchangeLimits(settings({ signal: controller.signal }), "job 'a'", SERVER, {
-      attempt: { started: Date.now(), number: 1 }
-    })
+    const bounds = new ExchangeLimits(
+      settings({ signal: controller.signal, attempt: { started: Date.now(), number: 1 } }),
+      "job 'a'",
+      SERVER
+    )
     controller.abort()
     expect((bounds.signal.reason as Error).message).toMatch(/: no answer to job 'a' after 0\.\d s$/)
   })

@@ -1,6 +1,5 @@
 import { describe, expect, it } from 'vitest'
 import { networkFailure } from '../../../src/jenkins/transport/network-errors.js'
-import { tlsProblem } from '../../../src/jenkins/transport/tls-problem.js'
 
 /** Node 24.21's own texts, as it reports them (captured against a self-signed server and a plain-http port). */
 const NODE24_SELF_SIGNED =
@@ -20,30 +19,35 @@ function failure(code: string, message: string, caCert = false): string {
   ).message
 }
 
-describe('tlsProblem', () => {
+describe('what a TLS failure was (tlsProblem, through networkFailure)', () => {
+  const problem = (code: string, message: string): string =>
+    failure(code, message)
+      .replace(/^TLS error talking to Jenkins at \S+: /, '')
+      .split('. ')[0] ?? ''
+
   it('says a known certificate code in its own words, not Node’s', () => {
-    expect(tlsProblem('DEPTH_ZERO_SELF_SIGNED_CERT', NODE24_SELF_SIGNED)).toBe(
+    expect(problem('DEPTH_ZERO_SELF_SIGNED_CERT', NODE24_SELF_SIGNED)).toBe(
       "Jenkins' certificate is self-signed and not trusted"
     )
-    expect(tlsProblem('CERT_HAS_EXPIRED', 'certificate has expired')).toBe(
+    expect(problem('CERT_HAS_EXPIRED', 'certificate has expired')).toBe(
       "Jenkins' certificate has expired"
     )
   })
 
   it('keeps only the reason of an OpenSSL error line', () => {
-    expect(tlsProblem('EPROTO', NODE24_WRONG_VERSION)).toBe(
+    expect(problem('EPROTO', NODE24_WRONG_VERSION)).toBe(
       'the TLS handshake failed (wrong version number)'
     )
   })
 
   it('drops Node’s hint and everything after the first line of an unknown failure', () => {
     expect(
-      tlsProblem(
+      problem(
         'ERR_SOMETHING_NEW',
-        'some new failure; if the root CA is installed locally, try running Node.js with --use-system-ca\nmore'
+        'some new TLS failure; if the root CA is installed locally, try running Node.js with --use-system-ca\nmore'
       )
-    ).toBe('some new failure')
-    expect(tlsProblem(undefined, '\n')).toBe('the TLS handshake failed')
+    ).toBe('some new TLS failure')
+    expect(problem('EPROTO', '\n')).toBe('the TLS handshake failed (EPROTO)')
   })
 })
 

@@ -39,14 +39,6 @@ export async function bodyOf(reading: Promise<string>): Promise<string> {
   }
 }
 
-/** What a JSON read may leave out (json.ts), and who hears of it. */
-export interface JsonBodyOptions {
-  /** Top-level lists whose elements may be left out when nested too deep (a build's `actions`). */
-  droppable?: readonly string[]
-  /** Told of each part left out (droppedNote says it). */
-  onDropped?: (part: DroppedPart) => void
-}
-
 /**
  * A 2xx answer's JSON. A body that broke off or came too slowly, one HTML
  * page (an SSO proxy's blip) and one invalid JSON answer are retried; an HTML
@@ -55,7 +47,8 @@ export interface JsonBodyOptions {
 export async function jsonBody<T>(
   response: HttpResponse,
   context: ErrorContext,
-  options: JsonBodyOptions = {}
+  /** Top-level lists whose elements may be left out when nested too deep (a build's `actions`), and who is told of each. */
+  options: { droppable?: readonly string[]; onDropped?: (part: DroppedPart) => void } = {}
 ): Promise<T> {
   const body = await bodyOf(response.text(JSON_LIMIT, 'fail'))
   // An SSO proxy or login page can answer 200 with HTML.
@@ -87,7 +80,7 @@ export function tooDeepError(
 ): JenkinsError {
   return new JenkinsError(
     'protocol',
-    `Jenkins at ${context.server} answered ${context.what} with JSON nested more than ${error.limit} levels deep (at character ${error.offset}), which this action does not read: no Jenkins answer it asks for nests that deep, so a plugin or something in front of Jenkins sent it`,
+    `Jenkins at ${context.server} answered ${context.what} with JSON nested more than ${MAX_JSON_DEPTH} levels deep (at character ${error.offset}), which this action does not read: no Jenkins answer it asks for nests that deep, so a plugin or something in front of Jenkins sent it`,
     status
   )
 }

@@ -43,27 +43,20 @@ export async function unlessNotFound<T, M>(read: Promise<T>, missing: M): Promis
  * exchange in flight was cut, or none was started. Never retried.
  */
 export class Interrupted extends JenkinsError {
-  /** Set when a trigger may have queued a build whose queue item we never learned (see reconcile.ts). */
-  readonly lostTrigger?: LostTrigger
-  /** When it was waiting to retry: the failure it was waiting out (why the step took that long). */
-  readonly lastFailure?: string
-
   /** Whether the request may have reached Jenkins (false: it was never sent). */
-  readonly sent: boolean
+  declare readonly sent: boolean
+  /** Set when a trigger may have queued a build whose queue item we never learned (see reconcile.ts). */
+  declare readonly lostTrigger?: LostTrigger
+  /** When it was waiting to retry: the failure it was waiting out (why the step took that long). */
+  declare readonly lastFailure?: string
 
   constructor(
     message: string,
-    {
-      sent,
-      lostTrigger,
-      lastFailure
-    }: { sent: boolean; lostTrigger?: LostTrigger; lastFailure?: string }
+    fields: { sent: boolean; lostTrigger?: LostTrigger; lastFailure?: string }
   ) {
     super('aborted', message)
     this.name = 'Interrupted'
-    this.sent = sent
-    this.lostTrigger = lostTrigger
-    this.lastFailure = lastFailure
+    Object.assign(this, fields)
   }
 }
 

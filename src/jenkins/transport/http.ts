@@ -5,27 +5,19 @@ import http, {
   type OutgoingHttpHeaders
 } from 'node:http'
 import https from 'node:https'
+import { readFileSync } from 'node:fs'
+import tls from 'node:tls'
 import type { Readable } from 'node:stream'
 import { HttpClient } from '@actions/http-client'
 import { CookieJar, type SerializedCookieJar } from 'tough-cookie'
 import { JenkinsError } from './errors.js'
 import { networkFailure } from './network-errors.js'
-import type { SecureContext } from 'node:tls'
-import { trustWith } from './trust.js'
 import type { UploadBody } from './multipart.js'
 import type { ExchangeLimits } from './limits.js'
-import type { RequestSettings } from './request-settings.js'
-
-export interface TransportOptions extends Pick<RequestSettings, 'logger' | 'headers' | 'ca'> {
-  /** Normalised base URL, without a trailing slash. */
-  baseUrl: string
-  /** The Authorization header sent to the origin of baseUrl, if any. */
-  authorization?: string
-  /** Told of each crumb and session cookie value it is given (RequestSettings.onSecret). */
-  onSecret: (value: string) => void
-  /** Another client's cookies, to continue its session (RequestSettings.session). */
-  cookies?: SerializedCookieJar
-}
+import type { Crumb, RequestSettings } from './request-settings.js'
+import type { Logger } from '../../util/logger.js'
+import { parseHttpUrl } from '../../util/http-url.js'
+import { Redaction, redactingLogger } from '../../util/redaction.js'
 
 export interface Exchange {
   method: 'GET' | 'POST'
@@ -104,42 +96,95 @@ const MAX_REDIRECTS = 5
  * cannot be given an AbortSignal.
  */
 export class Transport {
+  /** The configured Jenkins URL without a trailing slash; every message that names the server names it. */
+  readonly baseUrl: string
+  readonly user: string | undefined
+  /** HTTP requests sent, by operation ('job', 'trigger', 'queue', 'build', 'log', 'crumb', …) and 'total'. */
   readonly requestCounts: Record<string, number> = { total: 0 }
-  private readonly agents: HttpClient
+  /**
+   * The client's redaction list (util/redaction.ts), over every secret the
+   * transport knows. Operations also pass Jenkins text through it that the step prints
+   * as a status (a queue `why`), since a proxy or plugin may echo the request.
+   */
+  readonly redact: (text: string) => string
+  /** The caller's logger behind redaction: operations log through this one only. */
+  readonly logger: Logger
+  private readonly agents = new HttpClient(USER_AGENT, [], { keepAlive: true })
   private readonly jar: CookieJar
-  private readonly base: URL
-  private crumb: { field: string; value: string } | undefined
-  /** With ca-cert: Node's default CAs plus the given ones (trust.ts); never process-wide. */
-  private readonly secureContext: SecureContext | undefined
+  private readonly origin: string
+  private readonly authorization: string | undefined
+  private readonly headers: RequestSettings['headers']
+  private crumbHeader: Crumb | undefined
+  /** With ca-cert: Node's default CAs plus the given ones (trustWith); never process-wide. */
+  private readonly secureContext: tls.SecureContext | undefined
+  /** Adds a crumb or session cookie value Jenkins gave to the list, and tells RequestSettings.onSecret, before anything could print it. */
+  private readonly secret: (value: string) => void
 
-  constructor(private readonly options: TransportOptions) {
-    this.base = new URL(options.baseUrl)
-    this.agents = new HttpClient(USER_AGENT, [], { keepAlive: true })
+  constructor(options: RequestSettings) {
+    // The `url` input checked it (inputs/input-values.ts parseBaseUrl); credentials never ride in it.
+    const base = parseHttpUrl(
+      options.url.trim(),
+      'The Jenkins URL',
+      'http(s)://host[:port][/context-path]'
+    )
+    this.origin = base.origin
+    this.baseUrl = base.origin + base.pathname.replace(/\/+$/, '')
+    this.user = options.user || undefined
+    this.headers = options.headers
+    // Preemptive Basic on every request: Jenkins never challenges anonymous
+    // requests with a 401, so a handler waiting for one would never send
+    // credentials (jenkins-api.md 2.1).
+    this.authorization =
+      this.user && `Basic ${Buffer.from(`${this.user}:${options.token ?? ''}`).toString('base64')}`
+    // What the step was given never appears in a message: the credentials,
+    // header values (an auth proxy's tokens) and, though public, certificates.
+    // Values under 4 characters are not secrets, and the redaction leaves them alone.
+    const secrets = new Redaction()
+    for (const value of [
+      options.jobToken,
+      options.token,
+      this.authorization,
+      this.authorization?.slice('Basic '.length),
+      ...(options.headers ?? []).flatMap(([, value]) => headerValueSecrets(value)),
+      ...(options.ca ?? [])
+    ]) {
+      if (value) secrets.add(value)
+    }
+    this.redact = text => secrets.redact(text)
+    this.logger = redactingLogger(options.logger, this.redact)
+    // A proxy or a plugin may echo a crumb or session cookie (in a queue `why`); they stay secret after they change.
+    const given = new Set<string>()
+    this.secret = value => {
+      if (given.has(value)) return
+      given.add(value)
+      secrets.add(value)
+      options.onSecret?.(value)
+    }
     // Built once: parsing Node's default CAs takes time.
     if (options.ca?.length) this.secureContext = trustWith(options.ca)
-    this.jar = options.cookies
-      ? CookieJar.deserializeSync(options.cookies)
+    const cookies = options.session?.cookies
+    this.jar = cookies
+      ? CookieJar.deserializeSync(cookies)
       : // eslint-disable-next-line local/no-positional-undefined -- tough-cookie's CookieJar takes its store before its options
         new CookieJar(undefined, { looseMode: true, allowSpecialUseDomain: true })
-    for (const cookie of options.cookies?.cookies ?? []) {
-      if (typeof cookie.value === 'string' && cookie.value.length >= 8)
-        options.onSecret(cookie.value)
+    for (const cookie of cookies?.cookies ?? []) {
+      if (typeof cookie.value === 'string' && cookie.value.length >= 8) this.secret(cookie.value)
     }
   }
 
   /** The session cookies, for another client to continue the session (RequestSettings.session). */
-  cookies(): SerializedCookieJar | undefined {
+  protected cookies(): SerializedCookieJar | undefined {
     return this.jar.serializeSync()
   }
 
   /** Sends the crumb header with every later POST (undefined stops sending it). */
-  setCrumb(crumb: { field: string; value: string } | undefined): void {
-    this.crumb = crumb
-    if (crumb) this.options.onSecret(crumb.value)
+  protected setCrumb(crumb: Crumb | undefined): void {
+    this.crumbHeader = crumb
+    if (crumb) this.secret(crumb.value)
   }
 
   /** Forgets the session, e.g. after Jenkins rejected a crumb bound to a dropped session. */
-  async clearCookies(): Promise<void> {
+  protected async clearCookies(): Promise<void> {
     await this.jar.removeAllCookies()
   }
 
@@ -149,7 +194,7 @@ export class Transport {
   }
 
   /** One exchange; a GET follows same-origin redirects, a POST never follows any. */
-  async send(exchange: Exchange): Promise<HttpResponse> {
+  protected async request(exchange: Exchange): Promise<HttpResponse> {
     let url = exchange.url
     for (let hops = 0; ; hops++) {
       const response = await this.once(exchange, url)
@@ -171,11 +216,11 @@ export class Transport {
       if (hops >= MAX_REDIRECTS) {
         throw new JenkinsError(
           'redirect',
-          `Jenkins at ${this.options.baseUrl} redirected more than ${MAX_REDIRECTS} times from ${pathOf(exchange.url)}`,
+          `Jenkins at ${this.baseUrl} redirected more than ${MAX_REDIRECTS} times from ${pathOf(exchange.url)}`,
           response.status
         )
       }
-      this.options.logger.debug(`Following ${response.status} redirect to ${pathOf(target)}`)
+      this.logger.debug(`Following ${response.status} redirect to ${pathOf(target)}`)
       url = target
     }
   }
@@ -194,13 +239,13 @@ export class Transport {
     if (source.protocol === 'https:' && target.protocol !== 'https:') {
       throw new JenkinsError(
         'redirect',
-        `Jenkins at ${this.options.baseUrl} redirected ${source.pathname} from https to ${target.protocol}//${target.host}; not following a downgrade that would send the credentials unencrypted`
+        `Jenkins at ${this.baseUrl} redirected ${source.pathname} from https to ${target.protocol}//${target.host}; not following a downgrade that would send the credentials unencrypted`
       )
     }
     if (target.origin !== source.origin && !otherOrigins) {
       throw new JenkinsError(
         'redirect',
-        `Jenkins at ${this.options.baseUrl} redirected ${source.pathname} to another server (${target.origin}); not following it with credentials. Set 'url' to the address Jenkins answers on, or, if a sign-in proxy in front of Jenkins sent it there, give the proxy the headers it expects in 'headers'.`
+        `Jenkins at ${this.baseUrl} redirected ${source.pathname} to another server (${target.origin}); not following it with credentials. Set 'url' to the address Jenkins answers on, or, if a sign-in proxy in front of Jenkins sent it there, give the proxy the headers it expects in 'headers'.`
       )
     }
     return target.href
@@ -229,13 +274,13 @@ export class Transport {
     // Credentials, the crumb and the extra headers (an auth proxy's) only
     // ever go to the configured server; the extra ones first, so that none
     // can replace what the client sets itself.
-    if (url.origin === this.base.origin) {
-      for (const [name, value] of this.options.headers ?? []) headers[name.toLowerCase()] = value
-      if (this.options.authorization) headers['authorization'] = this.options.authorization
+    if (url.origin === this.origin) {
+      for (const [name, value] of this.headers ?? []) headers[name.toLowerCase()] = value
+      if (this.authorization) headers['authorization'] = this.authorization
       // Only POSTs are checked (CrumbFilter, jenkins-api.md 1.5): a GET that
       // carried the crumb would hand it to whatever echoes requests.
-      if (this.crumb && exchange.method === 'POST') {
-        headers[this.crumb.field.toLowerCase()] = this.crumb.value
+      if (this.crumbHeader && exchange.method === 'POST') {
+        headers[this.crumbHeader.field.toLowerCase()] = this.crumbHeader.value
       }
     }
     const cookie = await this.jar.getCookieString(url.href)
@@ -281,7 +326,7 @@ export class Transport {
         reject(
           signal.aborted
             ? signal.reason
-            : networkFailure(error, target, this.options.baseUrl, {
+            : networkFailure(error, target, this.baseUrl, {
                 caCert: this.secureContext !== undefined
               })
         )
@@ -309,7 +354,7 @@ export class Transport {
       // answer the next one without the session.
       const cookie = await this.jar.setCookie(header, url, { ignoreError: true })
       // Session ids are long; a short value ('1', 'true') would mangle ordinary words if redacted.
-      if (cookie && cookie.value.length >= 8) this.options.onSecret(cookie.value)
+      if (cookie && cookie.value.length >= 8) this.secret(cookie.value)
     }
   }
 }
@@ -331,4 +376,29 @@ export function pathOf(url: string): string {
   } catch {
     return '(invalid URL)'
   }
+}
+
+/** tls.getCACertificates exists since Node 22.15 / 23.5 (runners have 24); @types/node 20 does not know it. */
+type CaSource = { getCACertificates?: (type: 'default') => string[] }
+
+/**
+ * A secure context trusting what Node trusts by default plus `extra` (the
+ * `ca-cert` input), for one client's connections only: nothing process-wide
+ * changes. A TLS client given `ca` trusts those certificates alone, so the
+ * defaults are added back: tls.getCACertificates('default') where Node has
+ * it (bundled roots, NODE_EXTRA_CA_CERTS, and the system store when Node is
+ * told to use it), else tls.rootCertificates and the NODE_EXTRA_CA_CERTS file.
+ */
+function trustWith(extra: readonly string[]): tls.SecureContext {
+  const fromNode = (tls as unknown as CaSource).getCACertificates?.('default')
+  const ca = fromNode ?? [...tls.rootCertificates]
+  const file = process.env.NODE_EXTRA_CA_CERTS
+  if (!fromNode && file) {
+    try {
+      ca.push(readFileSync(file, 'utf8'))
+    } catch {
+      // Node itself warned at start-up that it could not read the file.
+    }
+  }
+  return tls.createSecureContext({ ca: [...ca, ...extra] })
 }

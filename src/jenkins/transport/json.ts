@@ -22,11 +22,8 @@ const LIST_DEPTH = 2
 
 /** A JSON text nested deeper than allowed: at which character it went too deep. */
 export class JsonTooDeep extends Error {
-  constructor(
-    readonly limit: number,
-    readonly offset: number
-  ) {
-    super(`JSON nested more than ${limit} levels deep (at character ${offset})`)
+  constructor(readonly offset: number) {
+    super(`JSON nested more than ${MAX_JSON_DEPTH} levels deep (at character ${offset})`)
     this.name = 'JsonTooDeep'
   }
 }
@@ -184,7 +181,7 @@ export function readJenkinsJson(
   { droppable = [] }: { droppable?: readonly string[] } = {}
 ): { value: unknown; dropped: DroppedPart[] } {
   const { at, cuts } = scan(text, MAX_JSON_DEPTH, droppable)
-  if (at >= 0) throw new JsonTooDeep(MAX_JSON_DEPTH, at)
+  if (at >= 0) throw new JsonTooDeep(at)
   let kept = ''
   let start = 0
   for (const cut of cuts) {

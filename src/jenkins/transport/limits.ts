@@ -26,6 +26,10 @@ export interface LimitSettings {
   /** A streamed body must bring `stallBytes` within every `stallMs` spent waiting for it. */
   stallMs: number
   stallBytes: number
+  /** The request's first try and this try's number: a cut says the whole time waited. */
+  attempt?: Attempt
+  /** Called once when the headers have not come after `afterMs`. */
+  slow?: { afterMs: number; notify: (waitedMs: number) => void }
 }
 
 /** setTimeout's largest delay. */
@@ -40,14 +44,6 @@ const BACKSTOP_MS = 250
 /** Where the exchange is: waiting for headers, reading a body whole, or streaming it. */
 type Phase = 'headers' | 'body' | 'stream'
 
-/** What an exchange knows beyond its settings: the request it is a try of, and whom to tell it is slow. */
-export interface ExchangeContext {
-  /** The request's first try and this try's number: a cut says the whole time waited. */
-  attempt?: Attempt
-  /** Called once when the headers have not come after `afterMs`. */
-  slow?: { afterMs: number; notify: (waitedMs: number) => void }
-}
-
 /** The bounds of one exchange (see the file comment). */
 export class ExchangeLimits {
   private readonly controller = new AbortController()
@@ -56,21 +52,21 @@ export class ExchangeLimits {
   private timer: NodeJS.Timeout | undefined
   private slowTimer: NodeJS.Timeout | undefined
   private message: IncomingMessage | undefined
-  private received = 0
+  /** Body bytes received (for messages). */
+  received = 0
   private released = false
   private readonly onStepAbort = (): void => this.cut(this.interruption())
 
   constructor(
-    private readonly settings: LimitSettings,
+    readonly settings: LimitSettings,
     /** What is asked, for messages, e.g. "build #4 of 'app'". */
     private readonly what: string,
     /** The configured Jenkins URL, for messages. */
-    private readonly server: string,
-    private readonly context: ExchangeContext = {}
+    private readonly server: string
   ) {
     settings.signal?.addEventListener('abort', this.onStepAbort, { once: true })
     this.arm(Math.min(settings.requestTimeoutMs, settings.headersTimeoutMs ?? Infinity))
-    const slow = context.slow
+    const slow = settings.slow
     if (slow) {
       this.slowTimer = setTimeout(() => slow.notify(Date.now() - this.started), slow.afterMs)
     }
@@ -113,7 +109,7 @@ export class ExchangeLimits {
 
   stream(message: IncomingMessage): Readable {
     this.begin(message, 'stream')
-    return new GuardedBody(message, this, this.settings.stallMs, this.settings.stallBytes)
+    return new GuardedBody(message, this)
   }
 
   discard(message: IncomingMessage): void {
@@ -137,11 +133,6 @@ export class ExchangeLimits {
    */
   sending(): void {
     if (this.phase === 'headers' && !this.released) this.arm(this.settings.requestTimeoutMs)
-  }
-
-  /** Counts body bytes (for messages). */
-  count(bytes: number): void {
-    this.received += bytes
   }
 
   /** Ends the exchange with `error`: the request and the body are destroyed with it. */
@@ -206,7 +197,7 @@ export class ExchangeLimits {
 
   /** The whole time the request waited: all its tries, when this is not the first. */
   private waited(): string {
-    const attempt = this.context.attempt
+    const attempt = this.settings.attempt
     if (!attempt || attempt.number <= 1) return this.elapsed()
     return `${seconds(Date.now() - attempt.started)} (${attempt.number} tries; this one ${this.elapsed()})`
   }
@@ -267,15 +258,13 @@ class GuardedBody extends Readable {
 
   constructor(
     private readonly message: IncomingMessage,
-    private readonly limits: ExchangeLimits,
-    private readonly stallMs: number,
-    private readonly stallBytes: number
+    private readonly limits: ExchangeLimits
   ) {
     super()
     message.on('data', (chunk: Buffer) => {
-      limits.count(chunk.length)
+      limits.received += chunk.length
       this.windowBytes += chunk.length
-      if (this.windowBytes >= this.stallBytes) this.newWindow()
+      if (this.windowBytes >= limits.settings.stallBytes) this.newWindow()
       if (!this.push(chunk)) {
         this.stopWaiting()
         message.pause()
@@ -323,7 +312,7 @@ class GuardedBody extends Readable {
     this.waitingSince = Date.now()
     this.stallTimer = setTimeout(
       () => this.limits.stalled(this.windowBytes),
-      Math.max(0, this.stallMs - this.windowWaited)
+      Math.max(0, this.limits.settings.stallMs - this.windowWaited)
     )
   }
 

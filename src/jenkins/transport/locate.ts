@@ -88,12 +88,7 @@ function itemOf(segments: readonly string[]): string | undefined {
 /** Whether Jenkins' root answers at `base`: its login page, a success that carries X-Jenkins (below the root, Jenkins answers /login with its 404). */
 async function isJenkinsRoot(base: string, look: Look): Promise<boolean> {
   const answer = await look(`${base}/login`, { follow: true })
-  return (
-    answer !== undefined &&
-    answer.status >= 200 &&
-    answer.status < 300 &&
-    answer.header('x-jenkins') !== undefined
-  )
+  return answer?.header('x-jenkins') !== undefined && answer.status >= 200 && answer.status < 300
 }
 
 /** The error for a request whose 404 showed that `baseUrl` is not Jenkins' address. */

@@ -7,7 +7,7 @@
  * docs/internals.md, "The multipart body of an upload".
  */
 import { randomBytes } from 'node:crypto'
-import { open } from 'node:fs/promises'
+import { createReadStream } from 'node:fs'
 import type { Writable } from 'node:stream'
 
 /** A file handed to a file parameter of the job (input `files`), checked on disk before any request. */
@@ -61,11 +61,8 @@ export function multipartBody(
   const newline = Buffer.from('\r\n')
   const end = Buffer.from(`--${boundary}--\r\n`)
   const fileBytes = files.reduce((sum, file) => sum + file.size, 0)
-  const length =
-    fieldBlocks.reduce((sum, block) => sum + block.length, 0) +
-    heads.reduce((sum, head) => sum + head.length + newline.length, 0) +
-    fileBytes +
-    end.length
+  const blocks = [...fieldBlocks, ...heads, ...files.map(() => newline), end]
+  const length = blocks.reduce((sum, block) => sum + block.length, fileBytes)
   return {
     contentType: `multipart/form-data; boundary=${boundary}`,
     length,
@@ -91,44 +88,23 @@ export function multipartBody(
 }
 
 /**
- * Exactly `file.size` bytes of a file, read into two buffers used in turn:
- * one is read into while the other is being written, and neither is reused
- * before its write is done. No allocation per chunk, so the memory a 500 MB
- * upload takes is that of a small one.
+ * Exactly `file.size` bytes of a file, a read buffer at a time: each chunk
+ * is written before the next is taken, so the memory a 500 MB upload takes
+ * is that of a small one.
  */
 async function writeFile(file: UploadFile, write: (chunk: Buffer) => Promise<void>): Promise<void> {
-  const handle = await open(file.path, 'r')
-  try {
-    const buffers = [Buffer.allocUnsafe(CHUNK), Buffer.allocUnsafe(CHUNK)]
-    let pending: Promise<void> | undefined
-    let position = 0
-    try {
-      for (let turn = 0; position < file.size; turn++) {
-        const buffer = buffers[turn % 2] as Buffer
-        const { bytesRead } = await handle.read(
-          buffer,
-          0,
-          Math.min(CHUNK, file.size - position),
-          position
-        )
-        if (bytesRead === 0) {
-          throw new Error(
-            `${file.path} changed while it was being sent (${position} of ${file.size} bytes read)`
-          )
-        }
-        position += bytesRead
-        await pending
-        pending = write(buffer.subarray(0, bytesRead))
-        // It may fail (a reset) while the next chunk is read: marked handled
-        // here, it still fails the `await pending` that comes next.
-        pending.catch(() => undefined)
-      }
-      await pending
-    } finally {
-      // A failed read leaves a write in flight: it settles before its buffer goes.
-      await pending?.catch(() => undefined)
+  let position = 0
+  if (file.size > 0) {
+    const chunks = createReadStream(file.path, { end: file.size - 1, highWaterMark: CHUNK })
+    // cast: a file stream without an encoding yields Buffers
+    for await (const chunk of chunks as AsyncIterable<Buffer>) {
+      position += chunk.length
+      await write(chunk)
     }
-  } finally {
-    await handle.close()
+  }
+  if (position < file.size) {
+    throw new Error(
+      `${file.path} changed while it was being sent (${position} of ${file.size} bytes read)`
+    )
   }
 }

@@ -4,32 +4,25 @@
  * message a user can act on and to whether the request may be sent again.
  */
 import { JenkinsError } from './errors.js'
-import { CERTIFICATE_PROBLEMS, tlsProblem } from './tls-problem.js'
 
 /** A request that got no HTTP answer. */
 export class NetworkFailure extends Error {
+  override readonly name = 'NetworkFailure'
   /** Worth another try (for a request that may safely repeat). */
-  readonly transient: boolean
+  declare readonly transient: boolean
   /** Provably never reached Jenkins, so even a trigger may be sent again. */
-  readonly notSent: boolean
+  declare readonly notSent: boolean
   /** Failed while connecting (refused, unreachable, name lookup): no server was reached at all. */
-  readonly connect: boolean
+  declare readonly connect: boolean
 
   constructor(
     readonly error: JenkinsError,
     /** Short reason for logs, e.g. 'ECONNRESET'. */
     readonly reason: string,
-    {
-      transient,
-      notSent = false,
-      connect = false
-    }: { transient: boolean; notSent?: boolean; connect?: boolean }
+    flags: { transient: boolean; notSent?: boolean; connect?: boolean }
   ) {
     super(error.message)
-    this.name = 'NetworkFailure'
-    this.transient = transient
-    this.notSent = notSent
-    this.connect = connect
+    Object.assign(this, { notSent: false, connect: false, ...flags })
   }
 }
 
@@ -68,7 +61,7 @@ export function networkFailure(
   error: unknown,
   url: URL,
   server: string,
-  trust: { caCert: boolean } = { caCert: false }
+  trust: { caCert: boolean }
 ): NetworkFailure {
   const err = (typeof error === 'object' && error !== null ? error : {}) as {
     code?: unknown
@@ -77,76 +70,82 @@ export function networkFailure(
   const code = typeof err.code === 'string' ? err.code : undefined
   const text = typeof err.message === 'string' ? err.message : String(error)
   const where = `${url.hostname}:${url.port || (url.protocol === 'https:' ? '443' : '80')}`
-  const fail = (
-    message: string,
-    {
-      transient,
-      connect = false,
-      kind = 'network'
-    }: { transient: boolean; connect?: boolean; kind?: 'network' | 'timeout' }
-  ): NetworkFailure =>
-    new NetworkFailure(new JenkinsError(kind, message), code ?? text, {
-      transient,
-      // Refused at connect: the request certainly never left.
-      notSent: code === 'ECONNREFUSED',
-      connect
-    })
-
-  switch (code) {
-    case 'ECONNREFUSED':
-      return fail(`Could not connect to Jenkins at ${server}: ${where} refused the connection`, {
-        transient: true,
-        connect: true
-      })
-    case 'ENOTFOUND':
-      return fail(
-        `Could not resolve ${url.hostname}, the host of Jenkins at ${server}: check the 'url' input`,
-        { transient: false, connect: true }
-      )
-    case 'EAI_AGAIN':
-      return fail(
-        `Could not resolve ${url.hostname}, the host of Jenkins at ${server} (temporary DNS failure)`,
-        { transient: true, connect: true }
-      )
-    case 'ECONNRESET':
-      return fail(`The connection to Jenkins at ${server} was reset`, {
-        transient: true
-      })
-    case 'EPIPE':
-      return fail(`The connection to Jenkins at ${server} was closed while sending (EPIPE)`, {
-        transient: true
-      })
-    case 'ETIMEDOUT':
-      return fail(`The connection to Jenkins at ${server} timed out (${where})`, {
-        transient: true,
-        kind: 'timeout'
-      })
-    case 'EHOSTUNREACH':
-    case 'ENETUNREACH':
-      return fail(`Could not connect to Jenkins at ${server}: ${where} is unreachable (${code})`, {
-        transient: true,
-        connect: true
-      })
+  const known: Record<string, string> = {
+    ECONNREFUSED: `Could not connect to Jenkins at ${server}: ${where} refused the connection`,
+    ENOTFOUND: `Could not resolve ${url.hostname}, the host of Jenkins at ${server}: check the 'url' input`,
+    EAI_AGAIN: `Could not resolve ${url.hostname}, the host of Jenkins at ${server} (temporary DNS failure)`,
+    ECONNRESET: `The connection to Jenkins at ${server} was reset`,
+    EPIPE: `The connection to Jenkins at ${server} was closed while sending (EPIPE)`,
+    ETIMEDOUT: `The connection to Jenkins at ${server} timed out (${where})`,
+    EHOSTUNREACH: `Could not connect to Jenkins at ${server}: ${where} is unreachable (EHOSTUNREACH)`,
+    ENETUNREACH: `Could not connect to Jenkins at ${server}: ${where} is unreachable (ENETUNREACH)`
   }
-  if (text.includes('socket hang up')) {
-    return fail(
-      `The connection to Jenkins at ${server} was closed without an answer (socket hang up)`,
-      { transient: true }
-    )
-  }
-  // The certificate failures, and a server that does not speak TLS there.
-  const tls = code === 'EPROTO' || code === 'ERR_SSL_WRONG_VERSION_NUMBER'
-  if (
-    tls ||
-    (code !== undefined && Object.hasOwn(CERTIFICATE_PROBLEMS, code)) ||
-    /certificate|ssl|tls/i.test(text)
+  let message = code !== undefined && Object.hasOwn(known, code) ? known[code] : undefined
+  // Every one of those is worth another try but a name that does not exist.
+  let transient = message !== undefined && code !== 'ENOTFOUND'
+  if (message === undefined && text.includes('socket hang up')) {
+    message = `The connection to Jenkins at ${server} was closed without an answer (socket hang up)`
+    transient = true
+  } else if (
+    message === undefined &&
+    // The certificate failures, and a server that does not speak TLS there.
+    (code === 'EPROTO' ||
+      code === 'ERR_SSL_WRONG_VERSION_NUMBER' ||
+      (code !== undefined && Object.hasOwn(CERTIFICATE_PROBLEMS, code)) ||
+      /certificate|ssl|tls/i.test(text))
   ) {
-    return fail(
-      `TLS error talking to Jenkins at ${server}: ${tlsProblem(code, text)}. ${tlsHint(code, url, trust)}`,
-      { transient: false }
-    )
+    message = `TLS error talking to Jenkins at ${server}: ${tlsProblem(code, text)}. ${tlsHint(code, url, trust)}`
   }
-  return fail(`Request to Jenkins at ${server} failed: ${code ? `${code} ` : ''}${text}`, {
-    transient: false
+  message ??= `Request to Jenkins at ${server} failed: ${code ? `${code} ` : ''}${text}`
+  const kind = code === 'ETIMEDOUT' ? 'timeout' : 'network'
+  return new NetworkFailure(new JenkinsError(kind, message), code ?? text, {
+    transient,
+    // Refused at connect: the request certainly never left.
+    notSent: code === 'ECONNREFUSED',
+    connect: /^(ECONNREFUSED|ENOTFOUND|EAI_AGAIN|EHOSTUNREACH|ENETUNREACH)$/.test(code ?? '')
   })
+}
+
+/*
+ * What a TLS failure was, in words a workflow author can act on. Node's own
+ * text is not shown as it comes: for a handshake failure it is OpenSSL's
+ * error line (`write EPROTO 40FD…:error:0A00010B:SSL routines:…:wrong
+ * version number:../deps/openssl/…:77:` and a line break), and since Node 23
+ * a certificate failure ends with `try running Node.js with
+ * --use-system-ca`, a flag a step's user cannot pass.
+ */
+
+/** OpenSSL's verify codes as Node names them, said for Jenkins' certificate. */
+const CERTIFICATE_PROBLEMS: Readonly<Record<string, string>> = {
+  DEPTH_ZERO_SELF_SIGNED_CERT: "Jenkins' certificate is self-signed and not trusted",
+  SELF_SIGNED_CERT_IN_CHAIN:
+    "Jenkins' certificate chain ends in a self-signed CA certificate that is not trusted",
+  UNABLE_TO_GET_ISSUER_CERT: "the CA that issued Jenkins' certificate is not trusted",
+  UNABLE_TO_GET_ISSUER_CERT_LOCALLY: "the CA that issued Jenkins' certificate is not trusted",
+  UNABLE_TO_VERIFY_LEAF_SIGNATURE:
+    "Jenkins' certificate could not be verified: its issuer is not trusted, or Jenkins does not send the intermediate certificate",
+  CERT_UNTRUSTED: "Jenkins' certificate is not trusted",
+  CERT_HAS_EXPIRED: "Jenkins' certificate has expired",
+  CERT_NOT_YET_VALID: "Jenkins' certificate is not valid yet",
+  CERT_SIGNATURE_FAILURE: "the signature of Jenkins' certificate does not verify",
+  ERR_TLS_CERT_ALTNAME_INVALID: "Jenkins' certificate names other hosts"
+}
+
+/** Node's hint for its own command line, after the reason: "; if the root CA is installed locally, try running Node.js with --use-system-ca". */
+const NODE_HINT = /;\s*if the root CA is installed locally.*$/is
+
+/**
+ * One line saying what failed: ours for a known certificate code, else the
+ * reason OpenSSL gave (its `error:…:reason:` field), else the first line of
+ * Node's text without Node's hint.
+ */
+function tlsProblem(code: string | undefined, text: string): string {
+  const known = code === undefined ? undefined : CERTIFICATE_PROBLEMS[code]
+  if (known) return known
+  const openssl = /error:[0-9A-Fa-f]+:[^:]*:[^:]*:([^:\r\n]+)/.exec(text)?.[1]?.trim()
+  if (openssl) return `the TLS handshake failed (${openssl})`
+  const line = (text.split(/[\r\n]/).find(part => part.trim() !== '') ?? '')
+    .replace(NODE_HINT, '')
+    .trim()
+  return line === '' ? `the TLS handshake failed${code ? ` (${code})` : ''}` : line
 }

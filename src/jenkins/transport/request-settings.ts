@@ -1,8 +1,11 @@
 import type { SerializedCookieJar } from 'tough-cookie'
 import type { Logger } from '../../util/logger.js'
 
-/** How requests are sent and retried; ClientOptions extends it. */
+/** How requests are sent and retried, and to whom; ClientOptions extends it. */
 export interface RequestSettings {
+  /** Base URL as validated by the inputs (http/https, no credentials); a trailing slash is tolerated. */
+  url: string
+  user?: string
   /** API token or password. */
   token?: string
   logger: Logger
@@ -53,5 +56,11 @@ export interface RequestSettings {
 /** A client's session: its cookies as tough-cookie serialises them, and its crumb once known (null: Jenkins has no crumb issuer). */
 export interface JenkinsSession {
   cookies: SerializedCookieJar
-  crumb?: { field: string; value: string } | null
+  crumb?: Crumb | null
+}
+
+/** The CSRF crumb: the header name comes from the server (`crumbRequestField`), never a constant. */
+export interface Crumb {
+  field: string
+  value: string
 }

@@ -1,14 +1,12 @@
-import type { Logger } from '../../util/logger.js'
 import { ERROR_BODY_LIMIT, bodyOf, droppedNote, jsonBody, postBody } from './answers.js'
-import { CrumbCache, notSentIfInterrupted, readCrumb } from './crumb.js'
-import { Interrupted, JenkinsError, stopReason } from './errors.js'
-import { HttpResponse, Transport, headerValueSecrets, pathOf, type Exchange } from './http.js'
+import { Interrupted, JenkinsError, stopReason, unlessNotFound } from './errors.js'
+import { HttpResponse, Transport, pathOf, type Exchange } from './http.js'
 import { ExchangeLimits, type LimitSettings } from './limits.js'
 import { locateJenkins, locateRoot, notJenkinsError } from './locate.js'
 import type { UploadBody } from './multipart.js'
 import { NetworkFailure } from './network-errors.js'
 import type { DroppedPart } from './json.js'
-import type { JenkinsSession, RequestSettings } from './request-settings.js'
+import type { Crumb, JenkinsSession, RequestSettings } from './request-settings.js'
 import {
   RETRYABLE_STATUSES,
   errorForResponse,
@@ -25,14 +23,6 @@ import {
 } from './retry.js'
 import { SilenceNotices, seconds, type Attempt } from './silence.js'
 import { errorText } from '../../util/error-text.js'
-import { parseHttpUrl } from '../../util/http-url.js'
-import { Redaction, redactingLogger } from '../../util/redaction.js'
-
-export interface RequesterOptions extends RequestSettings {
-  /** Base URL as validated by the inputs (http/https, no credentials); a trailing slash is tolerated. */
-  url: string
-  user?: string
-}
 
 export interface PostOptions {
   /** Statuses after which the POST is sent again. */
@@ -71,7 +61,8 @@ const SLOW_NOTICE_MS = 10_000
 const FIRST_CONTACT_NOTICE_MS = 5_000
 
 /**
- * The one request path of the client: every operation goes through `read`
+ * The one request path of the client, over its Transport (http.ts: the
+ * connection, credentials, cookies and the redaction list): every operation goes through `read`
  * (GETs, retried within the deadline) or `post` (crumb and session handling,
  * retried only as the caller allows); every exchange is bounded by one
  * ExchangeLimits (limits.ts: the client's signal, its deadline, the request
@@ -80,28 +71,19 @@ const FIRST_CONTACT_NOTICE_MS = 5_000
  * of an answer's body is answers.ts, of a failed answer `failure`; its
  * settings are request-settings.ts, their defaults here.
  */
-export class Requester {
-  /** The configured Jenkins URL without a trailing slash; every message that names the server names it. */
-  readonly baseUrl: string
-  readonly user: string | undefined
+export class Requester extends Transport {
   /** Epoch ms of the step's timeout, if any. */
   readonly deadline: number | undefined
   /** The client's signal (cancel, timeout), if any. */
   readonly signal: AbortSignal | undefined
-  /** The caller's logger behind redaction: operations log through this one only. */
-  readonly logger: Logger
   /** The job's "Trigger builds remotely" token, or undefined. */
   readonly jobToken: string | undefined
-  private readonly transport: Transport
-  private readonly crumbs: CrumbCache
+  /** The crumb, fetched once for every POST; a failed fetch is not kept, the next POST asks again. */
+  private crumb: Promise<Crumb | undefined> | undefined
+  /** The crumb once fetched (null: Jenkins has no crumb issuer); undefined while unknown. */
+  private crumbKnown: Crumb | null | undefined
   private readonly policy: RetryPolicy
   private readonly limits: LimitSettings
-  /**
-   * The client's redaction list (util/redaction.ts), over every secret the
-   * transport knows. Operations also pass Jenkins text through it that the step prints
-   * as a status (a queue `why`), since a proxy or plugin may echo the request.
-   */
-  readonly redact: (text: string) => string
   private readonly firstContactAttempts: number | undefined
   /** Whether any HTTP answer came back: until then a failed connection is the first contact failing. */
   private answered = false
@@ -114,15 +96,8 @@ export class Requester {
   /** Parts of answers left out as too deep, said once each (every poll of a build may carry them). */
   private readonly droppedSaid = new Set<string>()
 
-  constructor(options: RequesterOptions) {
-    // The `url` input checked it (inputs/input-values.ts parseBaseUrl); credentials never ride in it.
-    const base = parseHttpUrl(
-      options.url.trim(),
-      'The Jenkins URL',
-      'http(s)://host[:port][/context-path]'
-    )
-    this.baseUrl = base.origin + base.pathname.replace(/\/+$/, '')
-    this.user = options.user || undefined
+  constructor(options: RequestSettings) {
+    super(options)
     this.firstContactAttempts = options.firstContactAttempts
     this.deadline = options.deadline
     this.jobToken = options.jobToken || undefined
@@ -135,74 +110,83 @@ export class Requester {
       stallBytes: options.stall?.bytes ?? DEFAULT_STALL_BYTES
     }
     this.policy = { ...DEFAULT_RETRY_POLICY, ...options.retry }
-    // Preemptive Basic on every request: Jenkins never challenges anonymous
-    // requests with a 401, so a handler waiting for one would never send
-    // credentials (jenkins-api.md 2.1).
-    const authorization =
-      this.user && `Basic ${Buffer.from(`${this.user}:${options.token ?? ''}`).toString('base64')}`
-    // What the step was given never appears in a message: the credentials,
-    // header values (an auth proxy's tokens) and, though public, certificates.
-    // Values under 4 characters are not secrets, and the redaction leaves them alone.
-    const secrets = new Redaction()
-    for (const value of [
-      this.jobToken,
-      options.token,
-      authorization,
-      authorization?.slice('Basic '.length),
-      ...(options.headers ?? []).flatMap(([, value]) => headerValueSecrets(value)),
-      ...(options.ca ?? [])
-    ]) {
-      if (value) secrets.add(value)
-    }
-    this.redact = text => secrets.redact(text)
-    this.logger = redactingLogger(options.logger, this.redact)
     this.notices = new SilenceNotices(this.logger, () =>
       this.firstContact() ? FIRST_CONTACT_NOTICE_MS : SLOW_NOTICE_MS
     )
-    /** Every crumb and session cookie value Jenkins gave: they stay secret after they change. */
-    const given = new Set<string>()
-    this.transport = new Transport({
-      baseUrl: this.baseUrl,
-      authorization,
-      logger: this.logger,
-      headers: options.headers,
-      ca: options.ca,
-      // A crumb or session cookie joins the list, and goes to onSecret, before
-      // anything could print it (a proxy or a plugin may echo it in a queue `why`).
-      onSecret: value => {
-        if (given.has(value)) return
-        given.add(value)
-        secrets.add(value)
-        options.onSecret?.(value)
-      },
-      cookies: options.session?.cookies
-    })
-    this.crumbs = new CrumbCache(
-      () => readCrumb(this),
-      crumb => this.transport.setCrumb(crumb)
-    )
-    if (options.session?.crumb !== undefined) this.crumbs.seed(options.session.crumb)
-  }
-
-  /** HTTP requests sent, by operation ('job', 'trigger', 'queue', 'build', 'log', 'crumb', …) and 'total'. */
-  get requestCounts(): Readonly<Record<string, number>> {
-    return this.transport.requestCounts
-  }
-
-  /** Closes kept-alive connections (the process can also exit without it). */
-  dispose(): void {
-    this.transport.dispose()
+    // Another client's crumb: nothing is fetched until Jenkins rejects it.
+    const crumb = options.session?.crumb
+    if (crumb !== undefined) {
+      this.crumbKnown = crumb
+      this.crumb = Promise.resolve(crumb ?? undefined)
+      this.setCrumb(crumb ?? undefined)
+    }
   }
 
   /** Starts fetching the crumb in the background, to save a round trip before a POST. */
   prefetchCrumb(): void {
-    this.crumbs.prefetch()
+    this.ensureCrumb().catch(() => undefined)
+  }
+
+  /**
+   * The crumb before a POST, fetched the first time (concurrent POSTs share
+   * the request; a failed fetch is not kept). A cancel while it is fetched
+   * interrupts the crumb's GET, and the POST was never sent (a trigger queued nothing).
+   */
+  private async ensureCrumb(): Promise<void> {
+    if (!this.crumb) {
+      const pending = this.readCrumb().then(crumb => {
+        this.setCrumb(crumb)
+        if (this.crumb === pending) this.crumbKnown = crumb ?? null
+        return crumb
+      })
+      pending.catch(() => {
+        if (this.crumb === pending) this.crumb = undefined
+      })
+      this.crumb = pending
+    }
+    try {
+      await this.crumb
+    } catch (error) {
+      if (!(error instanceof Interrupted && error.sent)) throw error
+      throw new Interrupted(error.message, { sent: false, lastFailure: error.lastFailure })
+    }
+  }
+
+  /**
+   * The crumb from Jenkins' crumb issuer, or undefined when there is none:
+   * Jenkins' own 404 means CSRF protection is off (jenkins-api.md 1.4). A 404
+   * from something else than Jenkins (kind 'not-jenkins', locate.ts) is a
+   * wrong url, and thrown like any failure.
+   */
+  private async readCrumb(): Promise<Crumb | undefined> {
+    const url = `${this.baseUrl}/crumbIssuer/api/json`
+    const data = await unlessNotFound(
+      this.getJson<{ crumb?: unknown; crumbRequestField?: unknown }>(
+        'crumb',
+        url,
+        this.context('the CSRF crumb')
+      ),
+      undefined
+    )
+    if (data === undefined) {
+      this.logger.debug(`Jenkins at ${this.baseUrl} has no crumb issuer: CSRF protection is off`)
+      return undefined
+    }
+    const { crumb, crumbRequestField: field } = data
+    if (typeof crumb !== 'string' || typeof field !== 'string' || !field) {
+      throw new JenkinsError(
+        'protocol',
+        `Jenkins at ${this.baseUrl} answered the crumb request without crumb and crumbRequestField`
+      )
+    }
+    this.logger.debug(`Got a CSRF crumb (header ${field})`)
+    return { field, value: crumb }
   }
 
   /** This client's session, for another client to continue (RequestSettings.session). */
   session(): JenkinsSession | undefined {
-    const cookies = this.transport.cookies()
-    return cookies && { cookies, crumb: this.crumbs.current }
+    const cookies = this.cookies()
+    return cookies && { cookies, crumb: this.crumbKnown }
   }
 
   /**
@@ -302,15 +286,17 @@ export class Requester {
     return this.guarded(() =>
       withRetry(
         async (number, started) => {
-          await notSentIfInterrupted(this.crumbs.ensure())
+          await this.ensureCrumb()
           let answer = await sendOnce({ started, number })
           if (isCrumbRejection(answer.response.status, answer.body) && !refreshed) {
             refreshed = true
             this.logger.debug(
               `Jenkins rejected the crumb for ${context.what}; getting a new session and crumb`
             )
-            await this.transport.clearCookies()
-            await notSentIfInterrupted(this.crumbs.refresh())
+            await this.clearCookies()
+            this.crumb = this.crumbKnown = undefined
+            this.setCrumb(undefined)
+            await this.ensureCrumb()
             answer = await sendOnce({ started, number })
           }
           const { response, body } = answer
@@ -422,23 +408,29 @@ export class Requester {
       ? Math.min(FIRST_CONTACT_HEADERS_MS, this.limits.requestTimeoutMs)
       : undefined
     const waitsUpTo = headersTimeoutMs ?? this.limits.requestTimeoutMs
-    const bounds = new ExchangeLimits({ ...this.limits, headersTimeoutMs }, what, this.baseUrl, {
-      attempt,
-      // The first try says it is waiting; the retries after it say so themselves (retry.ts).
-      slow:
-        attempt.number === 1
-          ? {
-              afterMs: this.notices.afterMs(),
-              notify: waited =>
-                this.notices.say(
-                  `No answer yet from Jenkins at ${this.baseUrl} to ${what} after ${seconds(waited)}; waiting up to ${seconds(waitsUpTo)} for it`
-                )
-            }
-          : undefined
-    })
+    const bounds = new ExchangeLimits(
+      {
+        ...this.limits,
+        headersTimeoutMs,
+        attempt,
+        // The first try says it is waiting; the retries after it say so themselves (retry.ts).
+        slow:
+          attempt.number === 1
+            ? {
+                afterMs: this.notices.afterMs(),
+                notify: waited =>
+                  this.notices.say(
+                    `No answer yet from Jenkins at ${this.baseUrl} to ${what} after ${seconds(waited)}; waiting up to ${seconds(waitsUpTo)} for it`
+                  )
+              }
+            : undefined
+      },
+      what,
+      this.baseUrl
+    )
     let response: HttpResponse
     try {
-      response = await this.transport.send({ ...exchange, bounds })
+      response = await this.request({ ...exchange, bounds })
     } catch (error) {
       bounds.release()
       if (!(error instanceof NetworkFailure)) throw error
@@ -502,7 +494,7 @@ export class Requester {
       this.baseUrl
     )
     try {
-      const response = await this.transport.send({
+      const response = await this.request({
         method: 'GET',
         url,
         label: 'probe',
