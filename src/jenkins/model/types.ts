@@ -65,13 +65,13 @@ export interface TriggerResult {
   adopted?: 'queue' | 'build'
 }
 
-/** A queue item (GET queue/item/N/api/json). */
+/** A queue item (GET queue/item/N/api/json), decoded (reads.ts getQueueItem). */
 export interface QueueItem {
   _class?: string
   id: number
+  /** Why it still waits: Jenkins' text, redacted; null once it left. */
   why?: string | null
   cancelled?: boolean
-  buildable?: boolean
   /** Epoch ms on Jenkins' clock, a count; absent when Jenkins sent none or no count. */
   inQueueSince?: number
   /**
@@ -83,8 +83,8 @@ export interface QueueItem {
   executable?: { number: number; url?: string } | null
   /** CauseAction (one cause per request folded into the item: shared-work.ts), ParametersAction, … */
   actions?: unknown[]
-  /** The job it builds; `url` absolute, from Jenkins' root URL (jenkins-api.md 4). */
-  task?: { url?: unknown; name?: unknown } | null
+  /** The job it builds; `url` absolute, from Jenkins' root URL (jenkins-api.md 4), absent when it sent none. */
+  task?: { url?: string } | null
 }
 
 /**

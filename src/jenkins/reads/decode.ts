@@ -118,6 +118,9 @@ function parametersIn(
   })
 }
 
+/** The fields of an `actions` list that actionsOf reads (a `tree`'s part). */
+export const ACTIONS_FIELDS = 'actions[causes[_class,userId],parameters[name,value]]'
+
 /**
  * What an exported `actions` array says of whose request it is and what it
  * carries: `_class` of every cause (the CauseAction's list), the userId of

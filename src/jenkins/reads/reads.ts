@@ -3,6 +3,7 @@ import { JenkinsError } from '../transport/errors.js'
 import { countOf, isBuildNumber, isCount, shownValue } from '../model/counts.js'
 import { buildUrl, fullName, jobUrl, queueItemUrl } from '../model/job-path.js'
 import {
+  ACTIONS_FIELDS,
   buildSummaryOf,
   buildsOf,
   actionsOf,
@@ -66,8 +67,7 @@ export const BUILD_PLUGIN_LISTS = ['actions', 'changeSets'] as const
  * Fields read from `queue/api/json` (tree ignores visibility: jenkins-api.md 5.5).
  * @internal
  */
-export const QUEUE_TREE =
-  'items[id,task[url,name],actions[causes[_class,userId],parameters[name,value]],inQueueSince,why]'
+export const QUEUE_TREE = `items[id,task[url,name],${ACTIONS_FIELDS},inQueueSince,why]`
 
 /** Item classes that hold jobs rather than being one (jenkins-api.md 9). */
 const FOLDER_CLASSES = new Set([
@@ -186,9 +186,13 @@ export async function listJobs(http: Requester, folder: JobPath): Promise<string
   return names
 }
 
-/** A queue item's JSON. */
+/**
+ * A queue item's JSON (Queue.Item; a LeftItem adds `executable` and
+ * `cancelled`: jenkins-api.md 4), decoded: a field of a type Jenkins never
+ * sends is refused, as no real Jenkins sends it.
+ */
 export async function getQueueItem(http: Requester, queueId: number): Promise<QueueItem> {
-  const item = await http.getJson<QueueItem>(
+  const raw = await http.getJson<unknown>(
     'queue',
     `${queueItemUrl(http.baseUrl, queueId)}api/json`,
     http.context(`queue item ${queueId}`, {
@@ -196,22 +200,35 @@ export async function getQueueItem(http: Requester, queueId: number): Promise<Qu
       following: true
     })
   )
-  if (typeof item !== 'object' || item === null || typeof item.id !== 'number') {
-    throw new JenkinsError(
+  const refused = (what: string): JenkinsError =>
+    new JenkinsError(
       'protocol',
-      `Jenkins at ${http.baseUrl} answered queue item ${queueId} without an id`
+      `Jenkins at ${http.baseUrl} answered queue item ${queueId} ${what}`
     )
+  if (!isRecord(raw) || typeof raw.id !== 'number') throw refused('without an id')
+  const field = <T>(name: string, expected: string, is: (value: unknown) => value is T) => {
+    const value = raw[name]
+    if (value === undefined || is(value)) return value
+    throw refused(`with ${name} ${shownValue(value)}: expected ${expected}`)
   }
-  // The step prints it as it waits: a `why` that echoes the request's cookie or crumb must not.
-  if (typeof item.why === 'string') item.why = http.redact(item.why)
-  if (!isCount(item.inQueueSince)) delete item.inQueueSince
-  const executable = item.executable as { number?: unknown; url?: unknown } | null | undefined
-  if (executable && executable.number !== undefined) {
+  const why = field('why', 'a text or null', v => typeof v === 'string' || v === null)
+  const task = field('task', 'an object or null', v => v === null || isRecord(v))
+  const executable = field('executable', 'an object or null', v => v === null || isRecord(v))
+  const item: QueueItem = {
+    id: raw.id,
+    _class: field('_class', 'a class name', v => typeof v === 'string'),
+    cancelled: field('cancelled', 'true or false', v => typeof v === 'boolean'),
+    // The step prints it as it waits: a `why` that echoes the request's cookie or crumb must not.
+    why: typeof why === 'string' ? http.redact(why) : why,
+    actions: field('actions', 'a list', Array.isArray),
+    task: task && (typeof task.url === 'string' ? { url: task.url } : {}),
+    inQueueSince: isCount(raw.inQueueSince) ? raw.inQueueSince : undefined
+  }
+  if (executable?.number !== undefined) {
     // A number that addresses no build would reach URLs and outputs.
     if (!isBuildNumber(executable.number)) {
-      throw new JenkinsError(
-        'protocol',
-        `Jenkins at ${http.baseUrl} answered queue item ${queueId} with a build whose number is ${shownValue(executable.number)}: expected a whole number from 1 to ${Number.MAX_SAFE_INTEGER}`
+      throw refused(
+        `with a build whose number is ${shownValue(executable.number)}: expected a whole number from 1 to ${Number.MAX_SAFE_INTEGER}`
       )
     }
     // Jenkins' own URL of the run, kept only when it sent one: requests go to
@@ -225,6 +242,10 @@ export async function getQueueItem(http: Requester, queueId: number): Promise<Qu
     item.executable = null
   }
   return item
+}
+
+function isRecord(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value)
 }
 
 /**
@@ -334,9 +355,7 @@ export async function recentBuilds(
   options: { actions?: boolean; outcome?: boolean } = {}
 ): Promise<RecentBuild[]> {
   const name = fullName(job)
-  let fields = options.actions
-    ? 'number,queueId,actions[causes[_class],parameters[name,value]]'
-    : 'number,queueId'
+  let fields = options.actions ? `number,queueId,${ACTIONS_FIELDS}` : 'number,queueId'
   if (options.outcome) fields += ',result,duration,building'
   const tree = `builds[${fields}]{0,${Math.max(1, Math.floor(limit))}}`
   const data = await http.getJson<{ builds?: unknown }>(

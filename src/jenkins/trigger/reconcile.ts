@@ -9,6 +9,7 @@
  */
 import type { Logger } from '../../util/logger.js'
 import { sameJob } from '../model/job-path.js'
+import { ACTIONS_FIELDS } from '../reads/decode.js'
 import type {
   BuildParameters,
   ExportedParameter,
@@ -19,8 +20,7 @@ import type { LostTrigger } from '../transport/errors.js'
 import { sameUser, type ExportedCauses } from './shared-work.js'
 
 /** Fields read from the job for recent builds; newest first, as Jenkins lists them. */
-export const RECENT_BUILDS_TREE =
-  'builds[number,queueId,actions[parameters[name,value],causes[_class,userId]]]{0,20}'
+export const RECENT_BUILDS_TREE = `builds[number,queueId,${ACTIONS_FIELDS}]{0,20}`
 
 /** A queued item; its causes (shared-work.ts) say whose request it is. */
 interface QueuedCandidate extends ExportedCauses {
