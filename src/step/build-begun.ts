@@ -15,11 +15,11 @@ import type {
   Build,
   BuildParameters,
   BuildRef,
-  JenkinsApi,
   JobInfo,
   JobPath,
   TriggerResult
 } from '../jenkins/model/types.js'
+import type { JenkinsApi } from '../jenkins/client.js'
 import { Interrupted } from '../jenkins/transport/errors.js'
 import type { UploadFile } from '../jenkins/transport/multipart.js'
 import { unknownParameters } from '../jenkins/trigger/trigger.js'

@@ -13,7 +13,8 @@ import type { JobEntry } from '../inputs/jobs-input.js'
 import { itemMessage } from '../inputs/build-reference.js'
 import { InputError } from '../util/input-error.js'
 import { fullName, jobKey } from '../jenkins/model/job-path.js'
-import type { Build, JenkinsApi, JobInfo } from '../jenkins/model/types.js'
+import type { Build, JobInfo } from '../jenkins/model/types.js'
+import type { JenkinsApi } from '../jenkins/client.js'
 import type { StepIO } from '../runner/io.js'
 
 /** What an item's build begins from. */
