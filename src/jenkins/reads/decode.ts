@@ -149,15 +149,10 @@ export function actionsOf(actions: unknown): Pick<QueuedTask, 'causes' | 'userId
  * of a job's `property`); undefined when no element has one.
  */
 export function entriesOf(list: unknown, field: string): unknown[] | undefined {
-  if (!Array.isArray(list)) return undefined
-  let entries: unknown[] | undefined
-  for (const element of list) {
-    const inner = (element as Record<string, unknown> | null)?.[field]
-    if (!Array.isArray(inner)) continue
-    entries ??= []
-    for (const entry of inner) entries.push(entry)
-  }
-  return entries
+  const lists = (Array.isArray(list) ? list : [])
+    .map(element => (element as Record<string, unknown> | null)?.[field])
+    .filter(Array.isArray)
+  return lists.length > 0 ? lists.flat() : undefined
 }
 
 /** An executor's build, each field as Jenkins may send it. */
@@ -205,11 +200,7 @@ export function buildOfUrl(url: string): { job: string[]; number: number } | und
 
 /** The path of an absolute or relative URL; undefined when it is none. */
 function pathOf(url: string): string | undefined {
-  try {
-    return new URL(url, 'http://placeholder/').pathname
-  } catch {
-    return undefined
-  }
+  return URL.parse(url, 'http://placeholder/')?.pathname
 }
 
 function list(value: unknown): unknown[] {

@@ -8,6 +8,7 @@
  */
 
 import { entriesOf } from '../reads/decode.js'
+import type { QueuedTask } from '../model/types.js'
 
 /** The `tree` that makes a build GET export its causes (one entry per cause). */
 export const CAUSES_TREE = 'actions[causes[shortDescription]]'
@@ -41,10 +42,7 @@ function sharedBeyond(count: number, own: number): boolean {
 export const USER_ID_CAUSE = 'hudson.model.Cause$UserIdCause'
 
 /** An item's or build's causes as decoded where they arrive: each exported cause's `_class`, and the UserIdCauses' userIds. */
-export interface ExportedCauses {
-  causes?: readonly string[]
-  userIds?: ReadonlyArray<string | null>
-}
+export type ExportedCauses = Partial<Pick<QueuedTask, 'causes' | 'userIds'>>
 
 /**
  * True only when the work is one request of `user`'s and nothing else: one

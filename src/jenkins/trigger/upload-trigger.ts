@@ -8,10 +8,10 @@
  */
 import { formatBytes } from '../../util/bytes.js'
 import { formatDuration } from '../../util/duration.js'
-import { Interrupted, JenkinsError } from '../transport/errors.js'
+import { Interrupted, JenkinsError, type LostTrigger } from '../transport/errors.js'
 import { fullName, jobUrl } from '../model/job-path.js'
 import { multipartBody, type UploadBody, type UploadFile } from '../transport/multipart.js'
-import { expectedParameters, type TriggerExpectation } from './reconcile.js'
+import { expectedParameters } from './reconcile.js'
 import type { Requester } from '../transport/requester.js'
 import { recoverUpload } from './upload-recovery.js'
 import { checkBuildable, triggerContext, triggerOnce, unknownParameters } from './trigger.js'
@@ -132,7 +132,7 @@ export async function triggerUpload(
     if (!uploaded.has(file)) complete.delete(file)
   }
   const base = { job, user: http.user, firstBuildNumber: info.nextBuildNumber }
-  const expectation = (): TriggerExpectation => ({
+  const expectation = (): LostTrigger => ({
     ...base,
     parameters: finished ? complete : broken
   })
