@@ -429,23 +429,21 @@ export function logOffsets(
  * asked for (a recursive walk overflowed the stack).
  */
 function collectJobs(http: Requester, items: unknown[], prefix: string, names: string[]): void {
-  const stack: Array<{ items: unknown[]; prefix: string; next: number }> = [
-    { items, prefix, next: 0 }
-  ]
+  // What is left to see, the next one on top.
+  const stack: Array<{ item: unknown; prefix: string; depth: number }> = []
+  const push = (list: unknown[], prefix: string, depth: number): void => {
+    for (let i = list.length - 1; i >= 0; i--) stack.push({ item: list[i], prefix, depth })
+  }
+  push(items, prefix, 1)
   let skipped = false
-  while (stack.length > 0) {
-    const level = stack[stack.length - 1] as { items: unknown[]; prefix: string; next: number }
-    if (level.next >= level.items.length) {
-      stack.pop()
-      continue
-    }
-    const item = level.items[level.next++] as RawJob | null
+  for (let next = stack.pop(); next; next = stack.pop()) {
+    const item = next.item as RawJob | null
     if (typeof item?.name !== 'string') continue
-    const path = `${level.prefix}${item.name}`
+    const path = `${next.prefix}${item.name}`
     if (Array.isArray(item.jobs)) {
-      if (stack.length < LIST_DEPTH) stack.push({ items: item.jobs, prefix: `${path}/`, next: 0 })
+      if (next.depth < LIST_DEPTH) push(item.jobs, `${path}/`, next.depth + 1)
       else skipped = true
-    } else if (typeof item._class === 'string' && FOLDER_CLASSES.has(item._class)) {
+    } else if (isFolder(item)) {
       http.logger.debug(
         `Not listing the jobs of '${path}': deeper than ${LIST_DEPTH} folder levels`
       )
