@@ -282,21 +282,14 @@ export interface RunningBuild {
   estimatedDuration?: number
 }
 
-/** One of a job's recent builds. */
-export interface RecentBuild {
-  number: number
-  queueId?: number
-  /** With `actions`: `_class` of each cause. */
-  causes?: string[]
-  /** With `actions`, when the list asked for them: userId of each UserIdCause (null for anonymous); absent when it has none. */
-  userIds?: Array<string | null>
-  /** With `actions`: the parameters it ran with. */
-  parameters?: ExportedParameter[]
-  /** With `outcome`: its result (null while it runs), duration (ms) and whether it runs. */
-  result?: BuildResult | null
-  duration?: number
-  building?: boolean
-}
+/**
+ * One of a job's recent builds: with `actions`, its causes, their userIds
+ * and its parameters (as a QueuedTask's); with `outcome`, its result (null
+ * while it runs), duration (ms) and whether it runs.
+ */
+export type RecentBuild = { number: number; queueId?: number } & Partial<
+  Pick<QueuedTask, 'causes' | 'userIds' | 'parameters'> & Omit<BuildSummary, 'number'>
+>
 
 /** A stretch of a multibranch project's scan log (indexing/logText/progressiveText). */
 export interface IndexingLog extends Omit<ProgressiveText, 'body'> {

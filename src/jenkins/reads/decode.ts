@@ -36,19 +36,12 @@ export function buildsOf(raw: unknown, fields: BuildsFields = {}): RecentBuild[]
   for (const entry of Array.isArray(raw) ? raw : []) {
     const build = entry as Record<string, unknown> | null
     if (!isBuildNumber(build?.number)) continue
-    const recent: RecentBuild = { number: build.number }
+    const recent: RecentBuild = {
+      ...(fields.outcome && buildSummaryOf(build)),
+      number: build.number
+    }
     if (isCount(build.queueId)) recent.queueId = build.queueId
-    if (fields.outcome) {
-      const summary = buildSummaryOf(build)
-      if (summary) {
-        recent.result = summary.result
-        recent.duration = summary.duration
-        recent.building = summary.building
-      }
-    }
-    if (fields.actions) {
-      Object.assign(recent, actionsOf(build.actions))
-    }
+    if (fields.actions) Object.assign(recent, actionsOf(build.actions))
     builds.push(recent)
   }
   return builds

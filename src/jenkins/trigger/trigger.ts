@@ -46,7 +46,7 @@ export interface LostAnswer {
 }
 
 export interface TriggerOptions {
-  /** How long a lost trigger answer is given before looking again (default: reconcile.ts). */
+  /** How long a lost trigger answer (or a broken upload) is given before looking (default: reconcile.ts). */
   settleMs?: number
   /** With a job token: the note of the RemoteCause Jenkins records (the `cause` parameter). */
   cause?: string
