@@ -16,6 +16,11 @@ import type {
   RunningBuild
 } from '../model/types.js'
 
+/** A JSON object (not an array, not null). */
+export function isRecord(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value)
+}
+
 /** One of hudson.model.Result's five names (jenkins-api.md 5.2). */
 export function isBuildResult(value: unknown): value is BuildResult {
   return BUILD_RESULTS.some(result => result === value)
@@ -148,9 +153,6 @@ export function entriesOf(list: unknown, field: string): unknown[] | undefined {
   return lists.length > 0 ? lists.flat() : undefined
 }
 
-/** An executor's build, each field as Jenkins may send it. */
-type RawExecutable = Partial<Record<keyof RunningBuild | 'url', unknown>>
-
 /**
  * The build on each executor and one-off executor of a `computer` list
  * (executors.ts), one entry per executor: a build on several is listed as
@@ -159,13 +161,12 @@ type RawExecutable = Partial<Record<keyof RunningBuild | 'url', unknown>>
 export function runningBuildsOf(computers: unknown): RunningBuild[] {
   const builds: RunningBuild[] = []
   for (const computer of list(computers)) {
-    const c = computer as { executors?: unknown; oneOffExecutors?: unknown } | null
-    for (const executor of [...list(c?.executors), ...list(c?.oneOffExecutors)]) {
-      const raw = (executor as { currentExecutable?: RawExecutable | null } | null)
-        ?.currentExecutable
+    const c = isRecord(computer) ? computer : {}
+    for (const executor of [...list(c.executors), ...list(c.oneOffExecutors)]) {
+      const raw = isRecord(executor) ? executor.currentExecutable : undefined
       const build: RunningBuild | undefined =
-        typeof raw?.url === 'string' ? buildOfUrl(raw.url) : undefined
-      if (!raw || !build) continue
+        isRecord(raw) && typeof raw.url === 'string' ? buildOfUrl(raw.url) : undefined
+      if (!isRecord(raw) || !build) continue
       if (isCount(raw.queueId)) build.queueId = raw.queueId
       if (isCount(raw.timestamp) && raw.timestamp > 0) build.timestamp = raw.timestamp
       // -1: Jenkins has no estimate (Job.getEstimatedDuration).

@@ -10,6 +10,7 @@ import {
   decodeBuild,
   entriesOf,
   isBuildResult,
+  isRecord,
   type CheckedBuildJson,
   jobNamesFromUrl,
   type PasswordNames
@@ -244,10 +245,6 @@ export async function getQueueItem(http: Requester, queueId: number): Promise<Qu
   return item
 }
 
-function isRecord(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value)
-}
-
 /**
  * The root URL Jenkins is configured with (`url` of `/api/json`,
  * Jenkins.getRootUrl: what it writes in every item and build `url`), or
@@ -322,15 +319,9 @@ export async function getQueue(http: Requester): Promise<QueuedTask[]> {
     http.context('the queue')
   )
   const items: QueuedTask[] = []
-  for (const raw of Array.isArray(data.items) ? data.items : []) {
-    const item = raw as {
-      id?: unknown
-      task?: { url?: unknown } | null
-      actions?: unknown
-      why?: unknown
-    }
-    const url = item?.task?.url
-    if (!isCount(item?.id) || typeof url !== 'string') continue
+  for (const item of Array.isArray(data.items) ? data.items : []) {
+    const url = isRecord(item) && isRecord(item.task) ? item.task.url : undefined
+    if (!isRecord(item) || !isCount(item.id) || typeof url !== 'string') continue
     const names = jobNamesFromUrl(url)
     if (!names) continue
     items.push({
@@ -465,18 +456,12 @@ function isFolder(item: RawJob): boolean {
 }
 
 function parameterDefinitions(property: unknown): ParameterDefinition[] {
-  return (entriesOf(property, 'parameterDefinitions') ?? []).flatMap(raw => {
-    const def = raw as {
-      name?: unknown
-      type?: unknown
-      defaultParameterValue?: { value?: unknown } | null
-      choices?: unknown
-    } | null
-    if (typeof def?.name !== 'string') return []
+  return (entriesOf(property, 'parameterDefinitions') ?? []).flatMap(def => {
+    if (!isRecord(def) || typeof def.name !== 'string') return []
     const definition: ParameterDefinition = { name: def.name }
     if (typeof def.type === 'string') definition.type = def.type
     if (/Password/i.test(definition.type ?? '')) definition.password = true
-    else if (def.defaultParameterValue && 'value' in def.defaultParameterValue) {
+    else if (isRecord(def.defaultParameterValue) && 'value' in def.defaultParameterValue) {
       definition.defaultValue = def.defaultParameterValue.value
     }
     if (Array.isArray(def.choices)) {
