@@ -4,7 +4,7 @@
  * a job's `builds` list. Decoded here, once, for the reads and the
  * trigger's reconciliation alike: what leaves this file is true to its type.
  */
-import { isBuildNumber, isCount } from '../model/counts.js'
+import { isBuildNumber, isCount, isRecord, list } from '../model/counts.js'
 import { BUILD_RESULTS, type BuildResult } from '../../util/constants.js'
 import type {
   Build,
@@ -15,11 +15,6 @@ import type {
   RecentBuild,
   RunningBuild
 } from '../model/types.js'
-
-/** A JSON object (not an array, not null). */
-export function isRecord(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value)
-}
 
 /** One of hudson.model.Result's five names (jenkins-api.md 5.2). */
 export function isBuildResult(value: unknown): value is BuildResult {
@@ -195,10 +190,6 @@ export function buildOfUrl(url: string): { job: string[]; number: number } | und
 /** The path of an absolute or relative URL; undefined when it is none. */
 function pathOf(url: string): string | undefined {
   return URL.parse(url, 'http://placeholder/')?.pathname
-}
-
-function list(value: unknown): unknown[] {
-  return Array.isArray(value) ? value : []
 }
 
 /** A build's JSON whose number and result the read checked (reads.ts getBuild, whose errors name the job). */

@@ -1,6 +1,6 @@
 import { BUILD_RESULTS } from '../../util/constants.js'
 import { JenkinsError } from '../transport/errors.js'
-import { countOf, isBuildNumber, isCount, shownValue } from '../model/counts.js'
+import { countOf, isBuildNumber, isCount, isRecord, shownValue } from '../model/counts.js'
 import { buildUrl, fullName, jobUrl, queueItemUrl } from '../model/job-path.js'
 import {
   ACTIONS_FIELDS,
@@ -10,7 +10,6 @@ import {
   decodeBuild,
   entriesOf,
   isBuildResult,
-  isRecord,
   type CheckedBuildJson,
   jobNamesFromUrl,
   type PasswordNames
