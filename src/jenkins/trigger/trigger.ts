@@ -74,12 +74,11 @@ export async function trigger(
   const undefinedNames = unknownParameters(info, params)
   const parameterized = info.parameterDefinitions.length > 0
   const form = new URLSearchParams()
-  if (parameterized) {
-    for (const [key, value] of Object.entries(params)) {
-      if (undefinedNames.includes(key)) continue
-      // Multi-value parameters are repeated fields.
-      for (const item of typeof value === 'string' ? [value] : value) form.append(key, item)
-    }
+  // A job without parameters defines none of them: nothing is sent.
+  for (const [key, value] of Object.entries(params)) {
+    if (undefinedNames.includes(key)) continue
+    // Multi-value parameters are repeated fields.
+    for (const item of typeof value === 'string' ? [value] : value) form.append(key, item)
   }
   // The job token travels in the form, never in the URL (where proxies and
   // access logs would keep it). A request with `token` is recorded as a
@@ -102,7 +101,7 @@ export async function trigger(
   )
   const expectation: LostTrigger = {
     job,
-    parameters: expectedParameters(info.parameterDefinitions, parameterized ? params : {}),
+    parameters: expectedParameters(info.parameterDefinitions, params),
     user: http.user,
     firstBuildNumber: info.nextBuildNumber
   }
