@@ -14,20 +14,14 @@ import type { QueuedTask } from '../model/types.js'
 export const CAUSES_TREE = 'actions[causes[shortDescription]]'
 
 /**
- * Causes exported in an `actions` array (CauseAction's `causes`); undefined when none is exported.
- * @internal
- */
-export function causeCount(actions: unknown): number | undefined {
-  return entriesOf(actions, 'causes')?.length
-}
-
-/**
  * True when the item or build answers for more requests than `own`, the
  * number of this step's own requests folded into it (more than one when a
- * step listed the same job twice with the same parameters).
+ * step listed the same job twice with the same parameters): by the causes
+ * exported in its `actions` array (CauseAction's `causes`, none when none
+ * is exported).
  */
 export function isShared(actions: unknown, own = 1): boolean {
-  return sharedBeyond(causeCount(actions) ?? 0, own)
+  return sharedBeyond(entriesOf(actions, 'causes')?.length ?? 0, own)
 }
 
 /** The rule itself: `count` exported causes stand for more requests than `own`. */
