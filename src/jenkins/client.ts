@@ -92,13 +92,13 @@ export class JenkinsClient {
     return info
   })
 
-  /** A build's JSON by number or permalink; `tree` limits the fields (Jenkins tree syntax), `depth` widens them. */
+  /** A build's JSON by number or permalink; `tree` limits the fields (Jenkins tree syntax). */
   getBuild = this.guarded(
     (
       http,
       job: JobPath,
       which: number | 'lastBuild' | 'lastSuccessfulBuild',
-      options: { tree?: string; depth?: number } = {}
+      options: { tree?: string } = {}
     ) =>
       reads.getBuild(http, job, which, { ...options, passwords: this.passwords.get(jobKey(job)) })
   )

@@ -317,13 +317,13 @@ describe('queue', () => {
 })
 
 describe('getBuild', () => {
-  it('reads a numbered build with tree and depth', async () => {
+  it('reads a numbered build with a tree', async () => {
     const { client } = makeClient()
     nock(ORIGIN)
       .get('/jenkins/job/a/job/b/5/api/json')
-      .query({ tree: 'number,result,building', depth: '1' })
+      .query({ tree: 'number,result,building' })
       .reply(200, { number: 5, result: null, building: true })
-    const build = await client.getBuild(['a', 'b'], 5, { tree: 'number,result,building', depth: 1 })
+    const build = await client.getBuild(['a', 'b'], 5, { tree: 'number,result,building' })
     expect(build).toMatchObject({ number: 5, building: true })
   })
 

@@ -263,14 +263,11 @@ export async function getBuild(
   http: Requester,
   job: JobPath,
   which: number | 'lastBuild' | 'lastSuccessfulBuild',
-  options: { tree?: string; depth?: number; passwords?: PasswordNames } = {}
+  options: { tree?: string; passwords?: PasswordNames } = {}
 ): Promise<Build> {
   const name = fullName(job)
-  const query = new URLSearchParams()
-  if (options.tree !== undefined) query.set('tree', options.tree)
-  if (options.depth !== undefined) query.set('depth', String(options.depth))
-  const search = query.toString()
-  const url = `${jobUrl(http.baseUrl, job)}${which}/api/json${search ? `?${search}` : ''}`
+  const search = options.tree === undefined ? '' : `?tree=${encodeURIComponent(options.tree)}`
+  const url = `${jobUrl(http.baseUrl, job)}${which}/api/json${search}`
   const notFound =
     which === 'lastBuild'
       ? `Job '${name}' has no builds yet on Jenkins at ${http.baseUrl} (no last build; or the job does not exist)`
