@@ -14,8 +14,9 @@ import { afterEach, beforeEach, describe, expect, test } from 'vitest'
 import { parseArtifactPatterns } from '../../src/inputs/artifact-patterns.js'
 import { downloadArtifacts } from '../../src/outcome/artifacts.js'
 import type { ArtifactSink } from '../../src/jenkins/model/types.js'
+import type { BuildOutputsApi } from '../../src/jenkins/client.js'
 import { JenkinsError } from '../../src/jenkins/transport/errors.js'
-import type { BuildOutputsApi, BuildRef } from '../../src/jenkins/model/types.js'
+import type { BuildRef } from '../../src/jenkins/model/types.js'
 import { recordingLogger } from '../jenkins/helpers.js'
 
 const BUILD: BuildRef = { job: ['app'], number: 3, url: 'https://ci/job/app/3/' }

@@ -1,15 +1,8 @@
 import { once } from 'node:events'
 import { Interrupted, JenkinsError, unlessNotFound } from '../jenkins/transport/errors.js'
 import { fullName } from '../jenkins/model/job-path.js'
-import type {
-  Build,
-  BuildOutputsApi,
-  BuildRef,
-  JenkinsApi,
-  JobPath,
-  PipelineRun,
-  QueueItem
-} from '../jenkins/model/types.js'
+import type { Build, BuildRef, JobPath, PipelineRun, QueueItem } from '../jenkins/model/types.js'
+import type { BuildOutputsApi, JenkinsApi } from '../jenkins/client.js'
 import type { Logger } from '../util/logger.js'
 import { abortReason, sleep, StepAborted } from '../util/wait.js'
 import { SharedSchedule } from './schedule.js'

@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto'
 import { StringDecoder } from 'node:string_decoder'
-import type { BuildRef, JenkinsApi } from '../jenkins/model/types.js'
+import type { BuildRef } from '../jenkins/model/types.js'
+import type { JenkinsApi } from '../jenkins/client.js'
 import type { StepIO } from '../runner/io.js'
 import { holdCommands } from '../runner/commands.js'
 

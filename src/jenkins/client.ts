@@ -10,14 +10,7 @@ import { Requester } from './transport/requester.js'
 import type { JenkinsSession, RequestSettings } from './transport/request-settings.js'
 import { findLostTrigger, trigger } from './trigger/trigger.js'
 import { triggerUpload } from './trigger/upload-trigger.js'
-import type {
-  BuildOutputsApi,
-  BuildParameters,
-  BuildRef,
-  JenkinsApi,
-  JobInfo,
-  JobPath
-} from './model/types.js'
+import type { BuildParameters, BuildRef, JobInfo, JobPath } from './model/types.js'
 import type { UploadFile } from './transport/multipart.js'
 
 export interface ClientOptions extends RequestSettings {
@@ -27,15 +20,23 @@ export interface ClientOptions extends RequestSettings {
   triggerCause?: string
 }
 
+/** What a finished build produced: apart, so that the follower and cancel paths (and their fakes) do not depend on it. */
+type OutputKeys =
+  'failedTests' | 'describeRun' | 'listArtifacts' | 'downloadArtifact' | 'readArtifact'
+export type BuildOutputsApi = Pick<JenkinsClient, OutputKeys>
+/** Everything else the action asks of Jenkins: the follower and main depend on it alone, to be tested with a fake. */
+export type JenkinsApi = Omit<JenkinsClient, OutputKeys | 'requestCounts' | 'session' | 'dispose'>
+
 /**
- * The Jenkins HTTP API (see JenkinsApi for the contract). A facade: the
+ * The Jenkins HTTP API. Every operation throws JenkinsError (errors.ts) with
+ * a message a user can act on; reads retry transient failures. A facade: the
  * operations live in reads.ts, trigger.ts and actions.ts, and all of them go
  * through one Requester (requester.ts): one request path, bounded by the
  * signal and deadline given here (ClientOptions.signal, .deadline), and one
  * redaction list that every error leaving an operation passes (`guarded`),
  * whatever path made it (the trigger's included).
  */
-export class JenkinsClient implements JenkinsApi, BuildOutputsApi {
+export class JenkinsClient {
   readonly baseUrl: string
   private readonly http: Requester
   private readonly triggerOptions: { settleMs?: number; cause?: string }
@@ -67,10 +68,12 @@ export class JenkinsClient implements JenkinsApi, BuildOutputsApi {
     this.http.dispose()
   }
 
+  /** Absolute URL of a job on the configured base, ending in '/'. */
   jobUrl(job: JobPath): string {
     return jobUrl(this.baseUrl, job)
   }
 
+  /** Absolute URL of a build on the configured base, ending in '/'. */
   buildUrl(job: JobPath, number: number): string {
     return buildUrl(this.baseUrl, job, number)
   }
@@ -89,16 +92,18 @@ export class JenkinsClient implements JenkinsApi, BuildOutputsApi {
     return info
   })
 
+  /** A build's JSON by number or permalink; `tree` limits the fields (Jenkins tree syntax). */
   getBuild = this.guarded(
     (
       http,
       job: JobPath,
       which: number | 'lastBuild' | 'lastSuccessfulBuild',
-      options: { tree?: string; depth?: number } = {}
+      options: { tree?: string } = {}
     ) =>
       reads.getBuild(http, job, which, { ...options, passwords: this.passwords.get(jobKey(job)) })
   )
 
+  /** POST build or buildWithParameters (chosen from info.parameterDefinitions), never sent again once it may have reached Jenkins. */
   trigger = this.guarded(
     (
       http,
@@ -112,23 +117,36 @@ export class JenkinsClient implements JenkinsApi, BuildOutputsApi {
         : trigger(http, info, job, params, this.triggerOptions)
   )
 
+  /** When `url` is a path below Jenkins' root and Jenkins found no `what` there: what to set it to, as the error's message. */
   locateRoot = this.guarded((http, what: string) => http.locateRoot(what))
+  /** Full names (`folder/sub/job`) of every job below `folder` (root when empty), in one request. */
   listJobs = this.guarded(reads.listJobs)
+  /** The root URL Jenkins is configured with (what it writes in `url` fields), or null. */
   rootUrl = this.guarded(reads.rootUrl)
   getQueueItem = this.guarded(reads.getQueueItem)
   cancelQueueItem = this.guarded(actions.cancelQueueItem)
+  /** The job's most recent builds, newest first, with their queue ids; `actions` adds causes and parameters. */
   recentBuilds = this.guarded(reads.recentBuilds)
   getQueue = this.guarded(reads.getQueue)
+  /** Every build running on an executor that the caller may read, in one request; `deadline` bounds its retries. */
   runningBuilds = this.guarded(runningBuilds)
+  /** POST build on a multibranch project: Jenkins queues a scan and answers with a redirect, no queue item. */
   scanMultibranch = this.guarded(multibranch.scanMultibranch)
+  /** A multibranch project's scan log from `start`: the current scan's, or the last one's until a queued scan starts. */
   indexingLog = this.guarded(multibranch.indexingLog)
   progressiveText = this.guarded(reads.progressiveText)
+  /** POST stop / term / kill on a build (302 counts as success). */
   stopBuild = this.guarded(actions.stopBuild)
+  /** Looks (reads only, never a new trigger) for the queue item or build a lost trigger made. */
   findLostTrigger = this.guarded(findLostTrigger)
   disableJob = this.guarded(actions.disableJob)
+  /** Failed tests of the build's report, read in bounded pages (reports/test-report.ts). */
   failedTests = this.guarded(readFailedTests)
+  /** The Pipeline's stages (`wfapi/describe`); undefined when Jenkins has no such endpoint (404). */
   describeRun = this.guarded(describeRun)
   listArtifacts = this.guarded((http, build: BuildRef) => artifacts.listArtifacts(http, build))
+  /** Streams one artifact into sinks from `open` (one per attempt; retried within the deadline). */
   downloadArtifact = this.guarded(artifacts.downloadArtifact)
+  /** One artifact into memory, at most `maxBytes` of it read. */
   readArtifact = this.guarded(artifacts.readArtifact)
 }

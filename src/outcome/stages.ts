@@ -2,12 +2,12 @@ import type { BuildResult } from '../util/constants.js'
 import { Interrupted } from '../jenkins/transport/errors.js'
 import type {
   Build,
-  BuildOutputsApi,
   BuildRef,
   JobInfo,
   PipelineRun,
   PipelineStage
 } from '../jenkins/model/types.js'
+import type { BuildOutputsApi } from '../jenkins/client.js'
 import { warnUnread, type Logger } from '../util/logger.js'
 import { shortName } from '../util/names.js'
 import { errorText } from '../util/error-text.js'

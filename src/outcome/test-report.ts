@@ -1,12 +1,7 @@
 import { isCount, shownValue } from '../jenkins/model/counts.js'
 import { Interrupted } from '../jenkins/transport/errors.js'
-import type {
-  Build,
-  BuildOutputsApi,
-  BuildRef,
-  FailedTest,
-  JenkinsApi
-} from '../jenkins/model/types.js'
+import type { Build, BuildRef, FailedTest } from '../jenkins/model/types.js'
+import type { BuildOutputsApi, JenkinsApi } from '../jenkins/client.js'
 import { warnUnread, type Logger } from '../util/logger.js'
 import { shortName } from '../util/names.js'
 import type { SourceCommit } from './source-link.js'

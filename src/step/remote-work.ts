@@ -1,7 +1,8 @@
 import type { RemoteTarget } from '../follow/cancel.js'
 import { State } from '../util/constants.js'
 import { fullName, jobKey } from '../jenkins/model/job-path.js'
-import type { BuildRef, JenkinsApi, JobPath } from '../jenkins/model/types.js'
+import type { BuildRef, JobPath } from '../jenkins/model/types.js'
+import type { JenkinsApi } from '../jenkins/client.js'
 import type { LostTrigger } from '../jenkins/transport/errors.js'
 import type { StepIO } from '../runner/io.js'
 

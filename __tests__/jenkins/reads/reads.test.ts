@@ -240,6 +240,47 @@ describe('queue', () => {
     expect((await client.getQueueItem(5)).executable).toBeNull()
   })
 
+  it.each([
+    [{ cancelled: 'yes' }, 'with cancelled "yes": expected true or false'],
+    [{ why: 5 }, 'with why 5: expected a text or null'],
+    [{ task: 'deploy' }, 'with task "deploy": expected an object or null'],
+    [{ actions: { causes: [] } }, 'with actions {"causes":[]}: expected a list'],
+    [{ executable: 4 }, 'with executable 4: expected an object or null'],
+    [{ _class: ['Queue$LeftItem'] }, 'with _class ["Queue$LeftItem"]: expected a class name'],
+    [[{ id: 2 }], 'without an id']
+  ])('refuses a queue item with %j, saying which field is wrong', async (fields, what) => {
+    const { client } = makeClient()
+    nock(ORIGIN)
+      .get('/jenkins/queue/item/2/api/json')
+      .reply(200, Array.isArray(fields) ? fields : { id: 2, ...fields })
+    const error = await jenkinsError(client.getQueueItem(2), 'protocol')
+    expect(error.message).toBe(`Jenkins at ${BASE} answered queue item 2 ${what}`)
+  })
+
+  it('keeps only what a queue item says in the types it says it in', async () => {
+    const { client } = makeClient()
+    nock(ORIGIN)
+      .get('/jenkins/queue/item/2/api/json')
+      .reply(200, {
+        _class: 'hudson.model.Queue$WaitingItem',
+        id: 2,
+        why: null,
+        cancelled: false,
+        actions: [{ causes: [] }],
+        task: { name: 'deploy', url: 7 }
+      })
+    const item = await client.getQueueItem(2)
+    expect(item).toEqual({
+      _class: 'hudson.model.Queue$WaitingItem',
+      id: 2,
+      why: null,
+      cancelled: false,
+      actions: [{ causes: [] }],
+      task: {}
+    })
+    expect('executable' in item).toBe(false)
+  })
+
   it('404 explains that left items expire', async () => {
     const { client } = makeClient()
     nock(ORIGIN)
@@ -276,13 +317,13 @@ describe('queue', () => {
 })
 
 describe('getBuild', () => {
-  it('reads a numbered build with tree and depth', async () => {
+  it('reads a numbered build with a tree', async () => {
     const { client } = makeClient()
     nock(ORIGIN)
       .get('/jenkins/job/a/job/b/5/api/json')
-      .query({ tree: 'number,result,building', depth: '1' })
+      .query({ tree: 'number,result,building' })
       .reply(200, { number: 5, result: null, building: true })
-    const build = await client.getBuild(['a', 'b'], 5, { tree: 'number,result,building', depth: 1 })
+    const build = await client.getBuild(['a', 'b'], 5, { tree: 'number,result,building' })
     expect(build).toMatchObject({ number: 5, building: true })
   })
 
@@ -425,6 +466,36 @@ describe('getBuild', () => {
       .query({ tree: 'builds[number,queueId]{0,3}' })
       .reply(200, { builds: [{ number: 9, queueId: 40 }, { number: 8 }] })
     expect(await client.recentBuilds(['a'], 3)).toEqual([{ number: 9, queueId: 40 }, { number: 8 }])
+  })
+
+  it('lists recent builds with the causes, user ids and parameters of their actions when asked', async () => {
+    const { client } = makeClient()
+    nock(ORIGIN)
+      .get('/jenkins/job/a/api/json')
+      .query({
+        tree: 'builds[number,queueId,actions[causes[_class,userId],parameters[name,value]]]{0,5}'
+      })
+      .reply(200, {
+        builds: [
+          {
+            number: 9,
+            queueId: 40,
+            actions: [
+              { causes: [{ _class: 'hudson.model.Cause$UserIdCause', userId: 'ci-bot' }] },
+              { parameters: [{ name: 'ENV', value: 'qa' }] }
+            ]
+          }
+        ]
+      })
+    expect(await client.recentBuilds(['a'], 5, { actions: true })).toEqual([
+      {
+        number: 9,
+        queueId: 40,
+        causes: ['hudson.model.Cause$UserIdCause'],
+        userIds: ['ci-bot'],
+        parameters: [{ name: 'ENV', value: 'qa' }]
+      }
+    ])
   })
 
   it('lists recent builds with their outcome when asked', async () => {

@@ -8,11 +8,11 @@ import {
   reconcile,
   sameParameters,
   type BuildCandidate,
-  type ReconcileReader,
-  type TriggerExpectation
+  type ReconcileReader
 } from '../../../src/jenkins/trigger/reconcile.js'
 import { sameJob } from '../../../src/jenkins/model/job-path.js'
 import type { JobInfo } from '../../../src/jenkins/model/types.js'
+import type { LostTrigger } from '../../../src/jenkins/transport/errors.js'
 import { BASE, JENKINS_404, ORIGIN, USER, makeClient, netError, useNock } from '../helpers.js'
 
 /**
@@ -47,7 +47,7 @@ const ENV_DEV = [
   { name: 'DRY', value: false }
 ]
 
-const ours: TriggerExpectation = {
+const ours: LostTrigger = {
   job: ['team', 'deploy'],
   parameters: new Map([
     ['ENV', 'prod'],
@@ -137,7 +137,7 @@ describe('findTriggered: which of several candidates is ours', () => {
   })
 
   it("never adopts a queued item of a job whose path is a prefix of ours (a multibranch project's scan)", async () => {
-    const branch: TriggerExpectation = {
+    const branch: LostTrigger = {
       job: ['mb', 'main'],
       parameters: new Map(),
       user: 'alice',

@@ -1,10 +1,9 @@
 import { describe, expect, it } from 'vitest'
-import {
-  causeCount,
-  isOwnAlone,
-  isShared,
-  USER_ID_CAUSE
-} from '../../../src/jenkins/trigger/shared-work.js'
+import { entriesOf } from '../../../src/jenkins/reads/decode.js'
+import { isOwnAlone, isShared, USER_ID_CAUSE } from '../../../src/jenkins/trigger/shared-work.js'
+
+/** The causes isShared counts: those CauseAction exports in an `actions` array. */
+const causeCount = (actions: unknown): number | undefined => entriesOf(actions, 'causes')?.length
 
 const cause = { _class: 'hudson.model.Cause$UserIdCause', userId: 'alice' }
 

@@ -26,3 +26,13 @@ export function shownValue(value: unknown, chars = 40): string {
   const text = JSON.stringify(value) ?? String(value)
   return text.length > chars ? `${text.slice(0, chars - 1)}…` : text
 }
+
+/** A JSON object (not an array, not null): where every decode of an answer starts. */
+export function isRecord(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value)
+}
+
+/** A JSON list, or none. */
+export function list(value: unknown): unknown[] {
+  return Array.isArray(value) ? value : []
+}

@@ -1,7 +1,5 @@
 import type { Readable, Writable } from 'node:stream'
 import type { BuildResult } from '../../util/constants.js'
-import type { LostTrigger } from '../transport/errors.js'
-import type { UploadFile } from '../transport/multipart.js'
 
 /** A job's place in Jenkins: the decoded item names from the root, e.g. ['team', 'service', 'deploy']. */
 export type JobPath = readonly string[]
@@ -65,13 +63,13 @@ export interface TriggerResult {
   adopted?: 'queue' | 'build'
 }
 
-/** A queue item (GET queue/item/N/api/json). */
+/** A queue item (GET queue/item/N/api/json), decoded (reads.ts getQueueItem). */
 export interface QueueItem {
   _class?: string
   id: number
+  /** Why it still waits: Jenkins' text, redacted; null once it left. */
   why?: string | null
   cancelled?: boolean
-  buildable?: boolean
   /** Epoch ms on Jenkins' clock, a count; absent when Jenkins sent none or no count. */
   inQueueSince?: number
   /**
@@ -83,8 +81,8 @@ export interface QueueItem {
   executable?: { number: number; url?: string } | null
   /** CauseAction (one cause per request folded into the item: shared-work.ts), ParametersAction, … */
   actions?: unknown[]
-  /** The job it builds; `url` absolute, from Jenkins' root URL (jenkins-api.md 4). */
-  task?: { url?: unknown; name?: unknown } | null
+  /** The job it builds; `url` absolute, from Jenkins' root URL (jenkins-api.md 4), absent when it sent none. */
+  task?: { url?: string } | null
 }
 
 /**
@@ -284,21 +282,14 @@ export interface RunningBuild {
   estimatedDuration?: number
 }
 
-/** One of a job's recent builds. */
-export interface RecentBuild {
-  number: number
-  queueId?: number
-  /** With `actions`: `_class` of each cause. */
-  causes?: string[]
-  /** With `actions`, when the list asked for them: userId of each UserIdCause (null for anonymous); absent when it has none. */
-  userIds?: Array<string | null>
-  /** With `actions`: the parameters it ran with. */
-  parameters?: ExportedParameter[]
-  /** With `outcome`: its result (null while it runs), duration (ms) and whether it runs. */
-  result?: BuildResult | null
-  duration?: number
-  building?: boolean
-}
+/**
+ * One of a job's recent builds: with `actions`, its causes, their userIds
+ * and its parameters (as a QueuedTask's); with `outcome`, its result (null
+ * while it runs), duration (ms) and whether it runs.
+ */
+export type RecentBuild = { number: number; queueId?: number } & Partial<
+  Pick<QueuedTask, 'causes' | 'userIds' | 'parameters'> & Omit<BuildSummary, 'number'>
+>
 
 /** A stretch of a multibranch project's scan log (indexing/logText/progressiveText). */
 export interface IndexingLog extends Omit<ProgressiveText, 'body'> {
@@ -317,90 +308,3 @@ export interface FoundTrigger {
 
 /** Outcome of POST queue/cancelItem. */
 export type CancelOutcome = 'cancelled' | 'already-left' | 'not-found'
-
-/**
- * Everything the action asks of Jenkins. JenkinsClient implements it over
- * HTTP; the follower and main depend only on this interface so that they can
- * be tested with a fake.
- *
- * Every method throws JenkinsError (src/jenkins/transport/errors.ts) with a message a
- * user can act on. Reads retry transient failures; see the implementation.
- */
-export interface JenkinsApi {
-  /** The configured base URL, normalised without a trailing slash (e.g. https://ci.example.com/jenkins). */
-  readonly baseUrl: string
-  /** Absolute URL of a job on the configured base, ending in '/'. */
-  jobUrl(job: JobPath): string
-  /** Absolute URL of a build on the configured base, ending in '/'. */
-  buildUrl(job: JobPath, number: number): string
-
-  getJob(job: JobPath): Promise<JobInfo>
-  /** The root URL Jenkins is configured with (what it writes in `url` fields), or null. */
-  rootUrl(): Promise<string | null>
-  /** Full names (`folder/sub/job`) of every job below `folder` (root when empty), recursing into folders, in one request. */
-  listJobs(folder: JobPath): Promise<string[]>
-  /** When `url` is a path below Jenkins' root (an extra context path, a job's page) and Jenkins found no `what` (`job 'a'`) there: what to set it to, as the error's message; undefined when it is the root, or no root was found. */
-  locateRoot(what: string): Promise<string | undefined>
-  /** POST build or buildWithParameters (chosen from info.parameterDefinitions), delay=0sec, no redirect following. Never retried once it may have reached Jenkins. */
-  trigger(
-    info: JobInfo,
-    job: JobPath,
-    params: BuildParameters,
-    files?: readonly UploadFile[]
-  ): Promise<TriggerResult>
-  getQueueItem(queueId: number): Promise<QueueItem>
-  cancelQueueItem(queueId: number): Promise<CancelOutcome>
-  /** GET a build's JSON; `which` is a number or a permalink. `tree` limits the fields (Jenkins tree syntax); `depth` widens them. Throws JenkinsError kind 'not-found' when there is no such build. */
-  getBuild(
-    job: JobPath,
-    which: number | 'lastBuild' | 'lastSuccessfulBuild',
-    options?: { tree?: string; depth?: number }
-  ): Promise<Build>
-  /** The job's most recent builds, newest first, with their queue ids (to find a build whose queue item expired); `actions` adds causes and parameters. */
-  recentBuilds(
-    job: JobPath,
-    limit: number,
-    options?: { actions?: boolean; outcome?: boolean }
-  ): Promise<RecentBuild[]>
-  /** Every item waiting in the queue. */
-  getQueue(): Promise<QueuedTask[]>
-  /**
-   * Every build running on an executor that the caller may read, in one
-   * request (computer/api/json: executors.ts). `deadline` bounds its retries.
-   */
-  runningBuilds(options?: { deadline?: number }): Promise<RunningBuild[]>
-  /** POST build on a multibranch project: Jenkins queues a scan (branch indexing) and answers with a redirect, no queue item (ComputedFolder.doBuild). */
-  scanMultibranch(project: JobPath): Promise<void>
-  /** GET indexing/logText/progressiveText?start=N of a multibranch project: the current scan's log, or the last one's until a queued scan starts. */
-  indexingLog(project: JobPath, start: number): Promise<IndexingLog>
-  /** GET logText/progressiveText?start=N. */
-  progressiveText(build: BuildRef, start: number): Promise<ProgressiveText>
-  /** POST stop / term / kill on a build (302 counts as success). */
-  stopBuild(build: BuildRef, how: 'stop' | 'term' | 'kill'): Promise<void>
-  /** POST disable (302 counts as success). */
-  disableJob(job: JobPath): Promise<void>
-  /** Looks (reads only, never a new trigger) for the queue item or build a lost trigger made; undefined when Jenkins shows none. */
-  findLostTrigger(lost: LostTrigger): Promise<FoundTrigger | undefined>
-}
-
-/**
- * What a finished build produced: its test report, its Pipeline stages, its
- * artifacts. Apart from JenkinsApi so that the follower and cancel paths (and
- * their fakes) do not depend on it. Same error contract.
- */
-export interface BuildOutputsApi {
-  /** Failed tests of the build's report, read in bounded pages (see src/jenkins/reports/test-report.ts). */
-  failedTests(build: BuildRef, options?: FailedTestsOptions): Promise<FailedTestsRead>
-  /** The Pipeline's stages (`wfapi/describe`); undefined when Jenkins has no such endpoint (404). */
-  describeRun(build: BuildRef): Promise<PipelineRun | undefined>
-  /** The build's artifact paths (`relativePath`), read with a bounded tree. */
-  listArtifacts(build: BuildRef): Promise<ArtifactList>
-  /** Streams one artifact into sinks from `open` (one per attempt; retried within the deadline; ended by the client's signal). */
-  downloadArtifact(
-    build: BuildRef,
-    relativePath: string,
-    open: () => Promise<ArtifactSink>
-  ): Promise<ArtifactDownload>
-  /** One artifact into memory, at most `maxBytes` of it read (src/jenkins/reads/artifacts.ts). */
-  readArtifact(build: BuildRef, relativePath: string, maxBytes: number): Promise<ArtifactBytes>
-}

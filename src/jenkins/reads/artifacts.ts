@@ -78,7 +78,7 @@ export async function downloadArtifact(
     // and the stall guard (a body that stops coming, or drips, is cut).
     const bytes = await copy(response.stream(), sink).catch(async (error: unknown) => {
       await sink.discard()
-      throw error instanceof BodyFailure ? new TransientFailure(error.error, error.reason) : error
+      throw error
     })
     if (length !== undefined && bytes !== length) {
       await sink.discard()
@@ -177,21 +177,12 @@ export function artifactHref(relativePath: string): string {
   return relativePath.split('/').map(encodeURIComponent).join('/')
 }
 
-/** The body broke off or stalled: worth another try, from the start. */
-class BodyFailure extends Error {
-  constructor(
-    readonly error: JenkinsError,
-    readonly reason: string
-  ) {
-    super(error.message)
-  }
-}
-
 /**
  * Pipes body into the sink (stream.pipeline: the sink's backpressure pauses
  * the body, and either side's failure ends both). A body that broke off or
- * stalled is a BodyFailure; the step being stopped (Interrupted) and sink
- * errors (a full disk) pass as they are.
+ * stalled is a TransientFailure (worth another try, from the start); the
+ * step being stopped (Interrupted) and sink errors (a full disk) pass as
+ * they are.
  */
 async function copy(body: Readable, sink: ArtifactSink): Promise<number> {
   let bytes = 0
@@ -213,10 +204,13 @@ async function copy(body: Readable, sink: ArtifactSink): Promise<number> {
     const cause = first?.error ?? error
     if (cause instanceof Interrupted) throw cause
     if (cause instanceof JenkinsError && (cause.kind === 'network' || cause.kind === 'timeout')) {
-      throw new BodyFailure(cause, cause.kind === 'network' ? 'body broke off' : 'body stalled')
+      throw new TransientFailure(
+        cause,
+        cause.kind === 'network' ? 'body broke off' : 'body stalled'
+      )
     }
     const code = (cause as { code?: string }).code ?? 'body error'
-    throw new BodyFailure(
+    throw new TransientFailure(
       new JenkinsError('network', `The download broke off after ${bytes} bytes (${code})`),
       code
     )

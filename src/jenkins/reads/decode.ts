@@ -4,7 +4,7 @@
  * a job's `builds` list. Decoded here, once, for the reads and the
  * trigger's reconciliation alike: what leaves this file is true to its type.
  */
-import { isBuildNumber, isCount } from '../model/counts.js'
+import { isBuildNumber, isCount, isRecord, list } from '../model/counts.js'
 import { BUILD_RESULTS, type BuildResult } from '../../util/constants.js'
 import type {
   Build,
@@ -36,19 +36,12 @@ export function buildsOf(raw: unknown, fields: BuildsFields = {}): RecentBuild[]
   for (const entry of Array.isArray(raw) ? raw : []) {
     const build = entry as Record<string, unknown> | null
     if (!isBuildNumber(build?.number)) continue
-    const recent: RecentBuild = { number: build.number }
+    const recent: RecentBuild = {
+      ...(fields.outcome && buildSummaryOf(build)),
+      number: build.number
+    }
     if (isCount(build.queueId)) recent.queueId = build.queueId
-    if (fields.outcome) {
-      const summary = buildSummaryOf(build)
-      if (summary) {
-        recent.result = summary.result
-        recent.duration = summary.duration
-        recent.building = summary.building
-      }
-    }
-    if (fields.actions) {
-      Object.assign(recent, actionsOf(build.actions))
-    }
+    if (fields.actions) Object.assign(recent, actionsOf(build.actions))
     builds.push(recent)
   }
   return builds
@@ -118,6 +111,9 @@ function parametersIn(
   })
 }
 
+/** The fields of an `actions` list that actionsOf reads (a `tree`'s part). */
+export const ACTIONS_FIELDS = 'actions[causes[_class,userId],parameters[name,value]]'
+
 /**
  * What an exported `actions` array says of whose request it is and what it
  * carries: `_class` of every cause (the CauseAction's list), the userId of
@@ -146,19 +142,11 @@ export function actionsOf(actions: unknown): Pick<QueuedTask, 'causes' | 'userId
  * of a job's `property`); undefined when no element has one.
  */
 export function entriesOf(list: unknown, field: string): unknown[] | undefined {
-  if (!Array.isArray(list)) return undefined
-  let entries: unknown[] | undefined
-  for (const element of list) {
-    const inner = (element as Record<string, unknown> | null)?.[field]
-    if (!Array.isArray(inner)) continue
-    entries ??= []
-    for (const entry of inner) entries.push(entry)
-  }
-  return entries
+  const lists = (Array.isArray(list) ? list : [])
+    .map(element => (element as Record<string, unknown> | null)?.[field])
+    .filter(Array.isArray)
+  return lists.length > 0 ? lists.flat() : undefined
 }
-
-/** An executor's build, each field as Jenkins may send it. */
-type RawExecutable = Partial<Record<keyof RunningBuild | 'url', unknown>>
 
 /**
  * The build on each executor and one-off executor of a `computer` list
@@ -168,13 +156,12 @@ type RawExecutable = Partial<Record<keyof RunningBuild | 'url', unknown>>
 export function runningBuildsOf(computers: unknown): RunningBuild[] {
   const builds: RunningBuild[] = []
   for (const computer of list(computers)) {
-    const c = computer as { executors?: unknown; oneOffExecutors?: unknown } | null
-    for (const executor of [...list(c?.executors), ...list(c?.oneOffExecutors)]) {
-      const raw = (executor as { currentExecutable?: RawExecutable | null } | null)
-        ?.currentExecutable
+    const c = isRecord(computer) ? computer : {}
+    for (const executor of [...list(c.executors), ...list(c.oneOffExecutors)]) {
+      const raw = isRecord(executor) ? executor.currentExecutable : undefined
       const build: RunningBuild | undefined =
-        typeof raw?.url === 'string' ? buildOfUrl(raw.url) : undefined
-      if (!raw || !build) continue
+        isRecord(raw) && typeof raw.url === 'string' ? buildOfUrl(raw.url) : undefined
+      if (!isRecord(raw) || !build) continue
       if (isCount(raw.queueId)) build.queueId = raw.queueId
       if (isCount(raw.timestamp) && raw.timestamp > 0) build.timestamp = raw.timestamp
       // -1: Jenkins has no estimate (Job.getEstimatedDuration).
@@ -202,15 +189,7 @@ export function buildOfUrl(url: string): { job: string[]; number: number } | und
 
 /** The path of an absolute or relative URL; undefined when it is none. */
 function pathOf(url: string): string | undefined {
-  try {
-    return new URL(url, 'http://placeholder/').pathname
-  } catch {
-    return undefined
-  }
-}
-
-function list(value: unknown): unknown[] {
-  return Array.isArray(value) ? value : []
+  return URL.parse(url, 'http://placeholder/')?.pathname
 }
 
 /** A build's JSON whose number and result the read checked (reads.ts getBuild, whose errors name the job). */

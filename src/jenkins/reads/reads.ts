@@ -1,8 +1,9 @@
 import { BUILD_RESULTS } from '../../util/constants.js'
 import { JenkinsError } from '../transport/errors.js'
-import { countOf, isBuildNumber, isCount, shownValue } from '../model/counts.js'
+import { countOf, isBuildNumber, isCount, isRecord, shownValue } from '../model/counts.js'
 import { buildUrl, fullName, jobUrl, queueItemUrl } from '../model/job-path.js'
 import {
+  ACTIONS_FIELDS,
   buildSummaryOf,
   buildsOf,
   actionsOf,
@@ -66,8 +67,7 @@ export const BUILD_PLUGIN_LISTS = ['actions', 'changeSets'] as const
  * Fields read from `queue/api/json` (tree ignores visibility: jenkins-api.md 5.5).
  * @internal
  */
-export const QUEUE_TREE =
-  'items[id,task[url,name],actions[causes[_class,userId],parameters[name,value]],inQueueSince,why]'
+export const QUEUE_TREE = `items[id,task[url,name],${ACTIONS_FIELDS},inQueueSince,why]`
 
 /** Item classes that hold jobs rather than being one (jenkins-api.md 9). */
 const FOLDER_CLASSES = new Set([
@@ -186,9 +186,13 @@ export async function listJobs(http: Requester, folder: JobPath): Promise<string
   return names
 }
 
-/** A queue item's JSON. */
+/**
+ * A queue item's JSON (Queue.Item; a LeftItem adds `executable` and
+ * `cancelled`: jenkins-api.md 4), decoded: a field of a type Jenkins never
+ * sends is refused, as no real Jenkins sends it.
+ */
 export async function getQueueItem(http: Requester, queueId: number): Promise<QueueItem> {
-  const item = await http.getJson<QueueItem>(
+  const raw = await http.getJson<unknown>(
     'queue',
     `${queueItemUrl(http.baseUrl, queueId)}api/json`,
     http.context(`queue item ${queueId}`, {
@@ -196,22 +200,35 @@ export async function getQueueItem(http: Requester, queueId: number): Promise<Qu
       following: true
     })
   )
-  if (typeof item !== 'object' || item === null || typeof item.id !== 'number') {
-    throw new JenkinsError(
+  const refused = (what: string): JenkinsError =>
+    new JenkinsError(
       'protocol',
-      `Jenkins at ${http.baseUrl} answered queue item ${queueId} without an id`
+      `Jenkins at ${http.baseUrl} answered queue item ${queueId} ${what}`
     )
+  if (!isRecord(raw) || typeof raw.id !== 'number') throw refused('without an id')
+  const field = <T>(name: string, expected: string, is: (value: unknown) => value is T) => {
+    const value = raw[name]
+    if (value === undefined || is(value)) return value
+    throw refused(`with ${name} ${shownValue(value)}: expected ${expected}`)
   }
-  // The step prints it as it waits: a `why` that echoes the request's cookie or crumb must not.
-  if (typeof item.why === 'string') item.why = http.redact(item.why)
-  if (!isCount(item.inQueueSince)) delete item.inQueueSince
-  const executable = item.executable as { number?: unknown; url?: unknown } | null | undefined
-  if (executable && executable.number !== undefined) {
+  const why = field('why', 'a text or null', v => typeof v === 'string' || v === null)
+  const task = field('task', 'an object or null', v => v === null || isRecord(v))
+  const executable = field('executable', 'an object or null', v => v === null || isRecord(v))
+  const item: QueueItem = {
+    id: raw.id,
+    _class: field('_class', 'a class name', v => typeof v === 'string'),
+    cancelled: field('cancelled', 'true or false', v => typeof v === 'boolean'),
+    // The step prints it as it waits: a `why` that echoes the request's cookie or crumb must not.
+    why: typeof why === 'string' ? http.redact(why) : why,
+    actions: field('actions', 'a list', Array.isArray),
+    task: task && (typeof task.url === 'string' ? { url: task.url } : {}),
+    inQueueSince: isCount(raw.inQueueSince) ? raw.inQueueSince : undefined
+  }
+  if (executable?.number !== undefined) {
     // A number that addresses no build would reach URLs and outputs.
     if (!isBuildNumber(executable.number)) {
-      throw new JenkinsError(
-        'protocol',
-        `Jenkins at ${http.baseUrl} answered queue item ${queueId} with a build whose number is ${shownValue(executable.number)}: expected a whole number from 1 to ${Number.MAX_SAFE_INTEGER}`
+      throw refused(
+        `with a build whose number is ${shownValue(executable.number)}: expected a whole number from 1 to ${Number.MAX_SAFE_INTEGER}`
       )
     }
     // Jenkins' own URL of the run, kept only when it sent one: requests go to
@@ -246,14 +263,11 @@ export async function getBuild(
   http: Requester,
   job: JobPath,
   which: number | 'lastBuild' | 'lastSuccessfulBuild',
-  options: { tree?: string; depth?: number; passwords?: PasswordNames } = {}
+  options: { tree?: string; passwords?: PasswordNames } = {}
 ): Promise<Build> {
   const name = fullName(job)
-  const query = new URLSearchParams()
-  if (options.tree !== undefined) query.set('tree', options.tree)
-  if (options.depth !== undefined) query.set('depth', String(options.depth))
-  const search = query.toString()
-  const url = `${jobUrl(http.baseUrl, job)}${which}/api/json${search ? `?${search}` : ''}`
+  const search = options.tree === undefined ? '' : `?tree=${encodeURIComponent(options.tree)}`
+  const url = `${jobUrl(http.baseUrl, job)}${which}/api/json${search}`
   const notFound =
     which === 'lastBuild'
       ? `Job '${name}' has no builds yet on Jenkins at ${http.baseUrl} (no last build; or the job does not exist)`
@@ -301,15 +315,9 @@ export async function getQueue(http: Requester): Promise<QueuedTask[]> {
     http.context('the queue')
   )
   const items: QueuedTask[] = []
-  for (const raw of Array.isArray(data.items) ? data.items : []) {
-    const item = raw as {
-      id?: unknown
-      task?: { url?: unknown } | null
-      actions?: unknown
-      why?: unknown
-    }
-    const url = item?.task?.url
-    if (!isCount(item?.id) || typeof url !== 'string') continue
+  for (const item of Array.isArray(data.items) ? data.items : []) {
+    const url = isRecord(item) && isRecord(item.task) ? item.task.url : undefined
+    if (!isRecord(item) || !isCount(item.id) || typeof url !== 'string') continue
     const names = jobNamesFromUrl(url)
     if (!names) continue
     items.push({
@@ -334,9 +342,7 @@ export async function recentBuilds(
   options: { actions?: boolean; outcome?: boolean } = {}
 ): Promise<RecentBuild[]> {
   const name = fullName(job)
-  let fields = options.actions
-    ? 'number,queueId,actions[causes[_class],parameters[name,value]]'
-    : 'number,queueId'
+  let fields = options.actions ? `number,queueId,${ACTIONS_FIELDS}` : 'number,queueId'
   if (options.outcome) fields += ',result,duration,building'
   const tree = `builds[${fields}]{0,${Math.max(1, Math.floor(limit))}}`
   const data = await http.getJson<{ builds?: unknown }>(
@@ -410,23 +416,21 @@ export function logOffsets(
  * asked for (a recursive walk overflowed the stack).
  */
 function collectJobs(http: Requester, items: unknown[], prefix: string, names: string[]): void {
-  const stack: Array<{ items: unknown[]; prefix: string; next: number }> = [
-    { items, prefix, next: 0 }
-  ]
+  // What is left to see, the next one on top.
+  const stack: Array<{ item: unknown; prefix: string; depth: number }> = []
+  const push = (list: unknown[], prefix: string, depth: number): void => {
+    for (let i = list.length - 1; i >= 0; i--) stack.push({ item: list[i], prefix, depth })
+  }
+  push(items, prefix, 1)
   let skipped = false
-  while (stack.length > 0) {
-    const level = stack[stack.length - 1] as { items: unknown[]; prefix: string; next: number }
-    if (level.next >= level.items.length) {
-      stack.pop()
-      continue
-    }
-    const item = level.items[level.next++] as RawJob | null
+  for (let next = stack.pop(); next; next = stack.pop()) {
+    const item = next.item as RawJob | null
     if (typeof item?.name !== 'string') continue
-    const path = `${level.prefix}${item.name}`
+    const path = `${next.prefix}${item.name}`
     if (Array.isArray(item.jobs)) {
-      if (stack.length < LIST_DEPTH) stack.push({ items: item.jobs, prefix: `${path}/`, next: 0 })
+      if (next.depth < LIST_DEPTH) push(item.jobs, `${path}/`, next.depth + 1)
       else skipped = true
-    } else if (typeof item._class === 'string' && FOLDER_CLASSES.has(item._class)) {
+    } else if (isFolder(item)) {
       http.logger.debug(
         `Not listing the jobs of '${path}': deeper than ${LIST_DEPTH} folder levels`
       )
@@ -448,18 +452,12 @@ function isFolder(item: RawJob): boolean {
 }
 
 function parameterDefinitions(property: unknown): ParameterDefinition[] {
-  return (entriesOf(property, 'parameterDefinitions') ?? []).flatMap(raw => {
-    const def = raw as {
-      name?: unknown
-      type?: unknown
-      defaultParameterValue?: { value?: unknown } | null
-      choices?: unknown
-    } | null
-    if (typeof def?.name !== 'string') return []
+  return (entriesOf(property, 'parameterDefinitions') ?? []).flatMap(def => {
+    if (!isRecord(def) || typeof def.name !== 'string') return []
     const definition: ParameterDefinition = { name: def.name }
     if (typeof def.type === 'string') definition.type = def.type
     if (/Password/i.test(definition.type ?? '')) definition.password = true
-    else if (def.defaultParameterValue && 'value' in def.defaultParameterValue) {
+    else if (isRecord(def.defaultParameterValue) && 'value' in def.defaultParameterValue) {
       definition.defaultValue = def.defaultParameterValue.value
     }
     if (Array.isArray(def.choices)) {

@@ -37,7 +37,8 @@ export function parseJsonPrefix(text: string): JsonPrefix | undefined {
   let escaped = false
   let stringStart = -1
   let expectKey = false
-  let cut: { at: number; closers: string; openKeys: string[] } | undefined
+  // The last cut after a whole array element: where, and the arrays and objects open there.
+  let cut: { at: number; open: Frame[] } | undefined
   for (let i = 0; i < text.length; i++) {
     const ch = text.charCodeAt(i)
     if (inString) {
@@ -74,16 +75,7 @@ export function parseJsonPrefix(text: string): JsonPrefix | undefined {
         // ,
         const top = stack[stack.length - 1]
         if (top?.kind === '{') expectKey = true
-        else if (top?.kind === '[') {
-          cut = {
-            at: i,
-            closers: stack
-              .map(f => (f.kind === '{' ? '}' : ']'))
-              .reverse()
-              .join(''),
-            openKeys: stack.flatMap(f => (f.kind === '{' && f.key !== undefined ? [f.key] : []))
-          }
-        }
+        else if (top?.kind === '[') cut = { at: i, open: stack.map(frame => ({ ...frame })) }
         break
       }
       default:
@@ -91,8 +83,10 @@ export function parseJsonPrefix(text: string): JsonPrefix | undefined {
     }
   }
   if (!cut) return undefined
+  const closers = cut.open.map(f => (f.kind === '{' ? '}' : ']')).reverse()
+  const openKeys = cut.open.flatMap(f => (f.kind === '{' && f.key !== undefined ? [f.key] : []))
   try {
-    return { value: JSON.parse(text.slice(0, cut.at) + cut.closers), openKeys: cut.openKeys }
+    return { value: JSON.parse(text.slice(0, cut.at) + closers.join('')), openKeys }
   } catch {
     return undefined
   }

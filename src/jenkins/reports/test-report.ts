@@ -1,5 +1,6 @@
 import { JenkinsError } from '../transport/errors.js'
 import { fullName } from '../model/job-path.js'
+import { list } from '../model/counts.js'
 import { CaseNamer } from './junit-names.js'
 import { bodyOf, tooDeepError } from '../transport/answers.js'
 import { JsonTooDeep, parseJenkinsJson } from '../transport/json.js'
@@ -347,10 +348,6 @@ async function readPage(
     },
     http.deadline
   )
-}
-
-function list(value: unknown): unknown[] {
-  return Array.isArray(value) ? value : []
 }
 
 function stringList(value: unknown): string[] {

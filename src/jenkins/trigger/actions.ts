@@ -84,10 +84,7 @@ async function postForRedirect(
     retryNetwork: failure => failure.transient,
     deadline: http.actionDeadline()
   })
-  if (isSuccessOrRedirect(response.status)) return
+  const status = response.status
+  if ((status >= 200 && status < 300) || status === 302 || status === 303) return
   throw errorForResponse(response, body, context)
-}
-
-function isSuccessOrRedirect(status: number): boolean {
-  return (status >= 200 && status < 300) || status === 302 || status === 303
 }

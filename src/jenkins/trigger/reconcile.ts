@@ -9,41 +9,29 @@
  */
 import type { Logger } from '../../util/logger.js'
 import { sameJob } from '../model/job-path.js'
+import { ACTIONS_FIELDS } from '../reads/decode.js'
 import type {
   BuildParameters,
   ExportedParameter,
   FoundTrigger,
-  ParameterDefinition
+  ParameterDefinition,
+  QueuedTask,
+  RecentBuild
 } from '../model/types.js'
 import type { LostTrigger } from '../transport/errors.js'
 import { sameUser, type ExportedCauses } from './shared-work.js'
 
 /** Fields read from the job for recent builds; newest first, as Jenkins lists them. */
-export const RECENT_BUILDS_TREE =
-  'builds[number,queueId,actions[parameters[name,value],causes[_class,userId]]]{0,20}'
+export const RECENT_BUILDS_TREE = `builds[number,queueId,${ACTIONS_FIELDS}]{0,20}`
 
-/** A queued item; its causes (shared-work.ts) say whose request it is. */
-interface QueuedCandidate extends ExportedCauses {
-  id: number
-  /** Decoded item names of the task, from its URL (e.g. ['team', 'deploy']). */
-  job: string[]
-  parameters: ExportedParameter[]
-}
-
-export interface BuildCandidate extends ExportedCauses {
-  number: number
-  queueId?: number
-  parameters: ExportedParameter[]
-}
+/** A build since the trigger, with its causes (shared-work.ts: whose request it is) and parameters. */
+export type BuildCandidate = RecentBuild & Pick<QueuedTask, 'parameters'>
 
 /** What the reconciliation needs to read from Jenkins. */
 export interface ReconcileReader {
-  queue(): Promise<QueuedCandidate[]>
+  queue(): Promise<Array<Omit<QueuedTask, 'causes'> & ExportedCauses>>
   builds(): Promise<BuildCandidate[]>
 }
-
-/** What a lost trigger is looked for by (types.ts: it travels with a cancel to the abort path). */
-export type TriggerExpectation = LostTrigger
 
 /** What was found, and where. */
 export type Adopted = FoundTrigger & { from: 'queue' | 'build' }
@@ -121,7 +109,7 @@ export function causedBy(candidate: BuildCandidate, user: string | undefined): b
  */
 export async function findTriggered(
   reader: ReconcileReader,
-  expectation: TriggerExpectation
+  expectation: LostTrigger
 ): Promise<Adopted | undefined> {
   const queued = (await reader.queue()).filter(
     item =>
@@ -152,7 +140,7 @@ export async function findTriggered(
  */
 export async function reconcile(
   reader: ReconcileReader,
-  expectation: TriggerExpectation,
+  expectation: LostTrigger,
   options: { settleMs: number; sleep: (ms: number) => Promise<void>; logger: Logger }
 ): Promise<Adopted | undefined> {
   const first = await findTriggered(reader, expectation)

@@ -8,25 +8,20 @@
  */
 
 import { entriesOf } from '../reads/decode.js'
+import type { QueuedTask } from '../model/types.js'
 
 /** The `tree` that makes a build GET export its causes (one entry per cause). */
 export const CAUSES_TREE = 'actions[causes[shortDescription]]'
 
 /**
- * Causes exported in an `actions` array (CauseAction's `causes`); undefined when none is exported.
- * @internal
- */
-export function causeCount(actions: unknown): number | undefined {
-  return entriesOf(actions, 'causes')?.length
-}
-
-/**
  * True when the item or build answers for more requests than `own`, the
  * number of this step's own requests folded into it (more than one when a
- * step listed the same job twice with the same parameters).
+ * step listed the same job twice with the same parameters): by the causes
+ * exported in its `actions` array (CauseAction's `causes`, none when none
+ * is exported).
  */
 export function isShared(actions: unknown, own = 1): boolean {
-  return sharedBeyond(causeCount(actions) ?? 0, own)
+  return sharedBeyond(entriesOf(actions, 'causes')?.length ?? 0, own)
 }
 
 /** The rule itself: `count` exported causes stand for more requests than `own`. */
@@ -41,10 +36,7 @@ function sharedBeyond(count: number, own: number): boolean {
 export const USER_ID_CAUSE = 'hudson.model.Cause$UserIdCause'
 
 /** An item's or build's causes as decoded where they arrive: each exported cause's `_class`, and the UserIdCauses' userIds. */
-export interface ExportedCauses {
-  causes?: readonly string[]
-  userIds?: ReadonlyArray<string | null>
-}
+export type ExportedCauses = Partial<Pick<QueuedTask, 'causes' | 'userIds'>>
 
 /**
  * True only when the work is one request of `user`'s and nothing else: one

@@ -11,8 +11,7 @@ import {
   expectedParameters,
   reconcile,
   type Adopted,
-  type ReconcileReader,
-  type TriggerExpectation
+  type ReconcileReader
 } from './reconcile.js'
 import type { UploadBody } from '../transport/multipart.js'
 import { buildsOf } from '../reads/decode.js'
@@ -47,7 +46,7 @@ export interface LostAnswer {
 }
 
 export interface TriggerOptions {
-  /** How long a lost trigger answer is given before looking again (default: reconcile.ts). */
+  /** How long a lost trigger answer (or a broken upload) is given before looking (default: reconcile.ts). */
   settleMs?: number
   /** With a job token: the note of the RemoteCause Jenkins records (the `cause` parameter). */
   cause?: string
@@ -75,12 +74,11 @@ export async function trigger(
   const undefinedNames = unknownParameters(info, params)
   const parameterized = info.parameterDefinitions.length > 0
   const form = new URLSearchParams()
-  if (parameterized) {
-    for (const [key, value] of Object.entries(params)) {
-      if (undefinedNames.includes(key)) continue
-      // Multi-value parameters are repeated fields.
-      for (const item of typeof value === 'string' ? [value] : value) form.append(key, item)
-    }
+  // A job without parameters defines none of them: nothing is sent.
+  for (const [key, value] of Object.entries(params)) {
+    if (undefinedNames.includes(key)) continue
+    // Multi-value parameters are repeated fields.
+    for (const item of typeof value === 'string' ? [value] : value) form.append(key, item)
   }
   // The job token travels in the form, never in the URL (where proxies and
   // access logs would keep it). A request with `token` is recorded as a
@@ -101,9 +99,9 @@ export async function trigger(
     name,
     parameterized ? `Jenkins also answers 500 to ${REFUSED_VALUE}.` : undefined
   )
-  const expectation: TriggerExpectation = {
+  const expectation: LostTrigger = {
     job,
-    parameters: expectedParameters(info.parameterDefinitions, parameterized ? params : {}),
+    parameters: expectedParameters(info.parameterDefinitions, params),
     user: http.user,
     firstBuildNumber: info.nextBuildNumber
   }
@@ -286,7 +284,7 @@ export async function triggerOnce(
     const location = response.header('location')
     throw new JenkinsError(
       'protocol',
-      `Jenkins at ${http.baseUrl} did not queue a build of '${name}': it answered ${response.status}${location ? ` with a redirect to ${safePath(location, url)}` : ''} instead of a queue item. A plugin may have vetoed the build, or '${name}' is a computed folder whose build is a scan.`,
+      `Jenkins at ${http.baseUrl} did not queue a build of '${name}': it answered ${response.status}${location ? ` with a redirect to ${URL.parse(location, url)?.pathname ?? '(invalid location)'}` : ''} instead of a queue item. A plugin may have vetoed the build, or '${name}' is a computed folder whose build is a scan.`,
       response.status
     )
   }
@@ -308,7 +306,6 @@ export function reconcileReader(http: Requester, job: JobPath): ReconcileReader 
       )
       return buildsOf(data.builds, { actions: true }).map(build => ({
         ...build,
-        causes: build.causes ?? [],
         parameters: build.parameters ?? []
       }))
     }
@@ -337,15 +334,8 @@ function disabledMessage(http: Requester, name: string): string {
 /** The queue item id from a trigger's Location (`…/queue/item/<id>/`), or undefined. */
 function queueIdOf(response: HttpResponse): number | undefined {
   const location = response.header('location')
-  if (!location) return undefined
-  let path: string
-  try {
-    path = new URL(location, response.url).pathname
-  } catch {
-    return undefined
-  }
-  const match = /\/queue\/item\/(\d+)\/?$/.exec(path)
-  return countOf(match?.[1])
+  const path = location ? URL.parse(location, response.url)?.pathname : undefined
+  return countOf(/\/queue\/item\/(\d+)\/?$/.exec(path ?? '')?.[1])
 }
 
 /**
@@ -389,14 +379,6 @@ function jenkinsRefusal(response: HttpResponse, body: string): string | undefine
 /** What Jenkins' 500 to a trigger usually means: the values core's parameters refuse are refused before sending (parameter-values.ts). */
 const REFUSED_VALUE =
   "a parameter value it does not accept, such as several values for a plugin's parameter that takes one"
-
-function safePath(location: string, base: string): string {
-  try {
-    return new URL(location, base).pathname
-  } catch {
-    return '(invalid location)'
-  }
-}
 
 /** The error for building an item that is not a job: what it is, and which input names a job in it. */
 export function notAJob(info: JobInfo, name: string, origin: string): JenkinsError {

@@ -7,16 +7,10 @@
  * are all named. The cases: docs/internals.md, "An upload whose answer was lost".
  */
 import { cancelQueueItem, stopBuild } from './actions.js'
-import { JenkinsError } from '../transport/errors.js'
+import { JenkinsError, type LostTrigger } from '../transport/errors.js'
 import { isOwnAlone, type ExportedCauses } from './shared-work.js'
 import { buildUrl, jobUrl, queueItemUrl, sameJob } from '../model/job-path.js'
-import {
-  SETTLE_MS,
-  SLOW_SETTLE_MS,
-  causedBy,
-  sameParameters,
-  type TriggerExpectation
-} from './reconcile.js'
+import { SETTLE_MS, SLOW_SETTLE_MS, causedBy, sameParameters } from './reconcile.js'
 import type { Requester } from '../transport/requester.js'
 import { reconcileReader, type LostAnswer } from './trigger.js'
 import type { JobPath, TriggerResult } from '../model/types.js'
@@ -28,8 +22,8 @@ export interface LostUpload {
   lost: LostAnswer
   /** How much of the body had gone out when it broke, when it had not all gone. */
   cut: string | undefined
-  complete: TriggerExpectation
-  broken: TriggerExpectation
+  complete: LostTrigger
+  broken: LostTrigger
   settleMs?: number
 }
 
@@ -128,7 +122,7 @@ async function look2(
       : (await reader.builds()).filter(
           build => build.number >= floor && causedBy(build, upload.complete.user)
         )
-  const match = (expectation: TriggerExpectation): Found[] => {
+  const match = (expectation: LostTrigger): Found[] => {
     const found: Found[] = builds
       .filter(build => sameParameters(expectation.parameters, build.parameters))
       .map(build => ({ queueId: build.queueId, buildNumber: build.number, causes: build }))

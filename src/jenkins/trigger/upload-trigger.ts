@@ -8,13 +8,19 @@
  */
 import { formatBytes } from '../../util/bytes.js'
 import { formatDuration } from '../../util/duration.js'
-import { Interrupted, JenkinsError } from '../transport/errors.js'
+import { Interrupted, JenkinsError, type LostTrigger } from '../transport/errors.js'
 import { fullName, jobUrl } from '../model/job-path.js'
 import { multipartBody, type UploadBody, type UploadFile } from '../transport/multipart.js'
-import { expectedParameters, type TriggerExpectation } from './reconcile.js'
+import { expectedParameters } from './reconcile.js'
 import type { Requester } from '../transport/requester.js'
 import { recoverUpload } from './upload-recovery.js'
-import { checkBuildable, triggerContext, triggerOnce, unknownParameters } from './trigger.js'
+import {
+  checkBuildable,
+  triggerContext,
+  triggerOnce,
+  unknownParameters,
+  type TriggerOptions
+} from './trigger.js'
 import type { BuildParameters, JobInfo, JobPath, TriggerResult } from '../model/types.js'
 
 /** Definition types whose value is an uploaded file: core's, and the file-parameters plugin's `base64File` and `stashedFile`. */
@@ -59,12 +65,6 @@ function checkUploads(info: JobInfo, name: string, files: readonly UploadFile[])
   )
 }
 
-export interface UploadTriggerOptions {
-  /** How long Jenkins is given to queue a build from a broken upload before looking (tests shrink it). */
-  settleMs?: number
-  cause?: string
-}
-
 /** Queues one build of `job` with `files` uploaded; see the file comment. */
 export async function triggerUpload(
   http: Requester,
@@ -72,7 +72,7 @@ export async function triggerUpload(
   job: JobPath,
   params: BuildParameters,
   files: readonly UploadFile[],
-  options: UploadTriggerOptions = {}
+  options: TriggerOptions = {}
 ): Promise<TriggerResult> {
   const name = fullName(job)
   checkBuildable(http, info, name, params)
@@ -132,7 +132,7 @@ export async function triggerUpload(
     if (!uploaded.has(file)) complete.delete(file)
   }
   const base = { job, user: http.user, firstBuildNumber: info.nextBuildNumber }
-  const expectation = (): TriggerExpectation => ({
+  const expectation = (): LostTrigger => ({
     ...base,
     parameters: finished ? complete : broken
   })
