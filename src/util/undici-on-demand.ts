@@ -1,9 +1,9 @@
 /**
- * What the bundle loads for `undici` (tsconfig.json `paths`): @actions/core and
- * @actions/http-client import it at start-up, but only GitHub requests use it (their
- * fetch, and a ProxyAgent when the runner has a proxy). Its 900 KiB of source took a
- * quarter of a step's start-up, so it loads with the first GitHub request instead, from
- * a chunk of its own in dist/ (docs/performance.md, "Start-up").
+ * What the bundle loads for `undici` (tsconfig.json `paths`): @actions/http-client (which
+ * @actions/core imports too) and @actions/github import it at start-up, but only GitHub
+ * requests use it (their fetch, and a ProxyAgent when the runner has a proxy). Its 900 KiB
+ * of source took a fifth of a step's start-up, so it loads with the first GitHub request
+ * instead, from a chunk of its own in dist/ (docs/performance.md, "Figures").
  */
 import type * as Undici from 'undici/index.js'
 
