@@ -181,41 +181,26 @@ function defaultsToGithubToken(input) {
 function isSwitch(input) {
     return input.default === 'true' || input.default === 'false';
 }
-/** Inputs by flag name; an input named like one of the command's own flags is a defect of action.yml. */
-function flagTable(inputs) {
-    const table = new Map();
-    for (const input of inputs) {
-        if (OWN_FLAGS.includes(input.name) || input.name.startsWith('no-')) {
-            throw new Error(`action.yml input '${input.name}' clashes with jenkins-build's own --${input.name}`);
-        }
-        table.set(input.name, input);
-    }
-    return table;
-}
 /** Parses the arguments; throws UsageError for a command line it cannot take. */
 function parseCommandLine(argv, inputs, env) {
-    const table = flagTable(inputs);
+    // An input named like one of the command's own flags is a defect of action.yml.
+    const clash = inputs.find(input => OWN_FLAGS.includes(input.name) || input.name.startsWith('no-'));
+    if (clash) {
+        throw new Error(`action.yml input '${clash.name}' clashes with jenkins-build's own --${clash.name}`);
+    }
+    const table = new Map(inputs.map(input => [input.name, input]));
     const line = { given: {}, json: false, verbose: false, help: false, warnings: [] };
     const params = [];
     const files = [];
     const flagged = new Set();
-    const value = (flag, at) => {
-        const next = argv[at];
-        if (next === undefined)
-            throw new UsageError(`${flag} needs a value`);
-        return next;
-    };
     for (let i = 0; i < argv.length; i++) {
         const arg = argv[i] ?? '';
         if (arg === '-h' || arg === '--help') {
             line.help = true;
             continue;
         }
-        if (/^-p[^-]/.test(arg)) {
-            params.push(param(arg.slice(2), params.length + 1));
-            continue;
-        }
-        const long = arg === '-p' ? '--param' : arg;
+        // `-pNAME=value` is `--param=NAME=value`; `-p NAME=value`, `--param NAME=value`.
+        const long = /^-p[^-]/.test(arg) ? `--param=${arg.slice(2)}` : arg === '-p' ? '--param' : arg;
         if (!long.startsWith('--')) {
             throw new UsageError(arg.startsWith('-')
                 ? `unknown option ${arg}`
@@ -224,24 +209,27 @@ function parseCommandLine(argv, inputs, env) {
         const eq = long.indexOf('=');
         const name = long.slice(2, eq < 0 ? undefined : eq);
         const inline = eq < 0 ? undefined : long.slice(eq + 1);
-        if (name === 'param') {
-            params.push(param(inline ?? value(arg, ++i), params.length + 1));
-            continue;
-        }
-        if (name === 'file') {
-            files.push(fileSpec(inline ?? value(arg, ++i), files.length + 1));
-            continue;
-        }
-        if (name === 'json' || name === 'verbose') {
+        // The value after `=`, else the next argument.
+        const given = () => {
+            const next = inline ?? argv[++i];
+            if (next === undefined)
+                throw new UsageError(`${arg} needs a value`);
+            return next;
+        };
+        if (name === 'param')
+            params.push(param(given(), params.length + 1));
+        else if (name === 'file')
+            files.push(fileSpec(given(), files.length + 1));
+        else if (name === 'summary')
+            line.summary = given();
+        else if (name === 'json' || name === 'verbose') {
             if (inline !== undefined)
                 throw new UsageError(`--${name} takes no value`);
             line[name] = true;
-            continue;
         }
-        if (name === 'summary') {
-            line.summary = inline ?? value(arg, ++i);
+        // The command's own flags are done; the rest name inputs.
+        if (['param', 'file', 'summary', 'json', 'verbose'].includes(name))
             continue;
-        }
         const negated = name.startsWith('no-') ? table.get(name.slice(3)) : undefined;
         if (negated) {
             if (!isSwitch(negated)) {
@@ -264,7 +252,7 @@ function parseCommandLine(argv, inputs, env) {
             line.given[name] = 'true';
         }
         else
-            line.given[name] = value(arg, ++i);
+            line.given[name] = given();
         flagged.add(name);
     }
     if (params.length > 0) {
@@ -538,13 +526,9 @@ class input_error_InputError extends Error {
 
 /** `value` as an absolute http(s) URL; else an error in which `where` names the input and value. */
 function parseHttpUrl(value, where, expected) {
-    let url;
-    try {
-        url = new URL(value);
-    }
-    catch {
+    if (!URL.canParse(value))
         throw new InputError(`${where} is not an absolute URL: ${expected}.`);
-    }
+    const url = new URL(value);
     if (url.protocol !== 'http:' && url.protocol !== 'https:') {
         throw new InputError(`${where} must use http or https, not '${url.protocol.slice(0, -1)}': ${expected}.`);
     }
@@ -552,15 +536,8 @@ function parseHttpUrl(value, where, expected) {
 }
 /** `url` as the href of an http(s) URL; undefined for none, or any other scheme (`javascript:`). */
 function http_url_httpHref(url) {
-    if (!url)
-        return undefined;
-    try {
-        const parsed = new URL(url);
-        return parsed.protocol === 'http:' || parsed.protocol === 'https:' ? parsed.href : undefined;
-    }
-    catch {
-        return undefined;
-    }
+    const parsed = url && URL.canParse(url) ? new URL(url) : undefined;
+    return parsed?.protocol === 'http:' || parsed?.protocol === 'https:' ? parsed.href : undefined;
 }
 /**
  * Whether the path of the URL `value` has a '.' or '..' segment (also as
@@ -1266,7 +1243,10 @@ function parseFileCommands(text) {
     }
     return result;
 }
-/** Starts the step. */
+/**
+ * Starts the step: `child` is its process, whose stdout and stderr are pipes
+ * in UTF-8; `done` resolves when it has exited and its files are read.
+ */
 function startStep(spec) {
     const dir = (0,external_node_fs_namespaceObject.mkdtempSync)((0,external_node_path_namespaceObject.join)((0,external_node_os_namespaceObject.tmpdir)(), 'jenkins-action-step-'));
     const files = {
@@ -1360,15 +1340,18 @@ function expressionWording(text) {
 function escapeRegExp(text) {
     return text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
 }
-/** Rewords one message of the action for a terminal; `typed`: the flag to name where the user had a choice. */
+/**
+ * Rewords one message of the action for a terminal; `typed`: how the command
+ * line gave `files` (`--file NAME=path`, line N of `files` being the Nth, or `--files`).
+ */
 function terminalWording(inputs, typed = {}) {
     const byName = new Map(inputs.map(input => [input.name, input]));
     // Longest first, so that `job-token` is not read as `job`.
     const names = [...byName.keys()].sort((a, b) => b.length - a.length).map(escapeRegExp);
     const name = `(${names.join('|')})`;
     const flag = (input) => {
-        if (input === 'files' && typed.files)
-            return typed.files;
+        if (input === 'files' && typed.fileFlag)
+            return typed.fileFlag;
         const found = byName.get(input);
         return found ? flagWording(found) : `'${input}'`;
     };
@@ -1377,7 +1360,7 @@ function terminalWording(inputs, typed = {}) {
         [
             /\bInput 'files' line (\d+)\b/g,
             (match, n = '') => {
-                const value = typed.files === '--file' ? typed.fileValues?.[Number(n) - 1] : undefined;
+                const value = typed.fileFlag === '--file' ? typed.fileValues?.[Number(n) - 1] : undefined;
                 return value === undefined ? match : flagExample(byName.get('files'), 'file', value);
             }
         ],
@@ -1605,7 +1588,7 @@ async function runSteps(line, inputs, node, bundle) {
     const options = {
         verbose: line.verbose,
         color,
-        wording: terminalWording(inputs, { files: line.fileFlag, fileValues: line.fileValues })
+        wording: terminalWording(inputs, line)
     };
     const say = new StepLog(text => noteOutput().write(text), masker, options);
     for (const warning of line.warnings)

@@ -90,6 +90,9 @@ async function scanAndWait(options: BranchOptions): Promise<BranchJob> {
   out.startGroup(`Scan of ${projectName}`)
   try {
     found = await watchScan(options, log, scan)
+    // The branch can show up between a read of the log and the next: what the scan
+    // wrote by then (the build it scheduled) belongs before the fold closes.
+    if (found !== 'missing' && !scan.finished) await log.poll()
   } finally {
     log.end(found !== undefined && scan.finished)
     out.endGroup()
