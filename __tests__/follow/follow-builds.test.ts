@@ -56,7 +56,8 @@ async function follow(
       waiting: (t, why) => void seen.waiting.push([t, why]),
       started: (t, ref: BuildRef) => void seen.started.push([t, ref.number]),
       ended: (t, build) => void seen.ended.push([t, build]),
-      failed: (t, error) => void seen.failed.push([t, error.message])
+      failed: (t, error) => void seen.failed.push([t, error.message]),
+      inputs: () => undefined
     }
   })
   const tracks = new Map<number, string>()
@@ -131,7 +132,8 @@ describe('BuildsFollower', () => {
         },
         started: () => undefined,
         ended: (t, build) => void seen.ended.push([t, build]),
-        failed: (t, error) => void seen.failed.push([t, error.message])
+        failed: (t, error) => void seen.failed.push([t, error.message]),
+        inputs: () => undefined
       }
     })
     const info = await api.getJob(['a'])

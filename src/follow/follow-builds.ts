@@ -17,6 +17,7 @@ import {
 } from './schedule-policy.js'
 import type { ConsoleStreamer } from './log-stream.js'
 import { buildNumberByQueueId, QueueItemEnded } from './queue-ended.js'
+import { buildRef } from './build-parts.js'
 import { formatDuration } from '../util/duration.js'
 import { errorText } from '../util/error-text.js'
 
@@ -29,14 +30,14 @@ export type ConsoleFollower = Pick<ConsoleStreamer, 'poll' | 'notice'>
 /** What the follower tells about each build, by the id `add…` returned. Called in order, never concurrently. */
 interface FollowHooks {
   /** The item waits in the queue, for this (Jenkins' text, untrusted). */
-  waiting?(track: number, why: string): void
-  started?(track: number, ref: BuildRef, start: StartSeen): void
+  waiting(track: number, why: string): void
+  started(track: number, ref: BuildRef, start: StartSeen): void
   /** The build ended: its full, final JSON. */
-  ended?(track: number, build: Build): void
-  /** It cannot be followed further (cancelled in the queue, gone, refused); without this hook, run() ends with the error. */
-  failed?(track: number, error: Error): void
+  ended(track: number, build: Build): void
+  /** It cannot be followed further (cancelled in the queue, gone, refused). */
+  failed(track: number, error: Error): void
   /** A running Pipeline's stages, looked at for a pending `input` (added with `inputs`). */
-  inputs?(track: number, run: PipelineRun): void
+  inputs(track: number, run: PipelineRun): void
 }
 
 export interface BuildsFollowerOptions {
@@ -95,7 +96,7 @@ export class BuildsFollower {
     this.now = options.now ?? Date.now
     this.policy = options.policy ?? DEFAULT_SCHEDULE_POLICY
     this.schedule = new SharedSchedule(
-      (job, number) => ({ job, number, url: options.api.buildUrl(job, number) }),
+      (job, number) => buildRef(options.api, job, number),
       this.policy
     )
   }
@@ -239,7 +240,7 @@ export class BuildsFollower {
       return 'failed' as const
     })
     this.schedule.sawInputs(track, this.now(), { more: run !== undefined })
-    if (run && run !== 'failed') hooks.inputs?.(track, run)
+    if (run && run !== 'failed') hooks.inputs(track, run)
   }
 
   private async round({ queue, running }: { queue: boolean; running: boolean }): Promise<void> {
@@ -361,15 +362,14 @@ export class BuildsFollower {
     return followed
   }
 
-  /** The track cannot be followed further: told to the drain or the hook, else run() ends with it. */
+  /** The track cannot be followed further: told to the drain or the hook. */
   private fail(track: number, error: unknown): undefined {
     if (error instanceof Interrupted) throw error
     this.schedule.drop(track)
     const lost = error instanceof Error ? error : new Error(String(error))
     const { drained } = this.followed.get(track) ?? {}
     if (drained) drained.reject(lost)
-    else if (this.options.hooks.failed) this.options.hooks.failed(track, lost)
-    else this.failure ??= lost
+    else this.options.hooks.failed(track, lost)
   }
 
   private tell(events: TrackEvent[]): void {
@@ -379,11 +379,11 @@ export class BuildsFollower {
       const { job } = followed
       switch (event.kind) {
         case 'waiting':
-          hooks.waiting?.(event.track, event.why)
+          hooks.waiting(event.track, event.why)
           break
         case 'started': {
           const { ref, seenAt, startSlackMs, inQueueSince } = event
-          hooks.started?.(event.track, ref, { seenAt, startSlackMs, inQueueSince })
+          hooks.started(event.track, ref, { seenAt, startSlackMs, inQueueSince })
           // After the hook, which says the start before the console opens; before the first read.
           if (this.schedule.active) followed.console ??= followed.consoleOf?.(ref)
           break
@@ -392,7 +392,7 @@ export class BuildsFollower {
           followed.drained?.resolve()
           break
         case 'ended':
-          hooks.ended?.(event.track, event.build)
+          hooks.ended(event.track, event.build)
           break
         case 'left-without-build': {
           const name = fullName(job)
