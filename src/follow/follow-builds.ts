@@ -1,7 +1,7 @@
 import { once } from 'node:events'
 import { Interrupted, JenkinsError, unlessNotFound } from '../jenkins/transport/errors.js'
 import { fullName } from '../jenkins/model/job-path.js'
-import type { Build, BuildRef, JobPath, PipelineRun, QueueItem } from '../jenkins/model/types.js'
+import type { Build, BuildRef, JobPath, PipelineRun } from '../jenkins/model/types.js'
 import type { BuildOutputsApi, JenkinsApi } from '../jenkins/client.js'
 import type { Logger } from '../util/logger.js'
 import { abortReason, sleep, StepAborted } from '../util/wait.js'
@@ -9,7 +9,6 @@ import { SharedSchedule } from './schedule.js'
 import type { FollowedParts } from './track.js'
 import {
   DEFAULT_SCHEDULE_POLICY,
-  type RunningStart,
   type SchedulePolicy,
   type ScheduledRead,
   type StartSeen,
@@ -65,8 +64,8 @@ interface Followed {
   drained?: { resolve(): void; reject(error: Error): void }
 }
 
-/** How a queued build is followed once it starts: its console (made from its ref) and its pending inputs. */
-type QueuedParts = Omit<FollowedParts, 'console'> & { console?: (ref: BuildRef) => ConsoleFollower }
+/** How a build is followed: its console (a queued build's: made from its ref once it starts) and its pending inputs. */
+type Parts<Console> = Omit<FollowedParts, 'console'> & { console?: Console }
 
 /**
  * Follows builds, one or several at once, with one client: carries out the
@@ -102,7 +101,11 @@ export class BuildsFollower {
   }
 
   /** Follows a queue item to its build and the build to its end; returns its id for the hooks. */
-  addQueued(job: JobPath, queueId: number, { console, ...parts }: QueuedParts = {}): number {
+  addQueued(
+    job: JobPath,
+    queueId: number,
+    { console, ...parts }: Parts<(ref: BuildRef) => ConsoleFollower> = {}
+  ): number {
     const id = this.schedule.addQueued(job, queueId, this.now(), { ...parts, console: !!console })
     this.followed.set(id, { job, consoleOf: console })
     this.wakeUp?.()
@@ -115,10 +118,7 @@ export class BuildsFollower {
    * signal (Jenkins closes the log after `building` turns false), so no
    * build JSON is read while the console says the build goes on.
    */
-  addRunning(
-    ref: BuildRef,
-    { console, ...parts }: RunningStart & { console?: ConsoleFollower; inputs?: boolean }
-  ): number {
+  addRunning(ref: BuildRef, { console, ...parts }: Parts<ConsoleFollower>): number {
     const id = this.schedule.addRunning(ref, this.now(), { ...parts, console: !!console })
     this.followed.set(id, { job: ref.job, console })
     this.wakeUp?.()
@@ -303,14 +303,11 @@ export class BuildsFollower {
     // A left item is kept for 5 minutes, and none survive a restart
     // (jenkins-api.md 4): the build is found by its queue id instead.
     const { job } = this.followedOf(track)
-    const name = fullName(job)
-    const byQueueId = buildNumberByQueueId(api, job, queueId)
-    const number = await this.attempt(
-      track,
-      byQueueId.then(found => found ?? null)
-    )
+    const byQueueId = buildNumberByQueueId(api, job, queueId).then(found => found ?? null)
+    const number = await this.attempt(track, byQueueId)
     if (number === undefined) return
     if (number === null) {
+      const name = fullName(job)
       return this.fail(
         track,
         new QueueItemEnded(
@@ -320,7 +317,7 @@ export class BuildsFollower {
         )
       )
     }
-    const found: QueueItem = { id: queueId, executable: { number } }
+    const found = { id: queueId, executable: { number } }
     this.tell(this.schedule.sawQueueItem(track, askedAt, this.now(), found))
   }
 
