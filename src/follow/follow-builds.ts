@@ -161,11 +161,6 @@ export class BuildsFollower {
     this.wakeUp?.()
   }
 
-  /** Whether the running list still serves (false: every build is polled on its own). */
-  get batched(): boolean {
-    return this.schedule.usesRunningList
-  }
-
   /** Runs until no build is followed; on cancel or timeout throws what the read in flight threw, or StepAborted. */
   async run(): Promise<void> {
     const { signal } = this.options
@@ -179,9 +174,13 @@ export class BuildsFollower {
       if (this.failure !== undefined) throw this.failure
       const { reads, nextAt } = this.schedule.due(this.now())
       for (const read of reads) this.launch(read)
-      if (!this.schedule.active && this.inFlight.size === 0 && this.holds.size === 0) return
+      if (!this.schedule.active && this.inFlight.size === 0 && this.holds.size === 0) break
       if (reads.length > 0) continue
       await this.wait(nextAt === undefined ? undefined : nextAt - this.now())
+    }
+    if (this.policy.rounds && !this.schedule.usesRunningList) {
+      const why = 'Jenkins did not show them in computer/api/json'
+      this.options.logger.debug(`Followed the builds one by one: ${why}.`)
     }
   }
 

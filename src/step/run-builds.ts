@@ -254,11 +254,6 @@ export class BuildsRun {
       })
     }
     await this.follower.run()
-    if (this.slots.length > 1 && !this.follower.batched) {
-      this.log.debug(
-        'Followed the builds one by one: Jenkins did not show them in computer/api/json.'
-      )
-    }
   }
 
   /** A build the step did not start: judged as read when it is over (its console shown if it was given), else followed to its end. */
