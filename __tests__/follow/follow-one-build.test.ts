@@ -80,8 +80,11 @@ interface OneBuildOptions {
  */
 function follower(api: FakeApi, o: OneBuildOptions = {}) {
   const logger = o.logger ?? silentLogger
-  const engine = (hooks: ConstructorParameters<typeof BuildsFollower>[0]['hooks']) =>
-    new BuildsFollower({
+  type Hooks = ConstructorParameters<typeof BuildsFollower>[0]['hooks']
+  // What cannot be followed further ends the run with the error, as a lone `job` fails the step.
+  let lost: Error | undefined
+  const engine = (hooks: Partial<Hooks>) => ({
+    follower: new BuildsFollower({
       api: Object.assign(api, { describeRun: async () => undefined }),
       logger,
       signal: o.signal ?? new AbortController().signal,
@@ -91,8 +94,20 @@ function follower(api: FakeApi, o: OneBuildOptions = {}) {
         leftWithoutBuildMs: o.leftWithoutBuildMs ?? ONE_BUILD_POLICY.leftWithoutBuildMs
       },
       now: () => clock.ms,
-      hooks
-    })
+      hooks: {
+        waiting: () => undefined,
+        started: () => undefined,
+        ended: () => undefined,
+        inputs: () => undefined,
+        failed: (_, error) => void (lost ??= error),
+        ...hooks
+      }
+    }),
+    async run(): Promise<void> {
+      await this.follower.run()
+      if (lost) throw lost
+    }
+  })
   return {
     async waitForStart(queueId: number): Promise<StartSeen & { ref: BuildRef }> {
       let started: (StartSeen & { ref: BuildRef }) | undefined
@@ -100,10 +115,10 @@ function follower(api: FakeApi, o: OneBuildOptions = {}) {
         waiting: (_, why) => logger.info(`Waiting in the Jenkins queue: ${why}`),
         started: (track, ref, start) => {
           started = { ref, ...start }
-          f.drop(track)
+          f.follower.drop(track)
         }
       })
-      f.addQueued(job as JobPath, queueId)
+      f.follower.addQueued(job as JobPath, queueId)
       await f.run()
       if (!started) throw new Error('no start')
       return started
@@ -114,7 +129,7 @@ function follower(api: FakeApi, o: OneBuildOptions = {}) {
     ): Promise<Build> {
       let final: Build | undefined
       const f = engine({ ended: (_, build) => void (final = build) })
-      f.addRunning(ref, { console })
+      f.follower.addRunning(ref, { console })
       await f.run()
       if (!final) throw new Error('no end')
       return final

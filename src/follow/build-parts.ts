@@ -9,13 +9,22 @@ import type { BuildMode } from '../inputs/input-values.js'
 import { JenkinsError } from '../jenkins/transport/errors.js'
 import { fullName } from '../jenkins/model/job-path.js'
 import { notAJob } from '../jenkins/trigger/trigger.js'
-import type { Build, JobPath } from '../jenkins/model/types.js'
+import type { Build, BuildRef, JobPath } from '../jenkins/model/types.js'
 import type { JenkinsApi } from '../jenkins/client.js'
 import type { Logger } from '../util/logger.js'
 import { shortName } from '../util/names.js'
 import { closestNames } from '../util/suggest.js'
 import { abortReason, StepAborted } from '../util/wait.js'
 import { errorText } from '../util/error-text.js'
+
+/** A build's reference: its job, its number, its URL on the configured base. */
+export function buildRef(
+  api: Pick<JenkinsApi, 'buildUrl'>,
+  job: JobPath,
+  number: number
+): BuildRef {
+  return { job, number, url: api.buildUrl(job, number) }
+}
 
 /** `build: last` / `last-successful`: the job's existing build; 404s told apart (no job, not a job, no build). */
 export async function lastBuild(

@@ -8,6 +8,7 @@ import type { LostTrigger } from '../jenkins/transport/errors.js'
 import { sleep as wait } from '../util/wait.js'
 import { errorText } from '../util/error-text.js'
 import { buildNumberByQueueId } from './queue-ended.js'
+import { buildRef } from './build-parts.js'
 
 /**
  * Why a scan is left running on cancel or timeout. Jenkins folds every scan
@@ -92,7 +93,7 @@ export async function abortRemote(
       }
       found = " (found by its parameters: the trigger's answer never came)"
       if (lost.buildNumber === undefined) queueId = lost.queueId
-      else build = refOf(api, target.job, lost.buildNumber)
+      else build = buildRef(api, target.job, lost.buildNumber)
     }
     if (!build && queueId !== undefined) {
       const id = queueId
@@ -121,7 +122,7 @@ export async function abortRemote(
       // Expired or dropped by a restart: look the build up by its queue id.
       if (item === null) number = await buildNumberByQueueId(api, target.job, id)
       if (number === undefined) return `queue item ${id} was no longer queued and started no build`
-      build = refOf(api, target.job, number)
+      build = buildRef(api, target.job, number)
     }
     if (!build) return 'nothing was running in Jenkins yet'
     const ref = build
@@ -157,10 +158,6 @@ function leftShared(what: string): string {
 function briefly<T>(read: Promise<T>, ms: number): Promise<T | undefined> {
   const late = once(AbortSignal.timeout(ms), 'abort').then(() => undefined)
   return Promise.race([read.catch(() => undefined), late])
-}
-
-function refOf(api: JenkinsApi, job: JobPath, number: number): BuildRef {
-  return { job, number, url: api.buildUrl(job, number) }
 }
 
 /** A LeftItem: it carries `executable` (maybe null) and `cancelled` (jenkins-api.md 4). */

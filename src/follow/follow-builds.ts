@@ -1,7 +1,7 @@
 import { once } from 'node:events'
 import { Interrupted, JenkinsError, unlessNotFound } from '../jenkins/transport/errors.js'
 import { fullName } from '../jenkins/model/job-path.js'
-import type { Build, BuildRef, JobPath, PipelineRun, QueueItem } from '../jenkins/model/types.js'
+import type { Build, BuildRef, JobPath, PipelineRun } from '../jenkins/model/types.js'
 import type { BuildOutputsApi, JenkinsApi } from '../jenkins/client.js'
 import type { Logger } from '../util/logger.js'
 import { abortReason, sleep, StepAborted } from '../util/wait.js'
@@ -9,7 +9,6 @@ import { SharedSchedule } from './schedule.js'
 import type { FollowedParts } from './track.js'
 import {
   DEFAULT_SCHEDULE_POLICY,
-  type RunningStart,
   type SchedulePolicy,
   type ScheduledRead,
   type StartSeen,
@@ -17,6 +16,7 @@ import {
 } from './schedule-policy.js'
 import type { ConsoleStreamer } from './log-stream.js'
 import { buildNumberByQueueId, QueueItemEnded } from './queue-ended.js'
+import { buildRef } from './build-parts.js'
 import { formatDuration } from '../util/duration.js'
 import { errorText } from '../util/error-text.js'
 
@@ -29,14 +29,14 @@ export type ConsoleFollower = Pick<ConsoleStreamer, 'poll' | 'notice'>
 /** What the follower tells about each build, by the id `add…` returned. Called in order, never concurrently. */
 interface FollowHooks {
   /** The item waits in the queue, for this (Jenkins' text, untrusted). */
-  waiting?(track: number, why: string): void
-  started?(track: number, ref: BuildRef, start: StartSeen): void
+  waiting(track: number, why: string): void
+  started(track: number, ref: BuildRef, start: StartSeen): void
   /** The build ended: its full, final JSON. */
-  ended?(track: number, build: Build): void
-  /** It cannot be followed further (cancelled in the queue, gone, refused); without this hook, run() ends with the error. */
-  failed?(track: number, error: Error): void
+  ended(track: number, build: Build): void
+  /** It cannot be followed further (cancelled in the queue, gone, refused). */
+  failed(track: number, error: Error): void
   /** A running Pipeline's stages, looked at for a pending `input` (added with `inputs`). */
-  inputs?(track: number, run: PipelineRun): void
+  inputs(track: number, run: PipelineRun): void
 }
 
 export interface BuildsFollowerOptions {
@@ -64,8 +64,8 @@ interface Followed {
   drained?: { resolve(): void; reject(error: Error): void }
 }
 
-/** How a queued build is followed once it starts: its console (made from its ref) and its pending inputs. */
-type QueuedParts = Omit<FollowedParts, 'console'> & { console?: (ref: BuildRef) => ConsoleFollower }
+/** How a build is followed: its console (a queued build's: made from its ref once it starts) and its pending inputs. */
+type Parts<Console> = Omit<FollowedParts, 'console'> & { console?: Console }
 
 /**
  * Follows builds, one or several at once, with one client: carries out the
@@ -95,13 +95,17 @@ export class BuildsFollower {
     this.now = options.now ?? Date.now
     this.policy = options.policy ?? DEFAULT_SCHEDULE_POLICY
     this.schedule = new SharedSchedule(
-      (job, number) => ({ job, number, url: options.api.buildUrl(job, number) }),
+      (job, number) => buildRef(options.api, job, number),
       this.policy
     )
   }
 
   /** Follows a queue item to its build and the build to its end; returns its id for the hooks. */
-  addQueued(job: JobPath, queueId: number, { console, ...parts }: QueuedParts = {}): number {
+  addQueued(
+    job: JobPath,
+    queueId: number,
+    { console, ...parts }: Parts<(ref: BuildRef) => ConsoleFollower> = {}
+  ): number {
     const id = this.schedule.addQueued(job, queueId, this.now(), { ...parts, console: !!console })
     this.followed.set(id, { job, consoleOf: console })
     this.wakeUp?.()
@@ -114,10 +118,7 @@ export class BuildsFollower {
    * signal (Jenkins closes the log after `building` turns false), so no
    * build JSON is read while the console says the build goes on.
    */
-  addRunning(
-    ref: BuildRef,
-    { console, ...parts }: RunningStart & { console?: ConsoleFollower; inputs?: boolean }
-  ): number {
+  addRunning(ref: BuildRef, { console, ...parts }: Parts<ConsoleFollower>): number {
     const id = this.schedule.addRunning(ref, this.now(), { ...parts, console: !!console })
     this.followed.set(id, { job: ref.job, console })
     this.wakeUp?.()
@@ -160,11 +161,6 @@ export class BuildsFollower {
     this.wakeUp?.()
   }
 
-  /** Whether the running list still serves (false: every build is polled on its own). */
-  get batched(): boolean {
-    return this.schedule.usesRunningList
-  }
-
   /** Runs until no build is followed; on cancel or timeout throws what the read in flight threw, or StepAborted. */
   async run(): Promise<void> {
     const { signal } = this.options
@@ -178,9 +174,13 @@ export class BuildsFollower {
       if (this.failure !== undefined) throw this.failure
       const { reads, nextAt } = this.schedule.due(this.now())
       for (const read of reads) this.launch(read)
-      if (!this.schedule.active && this.inFlight.size === 0 && this.holds.size === 0) return
+      if (!this.schedule.active && this.inFlight.size === 0 && this.holds.size === 0) break
       if (reads.length > 0) continue
       await this.wait(nextAt === undefined ? undefined : nextAt - this.now())
+    }
+    if (this.policy.rounds && !this.schedule.usesRunningList) {
+      const why = 'Jenkins did not show them in computer/api/json'
+      this.options.logger.debug(`Followed the builds one by one: ${why}.`)
     }
   }
 
@@ -239,7 +239,7 @@ export class BuildsFollower {
       return 'failed' as const
     })
     this.schedule.sawInputs(track, this.now(), { more: run !== undefined })
-    if (run && run !== 'failed') hooks.inputs?.(track, run)
+    if (run && run !== 'failed') hooks.inputs(track, run)
   }
 
   private async round({ queue, running }: { queue: boolean; running: boolean }): Promise<void> {
@@ -302,14 +302,11 @@ export class BuildsFollower {
     // A left item is kept for 5 minutes, and none survive a restart
     // (jenkins-api.md 4): the build is found by its queue id instead.
     const { job } = this.followedOf(track)
-    const name = fullName(job)
-    const byQueueId = buildNumberByQueueId(api, job, queueId)
-    const number = await this.attempt(
-      track,
-      byQueueId.then(found => found ?? null)
-    )
+    const byQueueId = buildNumberByQueueId(api, job, queueId).then(found => found ?? null)
+    const number = await this.attempt(track, byQueueId)
     if (number === undefined) return
     if (number === null) {
+      const name = fullName(job)
       return this.fail(
         track,
         new QueueItemEnded(
@@ -319,7 +316,7 @@ export class BuildsFollower {
         )
       )
     }
-    const found: QueueItem = { id: queueId, executable: { number } }
+    const found = { id: queueId, executable: { number } }
     this.tell(this.schedule.sawQueueItem(track, askedAt, this.now(), found))
   }
 
@@ -361,15 +358,14 @@ export class BuildsFollower {
     return followed
   }
 
-  /** The track cannot be followed further: told to the drain or the hook, else run() ends with it. */
+  /** The track cannot be followed further: told to the drain or the hook. */
   private fail(track: number, error: unknown): undefined {
     if (error instanceof Interrupted) throw error
     this.schedule.drop(track)
     const lost = error instanceof Error ? error : new Error(String(error))
     const { drained } = this.followed.get(track) ?? {}
     if (drained) drained.reject(lost)
-    else if (this.options.hooks.failed) this.options.hooks.failed(track, lost)
-    else this.failure ??= lost
+    else this.options.hooks.failed(track, lost)
   }
 
   private tell(events: TrackEvent[]): void {
@@ -379,11 +375,11 @@ export class BuildsFollower {
       const { job } = followed
       switch (event.kind) {
         case 'waiting':
-          hooks.waiting?.(event.track, event.why)
+          hooks.waiting(event.track, event.why)
           break
         case 'started': {
           const { ref, seenAt, startSlackMs, inQueueSince } = event
-          hooks.started?.(event.track, ref, { seenAt, startSlackMs, inQueueSince })
+          hooks.started(event.track, ref, { seenAt, startSlackMs, inQueueSince })
           // After the hook, which says the start before the console opens; before the first read.
           if (this.schedule.active) followed.console ??= followed.consoleOf?.(ref)
           break
@@ -392,7 +388,7 @@ export class BuildsFollower {
           followed.drained?.resolve()
           break
         case 'ended':
-          hooks.ended?.(event.track, event.build)
+          hooks.ended(event.track, event.build)
           break
         case 'left-without-build': {
           const name = fullName(job)

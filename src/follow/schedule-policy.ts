@@ -44,11 +44,6 @@ export const ONE_BUILD_POLICY: SchedulePolicy = {
   rounds: false
 }
 
-/** A build known to run, as read (`build`: build: last, its `timestamp` and Jenkins' estimate). */
-export interface RunningStart {
-  build?: Pick<Build, 'timestamp' | 'estimatedDuration'>
-}
-
 /** What to read now. */
 export type ScheduledRead =
   /** The lists: the queue first when `queue`, then the running builds when `running`. */

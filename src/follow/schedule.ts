@@ -29,7 +29,6 @@ import {
 import type { ConsolePoll } from './log-stream.js'
 import {
   DEFAULT_SCHEDULE_POLICY,
-  type RunningStart,
   type ScheduledRead,
   type SchedulePolicy,
   type StartSeen,
@@ -87,11 +86,7 @@ export class SharedSchedule {
   }
 
   /** A build known to run; `console`: its console is read, and tells its end. */
-  addRunning(
-    ref: BuildRef,
-    now: number,
-    { build, ...parts }: RunningStart & FollowedParts
-  ): number {
+  addRunning(ref: BuildRef, now: number, { build, ...parts }: FollowedParts): number {
     const track = this.add(ref.job, { phase: 'done' }, now, parts)
     this.startTrack(track, ref, now, { listed: build })
     // No round watches it: its first read at once (a console from its start).

@@ -25,6 +25,8 @@ type TrackState =
 /** How a build is followed besides its end: its console (`console`: its reads tell the end), its pending inputs (`inputs`: a Pipeline). */
 export interface FollowedParts {
   expect?: Expectation
+  /** A build known to run, as read (build: last): its `timestamp` and Jenkins' estimate. */
+  build?: Pick<Build, 'timestamp' | 'estimatedDuration'>
   console?: boolean
   inputs?: boolean
 }

@@ -1,4 +1,5 @@
 import type { RemoteTarget } from '../follow/cancel.js'
+import { buildRef } from '../follow/build-parts.js'
 import { State } from '../util/constants.js'
 import { fullName, jobKey } from '../jenkins/model/job-path.js'
 import type { BuildRef, JobPath } from '../jenkins/model/types.js'
@@ -181,7 +182,7 @@ function targetOf(
   { job, queueId, number, own, shared }: SavedEntry,
   api: Api
 ): RemoteTarget & { name: string } {
-  const build = number === undefined ? undefined : { job, number, url: api.buildUrl(job, number) }
+  const build = number === undefined ? undefined : buildRef(api, job, number)
   // Every request of ours folded into one already queued: not ours alone.
   return { name: fullName(job), job, queueId, build, shared, ownRequests: own }
 }

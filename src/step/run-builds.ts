@@ -6,7 +6,7 @@
  * chosen at the start (presenter.ts). docs/architecture.md has the steps.
  */
 import { abortRemote, SHARED_WORK_LEFT } from '../follow/cancel.js'
-import { statusFailure } from '../follow/build-parts.js'
+import { buildRef, statusFailure } from '../follow/build-parts.js'
 import { BuildsFollower, type ConsoleFollower } from '../follow/follow-builds.js'
 import { ConsoleStreamer, stopCommands, withCommandsStopped } from '../follow/log-stream.js'
 import { expectationFrom } from '../follow/poll-policy.js'
@@ -201,7 +201,7 @@ export class BuildsRun {
       return
     }
     if (begin.kind === 'build') {
-      const ref = this.refOf(item, begin.build.number)
+      const ref = buildRef(this.step.api, item.entry.job, begin.build.number)
       this.side(buildKnown(this.step, this.log, item, ref, begin.mode))
       outcome.build = begin.build
       // Not triggered here: no job read to take them from, so one bounded read.
@@ -254,17 +254,12 @@ export class BuildsRun {
       })
     }
     await this.follower.run()
-    if (this.slots.length > 1 && !this.follower.batched) {
-      this.log.debug(
-        'Followed the builds one by one: Jenkins did not show them in computer/api/json.'
-      )
-    }
   }
 
   /** A build the step did not start: judged as read when it is over (its console shown if it was given), else followed to its end. */
   private followBuild(item: Item, { build, mode }: Extract<Begin, { kind: 'build' }>): void {
     const { settings } = this.step
-    const ref = this.refOf(item, build.number)
+    const ref = buildRef(this.step.api, item.entry.job, build.number)
     if (settings.wait === 'started') {
       this.side(this.startedOnly([item], ref, build))
       return
@@ -416,7 +411,7 @@ export class BuildsRun {
     if (!first) return
     const tail = first.live?.streamer.tail()
     first.live?.close()
-    const ref = this.refOf(first, final.number)
+    const ref = buildRef(this.step.api, first.entry.job, final.number)
     const { outcome } = first.report
     const accepted = judgeEnd(outcome, final, { ref, accept: settings.accept, logger: this.log })
     outcome.queueWaitMs ??= queueWaitMs(first.inQueueSince, final)
@@ -588,11 +583,6 @@ export class BuildsRun {
 
   private owners(track: number): Item[] {
     return this.items.filter(item => item.track === track)
-  }
-
-  private refOf(item: Item, number: number): BuildRef {
-    const { job } = item.entry
-    return { job, number, url: this.step.api.buildUrl(job, number) }
   }
 
   /** Work on the side: awaited before the run ends, and the engine runs until it settled (it may drain a console). */

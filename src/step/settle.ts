@@ -8,6 +8,7 @@
  * fails only on its own errors. docs/hand-off.md.
  */
 import { buildNumberByQueueId, queueItemJob } from '../follow/queue-ended.js'
+import { buildRef } from '../follow/build-parts.js'
 import { fullName, sameJob } from '../jenkins/model/job-path.js'
 import type { Build, BuildRef } from '../jenkins/model/types.js'
 import { unlessNotFound } from '../jenkins/transport/errors.js'
@@ -169,7 +170,7 @@ export async function whereIs({ api }: StepRun, h: PendingHandOff): Promise<Wher
     return { kind: 'no-build', why: 'the hand-off names no queue item or build' }
   const build = await unlessNotFound(api.getBuild(h.job, number), undefined)
   if (!build) return { kind: 'no-build', why: `Jenkins no longer has build #${number} of ${name}` }
-  const ref = { job: h.job, number, url: api.buildUrl(h.job, number) }
+  const ref = buildRef(api, h.job, number)
   if (build.building)
     return { kind: 'going', what: `Jenkins build ${name} #${number} is still running` }
   return { kind: 'ended', build, ref }
