@@ -11,8 +11,8 @@ import type { Settings } from '../inputs/inputs.js'
 import type { Logger } from '../util/logger.js'
 import type { StepBounds } from '../util/request-bounds.js'
 import { CommentCommandRefused, admitCommentCommand, type Admitted } from './comment-command.js'
-import { commitUnderTest } from './commit-under-test.js'
-import { brokenEvent, readEvent } from './github-event.js'
+import { brokenEvent, commitUnderTest, readEvent } from './commit-under-test.js'
+
 import { failureEnd } from './github-transport.js'
 
 export interface GateOptions {
@@ -55,7 +55,7 @@ export async function settleCommit(settings: Settings, o: GateOptions): Promise<
       : new Error(`${needs}, but ${brokenEvent(event.why)}. Nothing was sent to Jenkins.`)
   }
   const ctx = event.context
-  // Loaded only now that the event file is known to parse (github-event.ts).
+  // Loaded only now that the event file is known to parse (commit-under-test.ts).
   const github = await import(/* webpackMode: "eager" */ './github-client.js')
   const token = settings.githubToken
   const client =

@@ -16,12 +16,14 @@ import type { Logger } from '../util/logger.js'
 import type { StepBounds } from '../util/request-bounds.js'
 import { CommitStatusReporter, type CommitStatusOptions, type StatusGate } from './commit-status.js'
 import {
+  brokenEvent,
   commitUnderTest,
   headShaOf,
   pullRequestOf,
+  readEvent,
   type CommitUnderTest
 } from './commit-under-test.js'
-import { brokenEvent, readEvent } from './github-event.js'
+
 import { failureEnd } from './github-transport.js'
 import { commentMarker, renderComment, type CommentBuild } from './pr-comment-body.js'
 import type { GithubClient, GithubSession } from './github-client.js'
