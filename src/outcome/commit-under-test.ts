@@ -13,7 +13,7 @@
 import { readFileSync } from 'node:fs'
 import type { Settings } from '../inputs/inputs.js'
 import { errorCode } from '../util/error-text.js'
-import type { GithubClient } from './github-client.js'
+import type { GithubSession } from './github-client.js'
 import { readPullHead } from './github-reads.js'
 import {
   decodedAt,
@@ -63,7 +63,7 @@ export async function commitUnderTest(
   ctx: EventContext,
   inputs: Pick<Settings, 'commit' | 'pullRequest'>,
   /** What reads a pull request's head: none for an empty github-token. */
-  { client, signal }: { client: GithubClient | undefined; signal?: AbortSignal }
+  { session, signal }: { session: GithubSession | undefined; signal?: AbortSignal }
 ): Promise<CommitUnderTest> {
   const { owner, repo } = ctx.repo
   const pullRequest = inputs.pullRequest ?? pullRequestOf(ctx)
@@ -74,8 +74,8 @@ export async function commitUnderTest(
   // A comment on a pull request, or a pull request named by the input:
   // its head now (the payload has no commit), read once.
   if (pullRequest !== undefined) {
-    if (!client) throw new Error('github-token is empty')
-    const { sha } = await readPullHead(client, { owner, repo, number: pullRequest, signal })
+    if (!session) throw new Error('github-token is empty')
+    const { sha } = await readPullHead(session.client, { owner, repo, number: pullRequest, signal })
     return { owner, repo, sha, pullRequest, from: `pull request #${pullRequest}'s head` }
   }
   const sha = SHA.decode(ctx.sha)

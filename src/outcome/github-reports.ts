@@ -26,7 +26,7 @@ import {
 
 import { failureEnd } from './github-transport.js'
 import { commentMarker, renderComment, type CommentBuild } from './pr-comment-body.js'
-import type { GithubClient, GithubSession } from './github-client.js'
+import type { GithubSession } from './github-client.js'
 import { PullRequestComment } from './pr-comment.js'
 import { TokenIdentity } from './github-identity.js'
 import type { SourceCommit } from './source-link.js'
@@ -50,6 +50,8 @@ export interface GithubReportsOptions {
   bounds?: Pick<StepBounds, 'current'>
   /** For tests: a fetch nock can intercept. */
   fetch?: typeof fetch
+  /** The step's GitHub session when it has one already (settle: one for all its hand-offs). */
+  session?: GithubSession
 }
 
 /** The step's reports on GitHub. */
@@ -64,8 +66,7 @@ export class GithubReports {
     private readonly parts: {
       comment?: PullRequestComment
       runUrl?: string
-      client?: GithubClient
-      /** The step's GitHub requests: their bounds, rate limits, one warning; none when none is sent. */
+      /** The step's GitHub requests: their client, bounds, rate limits, one warning; none when none is sent. */
       session?: GithubSession
     } = {}
   ) {}
@@ -110,14 +111,10 @@ export class GithubReports {
       return new GithubReports(o, null)
     }
     const { redact } = o
-    const session = github && new github.GithubSession({ logger, bounds: o.bounds })
-    const client =
-      settings.githubToken === '' || !github
-        ? undefined
-        : github.githubClient({ token: settings.githubToken, logger, fetch: o.fetch, session })
+    const session = o.session ?? github?.githubSession(settings.githubToken, o)
     let target: CommitUnderTest | null
     try {
-      target = await commitUnderTest(ctx, settings, { client })
+      target = await commitUnderTest(ctx, settings, { session })
       logger.debug(`Commit under test: ${target.sha} (${target.from}).`)
       o.setOutput(Output.Commit, target.sha)
     } catch (error) {
@@ -129,16 +126,15 @@ export class GithubReports {
       )
     }
     let comment: PullRequestComment | undefined
-    if (settings.prComment && target && client && session) {
+    if (settings.prComment && target && session) {
       if (target.pullRequest === undefined) {
         logger.info(
           `pr-comment: this run (${ctx.eventName}) is tied to no pull request: no comment is written (the pull-request input names one).`
         )
       } else {
         comment = new PullRequestComment({
-          client,
           session,
-          identity: new TokenIdentity({ client, session, logger }),
+          identity: new TokenIdentity({ session, logger }),
           owner: target.owner,
           repo: target.repo,
           number: target.pullRequest,
@@ -148,7 +144,7 @@ export class GithubReports {
         })
       }
     }
-    return new GithubReports(o, target, { comment, runUrl: runUrlOf(env), session, client })
+    return new GithubReports(o, target, { comment, runUrl: runUrlOf(env), session })
   }
 
   /**
@@ -159,13 +155,12 @@ export class GithubReports {
     context: string,
     { stillOurs }: Pick<CommitStatusOptions, 'stillOurs'> = {}
   ): CommitStatusReporter | undefined {
-    const { client, session } = this.parts
-    if (!this.target || !client || !session) {
+    const { session } = this.parts
+    if (!this.target || !session) {
       this.o.logger.debug(`Commit status '${context}' is off: no commit under test.`)
       return undefined
     }
     return new CommitStatusReporter({
-      client,
       context,
       logger: this.o.logger,
       gate: this.gate,
