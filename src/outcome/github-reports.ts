@@ -65,7 +65,6 @@ export class GithubReports {
     readonly target: CommitUnderTest | null,
     private readonly parts: {
       comment?: PullRequestComment
-      runUrl?: string
       /** The step's GitHub requests: their client, bounds, rate limits, one warning; none when none is sent. */
       session?: GithubSession
     } = {}
@@ -74,9 +73,8 @@ export class GithubReports {
   /** Resolves the commit under test (reading the pull request when the rule needs it) and sets the `commit` output. Never throws. */
   static async start(o: GithubReportsOptions): Promise<GithubReports> {
     const { settings, logger } = o
-    const env = o.env ?? process.env
     const reports = settings.commitStatus || settings.prComment
-    const event = readEvent(env)
+    const event = readEvent(o.env ?? process.env)
     if (event.kind !== 'read') {
       if (reports) {
         logger.warning(
@@ -144,7 +142,7 @@ export class GithubReports {
         })
       }
     }
-    return new GithubReports(o, target, { comment, runUrl: runUrlOf(env), session })
+    return new GithubReports(o, target, { comment, session })
   }
 
   /**
@@ -200,7 +198,7 @@ export class GithubReports {
       renderComment({
         name: this.o.reportName,
         builds,
-        runUrl: this.parts.runUrl,
+        runUrl: runUrlOf(this.o.env ?? process.env),
         jenkinsUrl: this.o.settings.url
       })
     )

@@ -152,7 +152,10 @@ export class PullRequestComment {
         per_page: PAGE_SIZE,
         page
       })
-      return { comments: decodeComments(answer.data), link: answer.headers.link }
+      // A page as GitHub lists it: the comments that decode.
+      const data: unknown = answer.data
+      const comments = (Array.isArray(data) ? data : []).map(decodeComment)
+      return { comments: comments.filter(c => c !== undefined), link: answer.headers.link }
     }
     const first = await list(1)
     const last = lastPage(first.link) ?? 1
@@ -189,11 +192,6 @@ function decodeComment(value: unknown): IssueComment | undefined {
     body: typeof body === 'string' ? body : '',
     author: typeof login === 'string' && login !== '' ? login : undefined
   }
-}
-
-/** A page of comments as GitHub lists them: those that decode. */
-function decodeComments(value: unknown): IssueComment[] {
-  return (Array.isArray(value) ? value : []).map(decodeComment).filter(c => c !== undefined)
 }
 
 /**
