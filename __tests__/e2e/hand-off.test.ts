@@ -58,6 +58,8 @@ describe('hand off, then settle', () => {
         'ho-slow': { script: { durationMs: 120_000 } },
         'ho-beside': quick(),
         'ho-twice': quick(),
+        'ho-limit-a': quick(),
+        'ho-limit-b': quick(),
         'ho-comment': quick('FAILURE'),
         'ho-started': { script: { durationMs: 1500 } },
         'ho-a': quick(),
@@ -430,6 +432,28 @@ describe('hand off, then settle', () => {
     // The build by its number: no queue item read.
     expect(s.jenkins[0]?.path).toBe('/job/ho-started/1/api/json')
     expect(s.jenkins.some(q => q.path.startsWith('/queue/'))).toBe(false)
+  })
+
+  it("says GitHub's rate limit once for the settle step, across its hand-offs, and sends nothing more", async () => {
+    const server = await github()
+    await handOff(server, jenkins, 'ho-limit-a', 41)
+    await handOff(server, jenkins, 'ho-limit-b', 42)
+    await Promise.all(['ho-limit-a', 'ho-limit-b'].map(job => ended(jenkins, job)))
+    server.aim({
+      route: 'statuses.create',
+      effect: { type: 'rate-limit', limit: 'secondary', status: 429, retryAfterSec: 3600 }
+    })
+    const s = await settle(server, jenkins)
+    expect(s.r.code, describeRun(s.r)).toBe(0)
+    // Both left pending for a later run; GitHub asked to stop sending: one write tried.
+    expect(s.settled).toEqual([])
+    expect(s.github.filter(q => q.method === 'POST')).toHaveLength(1)
+    const limited = commands(s.r.stdout, 'warning')
+      .map(commandData)
+      .filter(text => text.includes("That is GitHub's rate limit for the github-token"))
+    expect(limited).toHaveLength(1)
+    expect(statuses(server, 41)).toHaveLength(1)
+    expect(statuses(server, 42)).toHaveLength(1)
   })
 
   it('with jobs: one hand-off per item, each settled under its context', async () => {

@@ -1,12 +1,12 @@
 /**
  * The GitHub client as the step makes it (github-client.ts): Octokit's own
- * warnings go to the debug log, a client made without the step's session
- * still has one of its own, and the session says each kind of GitHub
+ * warnings go to the debug log, rate limits are waited out and said, and the
+ * session says each kind of GitHub
  * trouble once for the step.
  */
 import nock from 'nock'
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest'
-import { githubClient, GithubSession } from '../../src/outcome/github-client.js'
+import { GithubSession } from '../../src/outcome/github-client.js'
 import { recordingLogger } from '../fixtures/recording-logger.js'
 
 const API = 'https://api.github.com'
@@ -19,12 +19,12 @@ afterEach(() => {
   vi.restoreAllMocks()
 })
 
-describe('githubClient', () => {
+describe('GithubSession.client', () => {
   it("Octokit's own warning (a deprecated method) goes to the debug log, not the console", async () => {
     const { logger, at } = recordingLogger()
     const printed = vi.spyOn(console, 'warn')
     nock(API).get('/orgs/o/security-managers').reply(200, [])
-    const client = githubClient({ token: TOKEN, logger, fetch })
+    const { client } = new GithubSession({ token: TOKEN, logger, fetch })
     await client.rest.orgs.listSecurityManagerTeams({ org: 'o' })
     expect(at('debug')).toEqual([
       'octokit.rest.orgs.listSecurityManagerTeams() is deprecated, see https://docs.github.com/rest/orgs/security-managers#list-security-manager-teams'
@@ -32,14 +32,14 @@ describe('githubClient', () => {
     expect(printed).not.toHaveBeenCalled()
   })
 
-  it("made without the step's session, it has one of its own: a rate limit is waited out and said", async () => {
+  it('a rate limit is waited out and said', async () => {
     const { logger, at } = recordingLogger()
     const scope = nock(API)
       .get('/user')
       .reply(429, { message: 'You have exceeded a secondary rate limit.' }, { 'retry-after': '1' })
       .get('/user')
       .reply(200, { login: 'alice' })
-    const client = githubClient({ token: TOKEN, logger, fetch })
+    const { client } = new GithubSession({ token: TOKEN, logger, fetch })
     expect((await client.rest.users.getAuthenticated()).data.login).toBe('alice')
     expect(scope.isDone()).toBe(true)
     expect(at('info')).toEqual([
@@ -51,7 +51,7 @@ describe('githubClient', () => {
 describe('GithubSession.handled', () => {
   it('GitHub not answering: one warning for the step, then the debug log; reports stop', () => {
     const { logger, at } = recordingLogger()
-    const session = new GithubSession({ logger })
+    const session = new GithubSession({ token: TOKEN, logger })
     const failure = { kind: 'timeout', message: 'No answer from GitHub' } as const
     expect(session.handled(failure, 'Commit status a')).toBe(true)
     expect(session.handled(failure, 'Commit status b')).toBe(true)
@@ -64,7 +64,7 @@ describe('GithubSession.handled', () => {
 
   it('a rate limit: one warning naming the report, then the debug log; reports go on', () => {
     const { logger, at } = recordingLogger()
-    const session = new GithubSession({ logger })
+    const session = new GithubSession({ token: TOKEN, logger })
     const failure = { kind: 'rate-limited', message: 'Held back' } as const
     expect(session.handled(failure, 'The comment')).toBe(true)
     expect(session.handled(failure, 'Commit status b')).toBe(true)
@@ -77,7 +77,7 @@ describe('GithubSession.handled', () => {
 
   it("the step's stop: said each time, never warned about", () => {
     const { logger, at } = recordingLogger()
-    const session = new GithubSession({ logger })
+    const session = new GithubSession({ token: TOKEN, logger })
     const failure = { kind: 'stopped', message: 'Stopped waiting' } as const
     expect(session.handled(failure, 'a')).toBe(true)
     expect(session.handled(failure, 'b')).toBe(true)
@@ -92,7 +92,7 @@ describe('GithubSession.handled', () => {
     { kind: 'too-large', message: 'too large' }
   ] as const)('$kind is the report’s to say: not handled, nothing said', failure => {
     const { logger, at } = recordingLogger()
-    const session = new GithubSession({ logger })
+    const session = new GithubSession({ token: TOKEN, logger })
     expect(session.handled(failure, 'a')).toBe(false)
     expect([...at('debug'), ...at('info'), ...at('warning')]).toEqual([])
   })

@@ -6,7 +6,7 @@
  */
 import nock from 'nock'
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest'
-import { githubClient, GithubSession } from '../../src/outcome/github-client.js'
+import { GithubSession } from '../../src/outcome/github-client.js'
 import { GITHUB_ACTIONS_BOT, TokenIdentity } from '../../src/outcome/github-identity.js'
 import { silentLogger, type Logger } from '../../src/util/logger.js'
 import { recordingLogger } from '../fixtures/recording-logger.js'
@@ -22,17 +22,15 @@ const fetched: string[] = []
 afterEach(() => (fetched.length = 0))
 
 function identity(configured?: string, logger: Logger = silentLogger) {
-  const session = new GithubSession({ logger })
-  const client = githubClient({
+  const session = new GithubSession({
     token: 'ghs_identity0123456789',
     logger,
     fetch: (input: string | URL | Request, init?: RequestInit) => {
       fetched.push(String(input instanceof Request ? input.url : input))
       return fetch(input, init)
-    },
-    session
+    }
   })
-  return new TokenIdentity({ client, session, logger, configured })
+  return new TokenIdentity({ session, logger, configured })
 }
 
 describe('TokenIdentity', () => {

@@ -6,8 +6,7 @@
 import nock from 'nock'
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest'
 import { statusReporter } from './status-reporter.js'
-import { githubClient, GithubSession } from '../../src/outcome/github-client.js'
-import { RateLimits, rateLimitOf } from '../../src/outcome/github-rate-limit.js'
+import { GithubSession, rateLimitOf, type GithubClient } from '../../src/outcome/github-client.js'
 import { githubFailure } from '../../src/outcome/github-transport.js'
 import type { Logger } from '../../src/util/logger.js'
 import { recordingLogger } from '../fixtures/recording-logger.js'
@@ -30,8 +29,8 @@ function recorder() {
 }
 
 function client(logger: Logger, bounds: RequestBounds = {}) {
-  const session = new GithubSession({ logger, bounds: { current: () => bounds } })
-  return githubClient({ token: TOKEN, logger, fetch, session })
+  return new GithubSession({ token: TOKEN, logger, fetch, bounds: { current: () => bounds } })
+    .client
 }
 
 const setStatus = (c: ReturnType<typeof client>) =>
@@ -247,7 +246,7 @@ describe('commit statuses under a rate limit', () => {
       .post(STATUSES)
       .reply(403, { message: SECONDARY }, { 'retry-after': '3600' })
     const gate = { closed: false }
-    const session = new GithubSession({ logger })
+    const session = new GithubSession({ token: TOKEN, logger, fetch })
     const one = statusReporter({ token: TOKEN, context: 'ci/a', logger, fetch, gate, session }, SHA)
     const two = statusReporter({ token: TOKEN, context: 'ci/b', logger, fetch, gate, session }, SHA)
     await one.pending('Queued in Jenkins')
@@ -263,18 +262,25 @@ describe('commit statuses under a rate limit', () => {
 })
 
 /**
- * RateLimits on a virtual clock (its `now`): the times compared are exact,
+ * The session's rate limits on a virtual clock (its `now`): the times compared are exact,
  * and a wait the test does not want to sit through is ended by the step's
  * signal once it is said.
  */
-describe('RateLimits: the boundaries of waiting', () => {
-  const T0 = 1_700_000_000_000
+describe('rate limits: the boundaries of waiting', () => {
+  // An hour ahead: the virtual deadlines stay in the real future, where the requests' own bounds read them.
+  const T0 = Date.now() + 3_600_000
 
   function limits(bounds: () => RequestBounds = () => ({})) {
     const { logger, infos } = recorder()
     const clock = { now: T0 }
-    const rate = new RateLimits(logger, () => clock.now)
-    return { clock, infos, send: rate.fetch(fetch, bounds) }
+    const { client } = new GithubSession({
+      token: TOKEN,
+      logger,
+      fetch,
+      bounds: { current: bounds },
+      now: () => clock.now
+    })
+    return { clock, infos, send: client }
   }
 
   /** `value`, and whether it has settled yet. */
@@ -284,8 +290,8 @@ describe('RateLimits: the boundaries of waiting', () => {
     return state
   }
 
-  const post = (send: typeof fetch) =>
-    send(`${API}${STATUSES}`, { method: 'POST', body: '{}' }).then(
+  const post = (send: GithubClient) =>
+    send.rest.repos.createCommitStatus({ owner: 'o', repo: 'r', sha: SHA, state: 'pending' }).then(
       response => ({ kind: 'answered', status: response.status }),
       (error: unknown) => githubFailure(error)
     )

@@ -6,7 +6,7 @@
  */
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest'
 import { statusReporter } from './status-reporter.js'
-import { githubClient, GithubSession } from '../../src/outcome/github-client.js'
+import { GithubSession } from '../../src/outcome/github-client.js'
 import { TokenIdentity } from '../../src/outcome/github-identity.js'
 import { PullRequestComment } from '../../src/outcome/pr-comment.js'
 import type { Logger } from '../../src/util/logger.js'
@@ -140,7 +140,8 @@ describe('boundedFetch', () => {
 
 describe('through Octokit', () => {
   it('an answer passes whole: status, headers, data', async () => {
-    const client = githubClient({ token: TOKEN, logger: silentLogger, fetch: toStandIn })
+    const client = new GithubSession({ token: TOKEN, logger: silentLogger, fetch: toStandIn })
+      .client
     const answer = await client.rest.pulls.get({ owner: 'o', repo: 'r', pull_number: 8 })
     expect(answer.status).toBe(200)
     expect(answer.data.head.sha).toBe('a'.repeat(40))
@@ -149,8 +150,12 @@ describe('through Octokit', () => {
 
   it('a stall is decoded as no answer, not as an HTTP 500', async () => {
     github.aim({ ...pull(9), effect: { type: 'stall' } })
-    const session = new GithubSession({ logger: silentLogger, requestTimeoutMs: SILENCE_MS })
-    const client = githubClient({ token: TOKEN, logger: silentLogger, fetch: toStandIn, session })
+    const { client } = new GithubSession({
+      token: TOKEN,
+      logger: silentLogger,
+      fetch: toStandIn,
+      requestTimeoutMs: SILENCE_MS
+    })
     const error = await client.rest.pulls.get({ owner: 'o', repo: 'r', pull_number: 9 }).then(
       () => undefined,
       (e: unknown) => e
@@ -165,7 +170,8 @@ describe('through Octokit', () => {
   })
 
   it("GitHub's own refusal keeps its status", async () => {
-    const client = githubClient({ token: TOKEN, logger: silentLogger, fetch: toStandIn })
+    const client = new GithubSession({ token: TOKEN, logger: silentLogger, fetch: toStandIn })
+      .client
     const error = await client.rest.users.getAuthenticated().then(
       () => undefined,
       (e: unknown) => e
@@ -180,19 +186,19 @@ describe('through Octokit', () => {
 describe('GithubSession', () => {
   function reports(logger: Logger, sha: string, bounds: RequestBounds = {}) {
     const session = new GithubSession({
+      token: TOKEN,
       logger,
+      fetch: toStandIn,
       requestTimeoutMs: SILENCE_MS,
       bounds: { current: () => bounds }
     })
-    const client = githubClient({ token: TOKEN, logger, fetch: toStandIn, session })
     const status = statusReporter(
       { token: TOKEN, context: 'ci/stalled', logger, fetch: toStandIn, session },
       sha
     )
     const comment = new PullRequestComment({
-      client,
       session,
-      identity: new TokenIdentity({ client, session, logger }),
+      identity: new TokenIdentity({ session, logger }),
       owner: 'o',
       repo: 'r',
       number: 77,
@@ -477,7 +483,8 @@ describe('githubFailure and requestName', () => {
   })
 
   it("the answer keeps the URL it came from (Octokit's response.url)", async () => {
-    const client = githubClient({ token: TOKEN, logger: silentLogger, fetch: toStandIn })
+    const client = new GithubSession({ token: TOKEN, logger: silentLogger, fetch: toStandIn })
+      .client
     const answer = await client.rest.pulls.get({ owner: 'o', repo: 'r', pull_number: 8 })
     expect(answer.url).toBe(`${github.url}/repos/o/r/pulls/8`)
   })

@@ -6,7 +6,7 @@
  */
 import nock from 'nock'
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest'
-import { githubClient, GithubSession } from '../../src/outcome/github-client.js'
+import { GithubSession } from '../../src/outcome/github-client.js'
 import { TokenIdentity } from '../../src/outcome/github-identity.js'
 import { pendingHandOffs, stillPending } from '../../src/outcome/pending-hand-offs.js'
 import type { Logger } from '../../src/util/logger.js'
@@ -28,9 +28,9 @@ function setup(
     info: m => lines.push(`info: ${m}`),
     warning: m => lines.push(`warning: ${m}`)
   }
-  const session = new GithubSession({ logger })
-  const client = githubClient({ token: 'ghs_settle0123456789', logger, fetch, session })
-  const identity = new TokenIdentity({ client, session, logger, configured: o.creator })
+  const session = new GithubSession({ token: 'ghs_settle0123456789', logger, fetch })
+  const { client } = session
+  const identity = new TokenIdentity({ session, logger, configured: o.creator })
   const look = () =>
     pendingHandOffs({
       client,

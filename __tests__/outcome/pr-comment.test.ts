@@ -1,6 +1,6 @@
 import nock from 'nock'
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest'
-import { githubClient, GithubSession, redactor } from '../../src/outcome/github-client.js'
+import { GithubSession } from '../../src/outcome/github-client.js'
 import { TokenIdentity } from '../../src/outcome/github-identity.js'
 import { lastPage, PullRequestComment } from '../../src/outcome/pr-comment.js'
 import type { Logger } from '../../src/util/logger.js'
@@ -32,18 +32,16 @@ function setup() {
     info: () => undefined,
     warning: message => void warnings.push(message)
   }
-  const session = new GithubSession({ logger })
-  const client = githubClient({ token: TOKEN, logger, fetch, session })
+  const session = new GithubSession({ token: TOKEN, logger, fetch })
   const comment = new PullRequestComment({
-    client,
     session,
-    identity: new TokenIdentity({ client, session, logger }),
+    identity: new TokenIdentity({ session, logger }),
     owner: 'o',
     repo: 'r',
     number: 7,
     marker: MARKER,
     logger,
-    redact: redactor(TOKEN)
+    redact: session.redact
   })
   return { comment, warnings, debug }
 }

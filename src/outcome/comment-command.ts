@@ -13,7 +13,7 @@ import type { Settings } from '../inputs/inputs.js'
 import type { Logger } from '../util/logger.js'
 import { shortName } from '../util/names.js'
 import { commitUnderTest, pullRequestOf, type EventContext } from './commit-under-test.js'
-import type { GithubClient } from './github-client.js'
+import type { GithubClient, GithubSession } from './github-client.js'
 import { failureEnd } from './github-transport.js'
 import { atLeast, readLastChange, readPullHead, readRole } from './github-reads.js'
 import { LOGIN, required, TIME, timeText, Undecodable } from './github-values.js'
@@ -38,9 +38,7 @@ export interface AdmitOptions {
   ctx: EventContext
   settings: Pick<Settings, 'commentPermission' | 'commit' | 'pullRequest'>
   /** Undefined: `github-token` is empty. */
-  client: GithubClient | undefined
-  /** Takes the token out of a failed GitHub request's message. */
-  redact: (text: string) => string
+  session: GithubSession | undefined
   logger: Logger
   signal?: AbortSignal
 }
@@ -70,18 +68,18 @@ async function read<T>(
   request: (client: GithubClient) => Promise<T>,
   refusal: (failure: string) => Error
 ): Promise<T> {
-  if (!o.client) {
+  if (!o.session) {
     throw new CommentCommandRefused(
       `'github-token' is empty, so ${what} cannot be read`,
       'leave github-token out to use the workflow token'
     )
   }
   try {
-    return await request(o.client)
+    return await request(o.session.client)
   } catch (error) {
     // Once the step is stopped, the stop is the news.
     if (o.signal?.aborted) throw error
-    throw refusal(failureEnd(error, o.redact))
+    throw refusal(failureEnd(error, o.session.redact))
   }
 }
 

@@ -11,8 +11,8 @@ import type { Settings } from '../inputs/inputs.js'
 import type { Logger } from '../util/logger.js'
 import type { StepBounds } from '../util/request-bounds.js'
 import { CommentCommandRefused, admitCommentCommand, type Admitted } from './comment-command.js'
-import { commitUnderTest } from './commit-under-test.js'
-import { brokenEvent, readEvent } from './github-event.js'
+import { brokenEvent, commitUnderTest, readEvent } from './commit-under-test.js'
+
 import { failureEnd } from './github-transport.js'
 
 export interface GateOptions {
@@ -55,32 +55,15 @@ export async function settleCommit(settings: Settings, o: GateOptions): Promise<
       : new Error(`${needs}, but ${brokenEvent(event.why)}. Nothing was sent to Jenkins.`)
   }
   const ctx = event.context
-  // Loaded only now that the event file is known to parse (github-event.ts).
+  // Loaded only now that the event file is known to parse (commit-under-test.ts).
   const github = await import(/* webpackMode: "eager" */ './github-client.js')
-  const token = settings.githubToken
-  const client =
-    token === ''
-      ? undefined
-      : github.githubClient({
-          token,
-          logger: o.logger,
-          fetch: o.fetch,
-          session: new github.GithubSession({ logger: o.logger, bounds: o.bounds })
-        })
-  const redact = github.redactor(token)
+  const session = github.githubSession(settings.githubToken, o)
   if (comment) {
-    const admitted = await admitCommentCommand({
-      ctx,
-      settings,
-      client,
-      redact,
-      logger: o.logger,
-      signal: o.signal
-    })
+    const admitted = await admitCommentCommand({ ctx, settings, session, ...o })
     return withCommit(settings, admitted, o)
   }
   try {
-    const target = await commitUnderTest(ctx, settings, { client, signal: o.signal })
+    const target = await commitUnderTest(ctx, settings, { session, signal: o.signal })
     const pullRequest = target.pullRequest
     return withCommit(
       settings,
@@ -90,7 +73,7 @@ export async function settleCommit(settings: Settings, o: GateOptions): Promise<
   } catch (error) {
     if (o.signal?.aborted) throw error
     throw new Error(
-      `${needs}, which could not be read${failureEnd(error, redact)}. Nothing was sent to Jenkins.`
+      `${needs}, which could not be read${failureEnd(error, session?.redact ?? (text => text))}. Nothing was sent to Jenkins.`
     )
   }
 }

@@ -1,19 +1,17 @@
 import type { BuildResult } from '../util/constants.js'
 import type { Logger } from '../util/logger.js'
-import type { GithubClient, GithubSession } from './github-client.js'
+import type { GithubSession } from './github-client.js'
 import { githubFailure } from './github-transport.js'
 import { httpHref } from '../util/http-url.js'
 import { cut } from '../util/shorten.js'
 
 export interface CommitStatusOptions {
-  /** The step's client, its token with `statuses: write` (github-token input). */
-  client: GithubClient
   /** 'jenkins/<job>' or the status-context input. */
   context: string
   logger: Logger
   /** Shared by the reporters of one step (one per build with `jobs`): a token refused once is not tried, nor warned about, again. */
   gate: StatusGate
-  /** The step's GitHub session (bounds, rate limits, one warning for a GitHub that does not answer). */
+  /** The step's GitHub session: its client, the token with `statuses: write` (github-token input), bounds, rate limits, one warning for a GitHub that does not answer. */
   session: GithubSession
   /** The commit under test (commit-under-test.ts), resolved once for the step. */
   target: { owner: string; repo: string; sha: string }
@@ -85,7 +83,7 @@ export class CommitStatusReporter {
   }
 
   private async set(state: State, description: string, targetUrl?: string): Promise<void> {
-    const { client, target, context, gate, session, logger, redact, stillOurs } = this.o
+    const { target, context, gate, session, logger, redact, stillOurs } = this.o
     const skipped = (): boolean => {
       if (!gate.closed && session.open) return false
       logger.debug(`Commit status '${context}' skipped (${state}).`)
@@ -101,7 +99,7 @@ export class CommitStatusReporter {
     // Checked, but sent as given (the href would normalise it).
     const url = httpHref(targetUrl) && targetUrl
     try {
-      const request = client.rest.repos.createCommitStatus({
+      const request = session.client.rest.repos.createCommitStatus({
         ...target,
         state,
         context,

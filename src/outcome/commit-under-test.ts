@@ -4,16 +4,24 @@
  * `commit` output): GITHUB_SHA is the wrong commit for most events a team
  * builds pull requests from. The `commit` input overrides the rule; a pull
  * request that cannot be read throws (no report rather than one on the wrong
- * commit). Per event: docs/internals.md, "The commit under test".
+ * commit). Per event: docs/internals.md, "The commit under test". The
+ * event itself is read here from the runner's environment, once per use, and
+ * never by @actions/github's context, which parses the file when its module
+ * loads and throws there on a file that is not JSON or is a folder: a broken
+ * event file is said, not thrown.
  */
+import { readFileSync } from 'node:fs'
 import type { Settings } from '../inputs/inputs.js'
-import type { GithubClient } from './github-client.js'
+import { errorCode } from '../util/error-text.js'
+import type { GithubSession } from './github-client.js'
 import { readPullHead } from './github-reads.js'
 import {
   decodedAt,
   field,
+  isRecord,
   optional,
   PULL_NUMBER,
+  REPO_NAME,
   required,
   SHA,
   Undecodable
@@ -55,7 +63,7 @@ export async function commitUnderTest(
   ctx: EventContext,
   inputs: Pick<Settings, 'commit' | 'pullRequest'>,
   /** What reads a pull request's head: none for an empty github-token. */
-  { client, signal }: { client: GithubClient | undefined; signal?: AbortSignal }
+  { session, signal }: { session: GithubSession | undefined; signal?: AbortSignal }
 ): Promise<CommitUnderTest> {
   const { owner, repo } = ctx.repo
   const pullRequest = inputs.pullRequest ?? pullRequestOf(ctx)
@@ -66,8 +74,8 @@ export async function commitUnderTest(
   // A comment on a pull request, or a pull request named by the input:
   // its head now (the payload has no commit), read once.
   if (pullRequest !== undefined) {
-    if (!client) throw new Error('github-token is empty')
-    const { sha } = await readPullHead(client, { owner, repo, number: pullRequest, signal })
+    if (!session) throw new Error('github-token is empty')
+    const { sha } = await readPullHead(session.client, { owner, repo, number: pullRequest, signal })
     return { owner, repo, sha, pullRequest, from: `pull request #${pullRequest}'s head` }
   }
   const sha = SHA.decode(ctx.sha)
@@ -128,4 +136,43 @@ function intoThisRepository(entry: unknown, payload: Record<string, unknown>): b
   const base = field(entry, 'base', 'repo', 'id')
   const here = field(payload, 'repository', 'id')
   return base === undefined || here === undefined || base === here
+}
+
+/** What the runner gave: no repository (outside a workflow), an event file that cannot be read, or the event. */
+export type RunnerEvent =
+  | { kind: 'outside' }
+  | { kind: 'broken'; eventName: string; why: string }
+  | { kind: 'read'; context: EventContext }
+
+/** GITHUB_REPOSITORY as owner and name; undefined outside a workflow (or not a repository's name). */
+export function repositoryOf(env: NodeJS.ProcessEnv): EventContext['repo'] | undefined {
+  const parts = (env.GITHUB_REPOSITORY ?? '').split('/').map(part => REPO_NAME.decode(part))
+  const [owner, repo, ...rest] = parts
+  return owner && repo && rest.length === 0 ? { owner, repo } : undefined
+}
+
+/** The event of the run, from the runner's environment. */
+export function readEvent(env: NodeJS.ProcessEnv): RunnerEvent {
+  const repo = repositoryOf(env)
+  if (!repo) return { kind: 'outside' }
+  const eventName = env.GITHUB_EVENT_NAME ?? ''
+  const broken = (why: string): RunnerEvent => ({ kind: 'broken', eventName, why })
+  let payload: unknown = {}
+  try {
+    if (env.GITHUB_EVENT_PATH) payload = JSON.parse(readFileSync(env.GITHUB_EVENT_PATH, 'utf8'))
+  } catch (error) {
+    const code = errorCode(error)
+    if (error instanceof SyntaxError) return broken('is not JSON')
+    // No event file (a terminal run): GITHUB_SHA is the commit, as for push.
+    if (code !== 'ENOENT') {
+      return broken(code === 'EISDIR' ? 'is a folder' : `cannot be read (${code ?? 'error'})`)
+    }
+  }
+  if (!isRecord(payload)) return broken('holds no JSON object')
+  return { kind: 'read', context: { eventName, payload, sha: env.GITHUB_SHA ?? '', repo } }
+}
+
+/** The sentence that names a broken event file: `the event file (GITHUB_EVENT_PATH) is not JSON`. */
+export function brokenEvent(why: string): string {
+  return `the event file (GITHUB_EVENT_PATH) ${why}`
 }

@@ -1,79 +1,143 @@
 /**
- * The GitHub REST client every report of the step uses (commit statuses,
- * the pull request and its comments), made one way: @actions/github's
- * Octokit on GITHUB_API_URL, through the runner's proxy settings, every
- * request bounded (github-transport.ts) and rate limits waited out
- * (github-rate-limit.ts), its own console warnings sent to the debug log with
- * the token taken out. The step's clients share one GithubSession: its
- * bounds, its rate-limit state, and the one warning for a GitHub that does
- * not answer.
+ * The step's GitHub: one GithubSession holds its REST client (@actions/github's
+ * Octokit on GITHUB_API_URL, through the runner's proxy settings, its own
+ * console warnings sent to the debug log with the token taken out), the
+ * bounds of every request (github-transport.ts), GitHub's rate limits and
+ * the failures said once for the step.
  */
 import { getOctokit } from '@actions/github'
 import { defaults } from '@actions/github/lib/utils'
+import { parseRetryAfter } from '../jenkins/transport/retry.js'
+import { formatDuration } from '../util/duration.js'
 import type { Logger } from '../util/logger.js'
 import { Redaction } from '../util/redaction.js'
 import type { RequestBounds, StepBounds } from '../util/request-bounds.js'
-import { RateLimits } from './github-rate-limit.js'
-import { boundedFetch, type BoundedFetchOptions, type GithubFailure } from './github-transport.js'
+import { sleep } from '../util/wait.js'
+import {
+  boundedFetch,
+  GithubTransportError,
+  requestName,
+  type BoundedFetchOptions,
+  type GithubFailure
+} from './github-transport.js'
 
 export type GithubClient = ReturnType<typeof getOctokit>
 
-export interface GithubClientOptions {
-  token: string
-  logger: Logger
-  /** For tests: a fetch nock can intercept. Default: @actions/github's fetch, which honours the runner's proxy settings. */
-  fetch?: typeof fetch
-  /** The step's; default: one of its own, without a deadline or signal. */
-  session?: GithubSession
+/** The longest wait for one rate limit: GitHub's secondary limits ask for a minute or two. */
+const MAX_WAIT_MS = 120_000
+/** Tries of one request that GitHub keeps holding back. */
+const MAX_TRIES = 3
+/** A secondary limit that names no time: "wait for at least one minute". */
+const SECONDARY_WAIT_MS = 60_000
+/** x-ratelimit-reset is in whole seconds: a little after it. */
+const RESET_MARGIN_MS = 1000
+
+/** The rate-limit signs of an answer. */
+export interface RateLimit {
+  status: number
+  /** How long GitHub asks to wait; undefined: a secondary limit that names no time. */
+  waitMs: number | undefined
+  /** Which sign: `retry-after`, `x-ratelimit-reset`, or the secondary-limit message. */
+  sign: string
+  secondary: boolean
 }
 
-/** An Octokit for `token`, bounded by the session; its own log lines go to debug, redacted. */
-export function githubClient(options: GithubClientOptions): GithubClient {
-  const redact = redactor(options.token)
-  const session = options.session ?? new GithubSession({ logger: options.logger })
-  // cast: @actions/github types its request defaults loosely; its fetch is the global one, proxied.
-  const base = options.fetch ?? (defaults.request?.fetch as typeof fetch | undefined) ?? fetch
-  return getOctokit(options.token, {
-    request: { fetch: session.fetch(base) },
-    // Octokit would otherwise print its own warnings to the console.
-    log: {
-      debug: () => undefined,
-      info: () => undefined,
-      warn: (message: string) => options.logger.debug(redact(message)),
-      error: (message: string) => options.logger.debug(redact(message))
-    }
-  })
+/**
+ * The rate-limit signs of a 403 or 429 answer, if it carries them.
+ * @internal
+ */
+export async function rateLimitOf(
+  response: Response,
+  now: number = Date.now()
+): Promise<RateLimit | undefined> {
+  const { status, headers } = response
+  if (status !== 403 && status !== 429) return undefined
+  const message = await response
+    .clone()
+    .text()
+    .catch(() => '')
+  const secondary = /secondary rate limit|abuse detection/i.test(message)
+  const retryAfter = parseRetryAfter(headers.get('retry-after') ?? undefined, now)
+  if (retryAfter !== undefined)
+    return { status, waitMs: retryAfter, sign: 'retry-after', secondary }
+  const reset = Number(headers.get('x-ratelimit-reset'))
+  if (headers.get('x-ratelimit-remaining')?.trim() === '0') {
+    // GitHub's clock says when the window resets, not the runner's.
+    const serverNow = Date.parse(headers.get('date') ?? '') || now
+    const waitMs =
+      Number.isFinite(reset) && reset > 0
+        ? Math.max(0, reset * 1000 - serverNow) + RESET_MARGIN_MS
+        : undefined
+    return { status, waitMs, sign: 'x-ratelimit-remaining: 0', secondary }
+  }
+  // GitHub answers 429 for its rate limits only.
+  if (secondary || status === 429) {
+    return { status, waitMs: undefined, sign: 'the secondary rate limit', secondary: true }
+  }
+  return undefined
 }
 
 export interface GithubSessionOptions extends Pick<
   BoundedFetchOptions,
   'requestTimeoutMs' | 'maxBodyBytes'
 > {
+  token: string
   logger: Logger
   /** The step's bounds (runBounded); default: none but the silence bound. */
   bounds?: Pick<StepBounds, 'current'>
+  /** For tests: a fetch nock can intercept. Default: @actions/github's fetch, which honours the runner's proxy settings. */
+  fetch?: typeof fetch
+  /** For tests: the rate limits' clock. */
+  now?: () => number
+}
+
+/** The step's session for `token`, the one way each mode makes it; none for an empty token (nothing is sent). */
+export function githubSession(
+  token: string,
+  o: Pick<GithubSessionOptions, 'logger' | 'bounds' | 'fetch'>
+): GithubSession | undefined {
+  return token === '' ? undefined : new GithubSession({ token, ...o })
 }
 
 /**
- * What a step's GitHub requests share: their bounds, GitHub's rate limits,
- * and the one warning for a GitHub that does not answer in time, after
- * which the step's reports stop (each would wait as long again).
+ * What a step's GitHub requests share: one client, their bounds, GitHub's
+ * rate limits, and the one warning for a GitHub that does not answer in
+ * time, after which the step's reports stop (each would wait as long again).
  */
 export class GithubSession {
-  private readonly rateLimits: RateLimits
+  readonly client: GithubClient
+  /** Takes the token out: it must never reach a log line, whatever a library puts in a message. */
+  readonly redact: (text: string) => string
   /** The failures said once for the step (a timeout, a rate limit). */
   private readonly said = new Set<GithubFailure['kind']>()
+  private readonly now: () => number
+  /** Epoch ms before which GitHub holds requests back. */
+  private resumeAt = 0
+  private held: RateLimit | undefined
+  /** Secondary limits in a row: each doubles the wait. */
+  private secondaryRun = 0
+  private saidFor = 0
 
   constructor(private readonly o: GithubSessionOptions) {
-    this.rateLimits = new RateLimits(o.logger)
-  }
-
-  /** `base` with the bounds and the rate limits. */
-  fetch(base: typeof fetch): typeof fetch {
-    const { bounds: step, requestTimeoutMs, maxBodyBytes } = this.o
-    const bounds = (): RequestBounds => step?.current() ?? {}
+    const secrets = new Redaction()
+    secrets.add(o.token)
+    this.redact = text => secrets.redact(text)
+    this.now = o.now ?? Date.now
+    const bounds = (): RequestBounds => o.bounds?.current() ?? {}
+    // cast: @actions/github types its request defaults loosely; its fetch is the global one, proxied.
+    const base = o.fetch ?? (defaults.request?.fetch as typeof fetch | undefined) ?? fetch
+    const { requestTimeoutMs, maxBodyBytes } = o
     const bounded = boundedFetch({ base, bounds, requestTimeoutMs, maxBodyBytes })
-    return this.rateLimits.fetch(bounded, bounds)
+    this.client = getOctokit(o.token, {
+      request: { fetch: this.rateLimited(bounded, bounds) },
+      // Octokit would otherwise print its own warnings to the console.
+      log: {
+        debug: () => undefined,
+        info: () => undefined,
+        warn: (message: string) => o.logger.debug(this.redact(message)),
+        error: (message: string) => o.logger.debug(this.redact(message))
+      }
+    })
   }
 
   /** Whether reports still go: not once GitHub left a request unanswered. */
@@ -101,11 +165,74 @@ export class GithubSession {
     }
     return true
   }
-}
 
-/** The token must never reach a log line, whatever a library puts in a message (util/redaction.ts). */
-export function redactor(token: string): (text: string) => string {
-  const secrets = new Redaction()
-  secrets.add(token)
-  return text => secrets.redact(text)
+  /**
+   * `inner`, rate limits waited out as GitHub documents ("Rate limits for the
+   * REST API", Exceeding the rate limit): a 403 or 429 with `retry-after` waits
+   * that many seconds; with `x-ratelimit-remaining: 0`, until `x-ratelimit-reset`;
+   * a secondary limit without either, one minute, doubling while it lasts, at
+   * most MAX_TRIES tries. While GitHub holds requests back, every request of the
+   * step waits (GitHub asks to stop sending), but never past the deadline nor
+   * longer than MAX_WAIT_MS at a time: such a request fails as rate-limited
+   * without being sent, and sending resumes once the limit has passed. A 403
+   * without these signs is a refusal, not a limit.
+   */
+  private rateLimited(inner: typeof fetch, bounds: () => RequestBounds): typeof fetch {
+    return async (input, init) => {
+      const { what } = requestName(input, init)
+      for (let attempt = 1; ; attempt++) {
+        await this.ready(what, bounds())
+        const response = await inner(input, init)
+        const limit = await rateLimitOf(response, this.now())
+        if (!limit) {
+          this.secondaryRun = 0
+          return response
+        }
+        this.hold(limit)
+        if (attempt >= MAX_TRIES) throw this.refusal(what, `after ${attempt} tries`)
+      }
+    }
+  }
+
+  /** Waits while GitHub holds requests back, within `bounds`; throws rate-limited when it cannot. */
+  private async ready(what: string, bounds: RequestBounds): Promise<void> {
+    const wait = this.resumeAt - this.now()
+    if (wait <= 0) return
+    if (wait > MAX_WAIT_MS) {
+      throw this.refusal(what, `longer than the ${formatDuration(MAX_WAIT_MS)} this action waits`)
+    }
+    if (bounds.deadline !== undefined && this.resumeAt > bounds.deadline) {
+      throw this.refusal(what, "past the step's deadline")
+    }
+    if (this.saidFor !== this.resumeAt) {
+      this.saidFor = this.resumeAt
+      this.o.logger.info(
+        `GitHub's rate limit holds requests back (HTTP ${this.held?.status}, ${this.held?.sign}): waiting ${formatDuration(wait)} before ${what}, as GitHub asks.`
+      )
+    }
+    try {
+      await sleep(wait, bounds.signal)
+    } catch {
+      throw new GithubTransportError(
+        'stopped',
+        `Stopped waiting for GitHub's rate limit before ${what}: the step was stopped`
+      )
+    }
+  }
+
+  private hold(limit: RateLimit): void {
+    const waitMs = limit.waitMs ?? SECONDARY_WAIT_MS * 2 ** this.secondaryRun++
+    this.held = limit
+    this.resumeAt = Math.max(this.resumeAt, this.now() + waitMs)
+  }
+
+  private refusal(what: string, why: string): GithubTransportError {
+    const held = this.held
+    // Whole seconds, rounded up: GitHub's own unit, and never said shorter than it is.
+    const left = Math.ceil(Math.max(0, this.resumeAt - this.now()) / 1000) * 1000
+    return new GithubTransportError(
+      'rate-limited',
+      `GitHub's ${held?.secondary ? 'secondary ' : ''}rate limit held back ${what} (HTTP ${held?.status}, ${held?.sign}) for ${formatDuration(left)} more, ${why}`
+    )
+  }
 }

@@ -10,7 +10,7 @@
  * docs/github-reports.md says it for users.
  */
 import type { Logger } from '../util/logger.js'
-import type { GithubClient, GithubSession } from './github-client.js'
+import type { GithubSession } from './github-client.js'
 import { githubFailure } from './github-transport.js'
 import { field } from './github-values.js'
 
@@ -21,7 +21,6 @@ import { field } from './github-values.js'
 export const GITHUB_ACTIONS_BOT = 'github-actions[bot]'
 
 export interface TokenIdentityOptions {
-  client: GithubClient
   session: GithubSession
   logger: Logger
   /** A login the workflow names for the token (another app's): used as it is, nothing is asked. */
@@ -59,9 +58,9 @@ export class TokenIdentity {
   }
 
   private async ask(): Promise<string | undefined> {
-    const { client, session, logger } = this.o
+    const { session, logger } = this.o
     try {
-      const { data } = await client.rest.users.getAuthenticated()
+      const { data } = await session.client.rest.users.getAuthenticated()
       const login = field(data, 'login')
       if (typeof login === 'string' && login !== '') {
         logger.debug(`The github-token acts as ${login} (GET /user).`)

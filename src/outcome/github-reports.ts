@@ -16,15 +16,17 @@ import type { Logger } from '../util/logger.js'
 import type { StepBounds } from '../util/request-bounds.js'
 import { CommitStatusReporter, type CommitStatusOptions, type StatusGate } from './commit-status.js'
 import {
+  brokenEvent,
   commitUnderTest,
   headShaOf,
   pullRequestOf,
+  readEvent,
   type CommitUnderTest
 } from './commit-under-test.js'
-import { brokenEvent, readEvent } from './github-event.js'
+
 import { failureEnd } from './github-transport.js'
 import { commentMarker, renderComment, type CommentBuild } from './pr-comment-body.js'
-import type { GithubClient, GithubSession } from './github-client.js'
+import type { GithubSession } from './github-client.js'
 import { PullRequestComment } from './pr-comment.js'
 import { TokenIdentity } from './github-identity.js'
 import type { SourceCommit } from './source-link.js'
@@ -48,6 +50,8 @@ export interface GithubReportsOptions {
   bounds?: Pick<StepBounds, 'current'>
   /** For tests: a fetch nock can intercept. */
   fetch?: typeof fetch
+  /** The step's GitHub session when it has one already (settle: one for all its hand-offs). */
+  session?: GithubSession
 }
 
 /** The step's reports on GitHub. */
@@ -61,9 +65,7 @@ export class GithubReports {
     readonly target: CommitUnderTest | null,
     private readonly parts: {
       comment?: PullRequestComment
-      runUrl?: string
-      client?: GithubClient
-      /** The step's GitHub requests: their bounds, rate limits, one warning; none when none is sent. */
+      /** The step's GitHub requests: their client, bounds, rate limits, one warning; none when none is sent. */
       session?: GithubSession
     } = {}
   ) {}
@@ -71,9 +73,8 @@ export class GithubReports {
   /** Resolves the commit under test (reading the pull request when the rule needs it) and sets the `commit` output. Never throws. */
   static async start(o: GithubReportsOptions): Promise<GithubReports> {
     const { settings, logger } = o
-    const env = o.env ?? process.env
     const reports = settings.commitStatus || settings.prComment
-    const event = readEvent(env)
+    const event = readEvent(o.env ?? process.env)
     if (event.kind !== 'read') {
       if (reports) {
         logger.warning(
@@ -108,14 +109,10 @@ export class GithubReports {
       return new GithubReports(o, null)
     }
     const { redact } = o
-    const session = github && new github.GithubSession({ logger, bounds: o.bounds })
-    const client =
-      settings.githubToken === '' || !github
-        ? undefined
-        : github.githubClient({ token: settings.githubToken, logger, fetch: o.fetch, session })
+    const session = o.session ?? github?.githubSession(settings.githubToken, o)
     let target: CommitUnderTest | null
     try {
-      target = await commitUnderTest(ctx, settings, { client })
+      target = await commitUnderTest(ctx, settings, { session })
       logger.debug(`Commit under test: ${target.sha} (${target.from}).`)
       o.setOutput(Output.Commit, target.sha)
     } catch (error) {
@@ -127,16 +124,15 @@ export class GithubReports {
       )
     }
     let comment: PullRequestComment | undefined
-    if (settings.prComment && target && client && session) {
+    if (settings.prComment && target && session) {
       if (target.pullRequest === undefined) {
         logger.info(
           `pr-comment: this run (${ctx.eventName}) is tied to no pull request: no comment is written (the pull-request input names one).`
         )
       } else {
         comment = new PullRequestComment({
-          client,
           session,
-          identity: new TokenIdentity({ client, session, logger }),
+          identity: new TokenIdentity({ session, logger }),
           owner: target.owner,
           repo: target.repo,
           number: target.pullRequest,
@@ -146,7 +142,7 @@ export class GithubReports {
         })
       }
     }
-    return new GithubReports(o, target, { comment, runUrl: runUrlOf(env), session, client })
+    return new GithubReports(o, target, { comment, session })
   }
 
   /**
@@ -157,13 +153,12 @@ export class GithubReports {
     context: string,
     { stillOurs }: Pick<CommitStatusOptions, 'stillOurs'> = {}
   ): CommitStatusReporter | undefined {
-    const { client, session } = this.parts
-    if (!this.target || !client || !session) {
+    const { session } = this.parts
+    if (!this.target || !session) {
       this.o.logger.debug(`Commit status '${context}' is off: no commit under test.`)
       return undefined
     }
     return new CommitStatusReporter({
-      client,
       context,
       logger: this.o.logger,
       gate: this.gate,
@@ -203,7 +198,7 @@ export class GithubReports {
       renderComment({
         name: this.o.reportName,
         builds,
-        runUrl: this.parts.runUrl,
+        runUrl: runUrlOf(this.o.env ?? process.env),
         jenkinsUrl: this.o.settings.url
       })
     )

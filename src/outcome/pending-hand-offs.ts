@@ -56,6 +56,7 @@ export async function pendingHandOffs(o: LookOptions): Promise<PendingHandOff[]>
   const { client, owner, repo, signal, logger } = o
   const commits = await commitsToRead(o)
   const found: PendingHandOff[] = []
+  /** Who the token is, once asked and not the creator: undefined when it cannot be told. */
   let me: string | undefined | null = null
   const read = new Set<string>()
   for (const { sha: given, pull } of commits) {
@@ -73,11 +74,11 @@ export async function pendingHandOffs(o: LookOptions): Promise<PendingHandOff[]>
       const handOff = status.state === 'pending' ? parseHandOff(status.description) : undefined
       if (!handOff) continue
       if (o.context !== undefined && status.context !== o.context) continue
-      // Asked once, and only when there is a hand-off to own.
-      if (me === null) me = (await o.identity.login())?.toLowerCase()
-      if (me === undefined || status.creator?.toLowerCase() !== me) {
+      // Asked once (TokenIdentity), and only when there is a hand-off to own.
+      if (!(await o.identity.owns(status.creator))) {
+        me = await o.identity.login()
         logger.debug(
-          `Settle: '${status.context}' on ${where} was written by ${status.creator ?? 'nobody known'}, not by the github-token's identity (${me ?? 'unknown'}): left alone.`
+          `Settle: '${status.context}' on ${where} was written by ${status.creator ?? 'nobody known'}, not by the github-token's identity (${me?.toLowerCase() ?? 'unknown'}): left alone.`
         )
         continue
       }

@@ -11,7 +11,7 @@
  * once for the step (GithubSession).
  */
 import type { Logger } from '../util/logger.js'
-import type { GithubClient, GithubSession } from './github-client.js'
+import type { GithubSession } from './github-client.js'
 import type { TokenIdentity } from './github-identity.js'
 import { githubFailure, type GithubFailure } from './github-transport.js'
 import { field } from './github-values.js'
@@ -21,7 +21,6 @@ const MAX_SEARCHED_COMMENTS = 1000
 const PAGE_SIZE = 100
 
 export interface PullRequestCommentOptions {
-  client: GithubClient
   session: GithubSession
   /** Who the token is: only its comments are the action's. */
   identity: TokenIdentity
@@ -79,9 +78,9 @@ export class PullRequestComment {
    * the edit (then creating says whether the token may comment at all).
    */
   private async update(id: number, body: string): Promise<boolean> {
-    const { client, owner, repo, number, logger } = this.o
+    const { session, owner, repo, number, logger } = this.o
     try {
-      await client.rest.issues.updateComment({ owner, repo, comment_id: id, body })
+      await session.client.rest.issues.updateComment({ owner, repo, comment_id: id, body })
       logger.debug(`Updated comment ${id} on pull request #${number}.`)
       return true
     } catch (error) {
@@ -100,8 +99,8 @@ export class PullRequestComment {
   }
 
   private async create(body: string): Promise<void> {
-    const { client, owner, repo, number, logger, identity } = this.o
-    const created = await client.rest.issues.createComment({
+    const { session, owner, repo, number, logger, identity } = this.o
+    const created = await session.client.rest.issues.createComment({
       owner,
       repo,
       issue_number: number,
@@ -144,16 +143,19 @@ export class PullRequestComment {
    * comment carries the marker.
    */
   private async find(): Promise<number | undefined> {
-    const { client, owner, repo, number, marker, identity, logger } = this.o
+    const { session, owner, repo, number, marker, identity, logger } = this.o
     const list = async (page: number) => {
-      const answer = await client.rest.issues.listComments({
+      const answer = await session.client.rest.issues.listComments({
         owner,
         repo,
         issue_number: number,
         per_page: PAGE_SIZE,
         page
       })
-      return { comments: decodeComments(answer.data), link: answer.headers.link }
+      // A page as GitHub lists it: the comments that decode.
+      const data: unknown = answer.data
+      const comments = (Array.isArray(data) ? data : []).map(decodeComment)
+      return { comments: comments.filter(c => c !== undefined), link: answer.headers.link }
     }
     const first = await list(1)
     const last = lastPage(first.link) ?? 1
@@ -190,11 +192,6 @@ function decodeComment(value: unknown): IssueComment | undefined {
     body: typeof body === 'string' ? body : '',
     author: typeof login === 'string' && login !== '' ? login : undefined
   }
-}
-
-/** A page of comments as GitHub lists them: those that decode. */
-function decodeComments(value: unknown): IssueComment[] {
-  return (Array.isArray(value) ? value : []).map(decodeComment).filter(c => c !== undefined)
 }
 
 /**

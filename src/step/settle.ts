@@ -12,8 +12,9 @@ import { buildRef } from '../follow/build-parts.js'
 import { fullName, sameJob } from '../jenkins/model/job-path.js'
 import type { Build, BuildRef } from '../jenkins/model/types.js'
 import { unlessNotFound } from '../jenkins/transport/errors.js'
-import { repositoryOf } from '../outcome/github-event.js'
+import { repositoryOf } from '../outcome/commit-under-test.js'
 import { TokenIdentity } from '../outcome/github-identity.js'
+import type { GithubSession } from '../outcome/github-client.js'
 import { GithubReports } from '../outcome/github-reports.js'
 import { failureEnd } from '../outcome/github-transport.js'
 import { pendingHandOffs, stillPending, type PendingHandOff } from '../outcome/pending-hand-offs.js'
@@ -41,19 +42,18 @@ export async function settleHandOffs(step: StepRun): Promise<void> {
   const { owner, repo } = repository
   // Octokit loads only in this mode (start-up cost); "eager" keeps it in the one bundle file.
   const github = await import(/* webpackMode: "eager" */ '../outcome/github-client.js')
-  const session = new github.GithubSession({ logger: log, bounds: step.githubBounds })
-  const client = github.githubClient({ token: settings.githubToken, logger: log, session })
-  const where = { client, owner, repo, logger: log, signal }
+  // One session for the step: its rate limits and what is said once hold across the hand-offs.
+  const session = new github.GithubSession({
+    token: settings.githubToken,
+    logger: log,
+    bounds: step.githubBounds
+  })
+  const where = { client: session.client, owner, repo, logger: log, signal }
   let found: PendingHandOff[]
   try {
     found = await pendingHandOffs({
       ...where,
-      identity: new TokenIdentity({
-        client,
-        session,
-        logger: log,
-        configured: settings.settle?.creator
-      }),
+      identity: new TokenIdentity({ session, logger: log, configured: settings.settle?.creator }),
       baseUrl: settings.url,
       commit: settings.commit,
       context: settings.settle?.context,
@@ -67,7 +67,7 @@ export async function settleHandOffs(step: StepRun): Promise<void> {
   }
   const settled = []
   for (const handOff of found) {
-    const done = await settleOne(step, handOff, () => stillPending(where, handOff))
+    const done = await settleOne(step, session, handOff, () => stillPending(where, handOff))
     if (done) settled.push(done)
   }
   io.setOutput(Output.Settled, JSON.stringify(settled.map(done => done.entry)))
@@ -79,7 +79,12 @@ export async function settleHandOffs(step: StepRun): Promise<void> {
 }
 
 /** One hand-off: nothing while its work goes on; else its end reported as a followed build's. */
-async function settleOne(step: StepRun, h: PendingHandOff, stillOurs: () => Promise<boolean>) {
+async function settleOne(
+  step: StepRun,
+  session: GithubSession,
+  h: PendingHandOff,
+  stillOurs: () => Promise<boolean>
+) {
   const { api, settings, io, signal } = step
   const log = io.logger
   const name = fullName(h.job)
@@ -99,7 +104,7 @@ async function settleOne(step: StepRun, h: PendingHandOff, stillOurs: () => Prom
     setOutput: () => undefined,
     redact: text => io.redact(text),
     reportName: h.context,
-    bounds: step.githubBounds
+    session
   })
   const status = reports.status(h.context, { stillOurs })
   const report: BuildReport = { outcome: { jobName: name, jobUrl: api.jobUrl(h.job) }, tail: [] }
