@@ -1,7 +1,7 @@
 import { describe, expect, it, test } from 'vitest'
 import { Interrupted } from '../../src/jenkins/transport/errors.js'
 import type { Build, PipelineRun, PipelineStage } from '../../src/jenkins/model/types.js'
-import { failedStage, readStages, InputNotices } from '../../src/outcome/stages.js'
+import { failedStage, readStages, inputNotices } from '../../src/outcome/stages.js'
 import { STAGES_OUTPUT_MAX_BYTES, setOutputs } from '../../src/outcome/build-outputs.js'
 import { recordingLogger } from '../jenkins/helpers.js'
 import { decodeBuild } from '../../src/jenkins/reads/decode.js'
@@ -111,7 +111,7 @@ test('failedStage: the first FAILED stage, else the first matching the result', 
   expect(failedStage(undefined, 'FAILURE')).toBeUndefined()
 })
 
-describe('InputNotices', () => {
+describe('inputNotices', () => {
   it('says a paused stage once, with the input page, and again after a new pause', () => {
     const running: PipelineRun = {
       status: 'IN_PROGRESS',
@@ -121,18 +121,18 @@ describe('InputNotices', () => {
       status: 'PAUSED_PENDING_INPUT',
       stages: [stage('6', 'Build', 'SUCCESS'), stage('9', 'Deploy', 'PAUSED_PENDING_INPUT')]
     }
-    const notices = new InputNotices(REF)
+    const notices = inputNotices(REF)
     const said = [running, paused, paused, paused, running, paused, running].flatMap(run =>
-      notices.saw(run)
+      notices(run)
     )
     const line = `Jenkins build #8 is waiting for input in stage "Deploy": answer it at ${REF.url}input/`
     expect(said).toEqual([line, line])
   })
 
   it('an input outside any stage pauses only the run; it is said without a stage', () => {
-    const notices = new InputNotices(REF)
+    const notices = inputNotices(REF)
     const run: PipelineRun = { status: 'PAUSED_PENDING_INPUT', stages: [] }
-    expect([run, run, run].flatMap(r => notices.saw(r))).toEqual([
+    expect([run, run, run].flatMap(r => notices(r))).toEqual([
       `Jenkins build #8 is waiting for input: answer it at ${REF.url}input/`
     ])
   })

@@ -51,13 +51,10 @@ export async function readHistory(
   before: number,
   logger: Logger
 ): Promise<HistoryEntry[] | undefined> {
-  try {
-    const builds = await api.recentBuilds(job, HISTORY_READ, { outcome: true })
-    const earlier = builds.filter(b => b.number < before)
-    return historyOf(earlier, n => api.buildUrl(job, n)).slice(0, HISTORY_KEPT)
-  } catch (error) {
+  const builds = await api.recentBuilds(job, HISTORY_READ, { outcome: true }).catch(error => {
     if (error instanceof Interrupted) throw error
     logger.debug(`Could not read the job's earlier builds: ${errorText(error)}`)
-    return undefined
-  }
+  })
+  const earlier = builds?.filter(b => b.number < before)
+  return earlier && historyOf(earlier, n => api.buildUrl(job, n)).slice(0, HISTORY_KEPT)
 }

@@ -71,24 +71,21 @@ export function failedStage(
  * (`<build>/input/`, pipeline-input-step's InputAction): without it a step
  * waiting for a person looks hung. The engine looks (follow-builds.ts).
  */
-export class InputNotices {
-  private announced = new Set<string>()
-
-  constructor(private readonly ref: BuildRef) {}
-
-  /** The lines to say for what a look at the run's stages showed. */
-  saw(run: PipelineRun): string[] {
+export function inputNotices(ref: BuildRef): (run: PipelineRun) => string[] {
+  let announced = new Set<string>()
+  // The lines to say for what a look at the run's stages showed.
+  return run => {
     const paused = run.stages.filter(s => s.status === 'PAUSED_PENDING_INPUT')
     // An input outside any stage pauses the run only.
     const pausedRun = run.status === 'PAUSED_PENDING_INPUT' ? [''] : []
     const keys = new Set(paused.length > 0 ? paused.map(s => s.id) : pausedRun)
-    const news = [...keys].filter(key => !this.announced.has(key))
+    const news = [...keys].filter(key => !announced.has(key))
     // Once answered, a later pause of the same stage is news again.
-    this.announced = keys
+    announced = keys
     return news.map(key => {
       const stage = paused.find(s => s.id === key)
       const where = stage ? ` in stage ${JSON.stringify(shortName(stage.name))}` : ''
-      return `Jenkins build #${this.ref.number} is waiting for input${where}: answer it at ${this.ref.url}input/`
+      return `Jenkins build #${ref.number} is waiting for input${where}: answer it at ${ref.url}input/`
     })
   }
 }

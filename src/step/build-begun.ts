@@ -53,28 +53,25 @@ export async function queueBuild(
     )
   }
   if (info.history) outcome.history = historyOf(info.history, n => api.buildUrl(job, n))
-  let queued: TriggerResult
-  try {
-    // The queue item of the build branch indexing started counts as merged
-    // (shared): every run that scanned for the branch follows this one build,
-    // and Jenkins cannot say which do (the build carries one
-    // BranchIndexingCause whoever asked for the scan: branch-api's
-    // MultiBranchProject.scheduleBuild), so no run stops it.
-    queued =
-      indexing && uploads.length === 0
-        ? {
-            queueId: indexing.queueId,
-            queueUrl: queueItemUrl(api.baseUrl, indexing.queueId),
-            merged: true,
-            unknownParameters: unknownParameters(info, parameters)
+  // The queue item of the build branch indexing started counts as merged
+  // (shared): every run that scanned for the branch follows this one build,
+  // and Jenkins cannot say which do (the build carries one
+  // BranchIndexingCause whoever asked for the scan: branch-api's
+  // MultiBranchProject.scheduleBuild), so no run stops it.
+  const queued: TriggerResult =
+    indexing && uploads.length === 0
+      ? {
+          queueId: indexing.queueId,
+          queueUrl: queueItemUrl(api.baseUrl, indexing.queueId),
+          merged: true,
+          unknownParameters: unknownParameters(info, parameters)
+        }
+      : await api.trigger(info, job, parameters, uploads).catch((error: unknown) => {
+          if (error instanceof Interrupted && error.lostTrigger) {
+            work.maybeQueued(index, error.lostTrigger)
           }
-        : await api.trigger(info, job, parameters, uploads)
-  } catch (error) {
-    if (error instanceof Interrupted && error.lostTrigger) {
-      work.maybeQueued(index, error.lostTrigger)
-    }
-    throw error
-  }
+          throw error
+        })
   work.queued(index, queued.queueId, queued.merged)
   warnUnknownParameters(queued.unknownParameters, info, name, log)
   outcome.queueUrl = queued.queueUrl

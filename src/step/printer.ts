@@ -28,10 +28,9 @@ export class Printer {
     }
   }
 
-  /** An error annotation, held like a line. */
-  annotate(message: string, title: string, where?: AnnotationPlace): void {
+  /** An error annotation, held like a line (a function of its own: reportEnded passes it on). */
+  readonly annotate = (message: string, title: string, where?: AnnotationPlace): void =>
     this.say(() => this.io.annotate(message, title, where))
-  }
 
   /**
    * Runs `fn` inside a group titled `title`, after the groups already asked

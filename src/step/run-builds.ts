@@ -22,7 +22,7 @@ import { handOffDescription } from '../outcome/hand-off.js'
 import { readHistory } from '../outcome/history.js'
 import { writeSummary, type BuildReport } from '../outcome/report.js'
 import { setOutputs } from '../outcome/build-outputs.js'
-import { InputNotices, isPipeline, isPipelineJob, readStages } from '../outcome/stages.js'
+import { inputNotices, isPipeline, isPipelineJob, readStages } from '../outcome/stages.js'
 import { State } from '../util/constants.js'
 import { errorText } from '../util/error-text.js'
 import { namedLogger, type Logger } from '../util/logger.js'
@@ -48,7 +48,7 @@ interface Item extends StepItem {
   stopping?: true
   /** Its build's console while it streams live. */
   live?: { streamer: ConsoleStreamer; close(): void }
-  inputs?: InputNotices
+  inputs?: ReturnType<typeof inputNotices>
 }
 
 /** The step's builds from resolve to verdict; stop() is the one stop handler's part of it. */
@@ -139,11 +139,7 @@ export class BuildsRun {
   } {
     const open = this.items.filter(item => !this.step.work.item(item.index).done)
     const finishing = Promise.all([
-      ...this.items.map(
-        ({ status, index }) =>
-          status?.finished ||
-          status?.finish('error', description, { url: this.step.work.item(index).ref?.url })
-      ),
+      this.endStatuses(this.items, description),
       this.finishComment(description)
     ])
     const report = async (said: ReadonlyMap<string, string>): Promise<void> => {
@@ -156,6 +152,17 @@ export class BuildsRun {
       await writeSummary(this.step.io.summary, this.reports, this.log, this.present)
     }
     return { finishing, report }
+  }
+
+  /** Ends the items' statuses still pending with `why`: one left pending would block a protected branch for good. */
+  private endStatuses(items: readonly Item[], why: string): Promise<unknown> {
+    const { work } = this.step
+    const url = (index: number): string | undefined => work.item(index).ref?.url
+    return Promise.all(
+      items.map(
+        ({ status, index }) => status?.finished || status?.finish('error', why, { url: url(index) })
+      )
+    )
   }
 
   /** The comment's final text: every build as it ended, `error` on those still open. Never rejects. */
@@ -389,10 +396,10 @@ export class BuildsRun {
     const [first] = owners
     const ref = first && this.step.work.item(first.index).ref
     if (!first || !ref) return
-    first.inputs ??= new InputNotices(ref)
+    first.inputs ??= inputNotices(ref)
     // Its lines say "build #N" only: named after its job when there are several.
     const log = this.present.several ? namedLogger(this.log, first.entry.jobName) : this.log
-    for (const line of first.inputs.saw(run)) log.info(line)
+    for (const line of first.inputs(run)) log.info(line)
   }
 
   // ---- the end ---------------------------------------------------------------
@@ -429,10 +436,7 @@ export class BuildsRun {
           final,
           outcome,
           signal,
-          out: {
-            logger: this.log,
-            annotate: (message, title, where) => this.printer.annotate(message, title, where)
-          },
+          out: this.printer,
           reports: this.github,
           owners
         })
@@ -444,11 +448,7 @@ export class BuildsRun {
           item.report.error = errorText(error)
           item.failure = error
         }
-        // A status left pending would block a protected branch for good.
-        const why = statusFailure(error, signal)
-        await Promise.all(
-          owners.map(i => i.status?.finished || i.status?.finish('error', why, { url: ref.url }))
-        )
+        await this.endStatuses(owners, statusFailure(error, signal))
       }
     }
     this.side(complete())
@@ -512,8 +512,7 @@ export class BuildsRun {
         `${error.shown}, ${queueItemUrl(api.baseUrl, error.queueId)}`
       )
     }
-    const ref = work.item(item.index).ref
-    this.side(item.status?.finish('error', message.split('\n')[0] ?? 'Failed', { url: ref?.url }))
+    this.side(this.endStatuses([item], message.split('\n')[0] ?? 'Failed'))
     this.failFast(item)
   }
 
