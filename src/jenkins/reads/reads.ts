@@ -1,6 +1,15 @@
 import { BUILD_RESULTS } from '../../util/constants.js'
 import { JenkinsError } from '../transport/errors.js'
-import { countOf, isBuildNumber, isCount, isRecord, shownValue } from '../model/counts.js'
+import {
+  countOf,
+  fields,
+  isBuildNumber,
+  isCount,
+  isRecord,
+  list,
+  shownValue,
+  texts
+} from '../model/counts.js'
 import { buildUrl, fullName, jobUrl, queueItemUrl } from '../model/job-path.js'
 import {
   ACTIONS_FIELDS,
@@ -161,7 +170,7 @@ export async function getJob(http: Requester, job: JobPath): Promise<JobInfo> {
 
 /** The well-formed entries of a job's `builds`; anything else is skipped (it only aims polls). */
 function buildSummaries(raw: unknown): BuildSummary[] {
-  return (Array.isArray(raw) ? raw : []).flatMap(entry => buildSummaryOf(entry) ?? [])
+  return list(raw).flatMap(entry => buildSummaryOf(entry) ?? [])
 }
 
 /** Full names of every job below `folder` (root when empty), in one request. */
@@ -315,9 +324,9 @@ export async function getQueue(http: Requester): Promise<QueuedTask[]> {
     http.context('the queue')
   )
   const items: QueuedTask[] = []
-  for (const item of Array.isArray(data.items) ? data.items : []) {
-    const url = isRecord(item) && isRecord(item.task) ? item.task.url : undefined
-    if (!isRecord(item) || !isCount(item.id) || typeof url !== 'string') continue
+  for (const item of list(data.items).map(fields)) {
+    const url = fields(item.task).url
+    if (!isCount(item.id) || typeof url !== 'string') continue
     const names = jobNamesFromUrl(url)
     if (!names) continue
     items.push({
@@ -424,8 +433,8 @@ function collectJobs(http: Requester, items: unknown[], prefix: string, names: s
   push(items, prefix, 1)
   let skipped = false
   for (let next = stack.pop(); next; next = stack.pop()) {
-    const item = next.item as RawJob | null
-    if (typeof item?.name !== 'string') continue
+    const item = fields(next.item)
+    if (typeof item.name !== 'string') continue
     const path = `${next.prefix}${item.name}`
     if (Array.isArray(item.jobs)) {
       if (next.depth < LIST_DEPTH) push(item.jobs, `${path}/`, next.depth + 1)
@@ -460,9 +469,7 @@ function parameterDefinitions(property: unknown): ParameterDefinition[] {
     else if (isRecord(def.defaultParameterValue) && 'value' in def.defaultParameterValue) {
       definition.defaultValue = def.defaultParameterValue.value
     }
-    if (Array.isArray(def.choices)) {
-      definition.choices = def.choices.filter((c): c is string => typeof c === 'string')
-    }
+    if (Array.isArray(def.choices)) definition.choices = texts(def.choices)
     return [definition]
   })
 }
