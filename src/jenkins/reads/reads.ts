@@ -121,6 +121,11 @@ export function jobNotFound(
   return `Job '${name}' was not found on Jenkins at ${http.baseUrl} (404)${http.anonymousHint(hint)}`
 }
 
+/** An answer no real Jenkins sends: `what` names it and says what is wrong with it. */
+export function oddAnswer(http: Requester, what: string, status?: number): JenkinsError {
+  return new JenkinsError('protocol', `Jenkins at ${http.baseUrl} answered ${what}`, status)
+}
+
 /** The 404 of a build. */
 export function buildNotFound(http: Requester, name: string, number: number): string {
   return `Build #${number} of job '${name}' was not found on Jenkins at ${http.baseUrl} (404)`
@@ -209,11 +214,7 @@ export async function getQueueItem(http: Requester, queueId: number): Promise<Qu
       following: true
     })
   )
-  const refused = (what: string): JenkinsError =>
-    new JenkinsError(
-      'protocol',
-      `Jenkins at ${http.baseUrl} answered queue item ${queueId} ${what}`
-    )
+  const refused = (what: string): JenkinsError => oddAnswer(http, `queue item ${queueId} ${what}`)
   if (!isRecord(raw) || typeof raw.id !== 'number') throw refused('without an id')
   const field = <T>(name: string, expected: string, is: (value: unknown) => value is T) => {
     const value = raw[name]
@@ -293,24 +294,21 @@ export async function getBuild(
     { droppable: BUILD_PLUGIN_LISTS }
   )
   if (typeof build !== 'object' || build === null || typeof build.number !== 'number') {
-    throw new JenkinsError(
-      'protocol',
-      `Jenkins at ${http.baseUrl} answered a build of '${name}' without a number`
-    )
+    throw oddAnswer(http, `a build of '${name}' without a number`)
   }
   if (!isBuildNumber(build.number)) {
-    throw new JenkinsError(
-      'protocol',
-      `Jenkins at ${http.baseUrl} answered a build of '${name}' with the number ${shownValue(build.number)}: expected a whole number from 1 to ${Number.MAX_SAFE_INTEGER}`
+    throw oddAnswer(
+      http,
+      `a build of '${name}' with the number ${shownValue(build.number)}: expected a whole number from 1 to ${Number.MAX_SAFE_INTEGER}`
     )
   }
   const result: unknown = build.result
   // Only hudson.model.Result's five names exist (jenkins-api.md 5.2); anything
   // else is a broken or hostile server, and would reach outputs and messages.
   if (result !== undefined && result !== null && !isBuildResult(result)) {
-    throw new JenkinsError(
-      'protocol',
-      `Jenkins at ${http.baseUrl} answered build #${build.number} of '${name}' with an unexpected result ${shownValue(result, 60)}: expected one of ${BUILD_RESULTS.join(', ')}, or null while it runs`
+    throw oddAnswer(
+      http,
+      `build #${build.number} of '${name}' with an unexpected result ${shownValue(result, 60)}: expected one of ${BUILD_RESULTS.join(', ')}, or null while it runs`
     )
   }
   return decodeBuild(build, { passwords: options.passwords })
@@ -408,10 +406,7 @@ export function logOffsets(
   const textSize = countOf(response.header('x-text-size'))
   if (textSize === undefined) {
     response.discard()
-    throw new JenkinsError(
-      'protocol',
-      `Jenkins at ${http.baseUrl} answered ${context.what} without a usable X-Text-Size header`
-    )
+    throw oddAnswer(http, `${context.what} without a usable X-Text-Size header`)
   }
   return { textSize, moreData: response.header('x-more-data') === 'true' }
 }

@@ -1,4 +1,5 @@
-import { JenkinsError, unlessNotFound } from '../transport/errors.js'
+import { unlessNotFound } from '../transport/errors.js'
+import { oddAnswer } from './reads.js'
 import { fields, isCount, list, text } from '../model/counts.js'
 import { fullName } from '../model/job-path.js'
 import type { Requester } from '../transport/requester.js'
@@ -29,10 +30,7 @@ export async function describeRun(
   )
   if (data === undefined) return undefined
   if (typeof data !== 'object' || data === null) {
-    throw new JenkinsError(
-      'protocol',
-      `Jenkins at ${http.baseUrl} answered the stages of build #${build.number} of '${name}' without an object`
-    )
+    throw oddAnswer(http, `the stages of build #${build.number} of '${name}' without an object`)
   }
   const run = fields(data)
   const stages: PipelineStage[] = []

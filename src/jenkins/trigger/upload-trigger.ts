@@ -14,13 +14,7 @@ import { multipartBody, type UploadBody, type UploadFile } from '../transport/mu
 import { expectedParameters } from './reconcile.js'
 import type { Requester } from '../transport/requester.js'
 import { recoverUpload } from './upload-recovery.js'
-import {
-  checkBuildable,
-  triggerContext,
-  triggerOnce,
-  unknownParameters,
-  type TriggerOptions
-} from './trigger.js'
+import { triggerContext, triggerFields, triggerOnce, type TriggerOptions } from './trigger.js'
 import type { BuildParameters, JobInfo, JobPath, TriggerResult } from '../model/types.js'
 
 /** Definition types whose value is an uploaded file: core's, and the file-parameters plugin's `base64File` and `stashedFile`. */
@@ -75,21 +69,17 @@ export async function triggerUpload(
   options: TriggerOptions = {}
 ): Promise<TriggerResult> {
   const name = fullName(job)
-  checkBuildable(http, info, name, params)
-  checkUploads(info, name, files)
-  const undefinedNames = unknownParameters(info, params)
-  const fields: Array<[string, string]> = []
   const uploaded = new Set(files.map(file => file.name))
-  for (const [key, value] of Object.entries(params)) {
-    if (undefinedNames.includes(key) || uploaded.has(key)) continue
-    // Stapler keeps the last part of a name: several values go as one, comma-joined.
-    fields.push([key, typeof value === 'string' ? value : value.join(',')])
-  }
-  // The job token travels in the body, never in the URL (access logs).
-  if (http.jobToken) {
-    fields.push(['token', http.jobToken])
-    if (options.cause) fields.push(['cause', options.cause])
-  }
+  const { fields: given, undefinedNames } = triggerFields(http, info, name, params, {
+    ...options,
+    skip: uploaded
+  })
+  checkUploads(info, name, files)
+  // Stapler keeps the last part of a name: several values go as one, comma-joined.
+  const fields = given.map(([key, value]): [string, string] => [
+    key,
+    typeof value === 'string' ? value : value.join(',')
+  ])
   const unsendable = [...fields.map(([key]) => key), ...files.map(file => file.name)].find(key =>
     UNSENDABLE.test(key)
   )
