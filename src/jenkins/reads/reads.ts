@@ -91,10 +91,8 @@ const FOLDER_CLASSES = new Set([
  * in MultiBranchProject; an OrganizationFolder holds such projects.
  */
 function folderKindOf(className: string | undefined): JobInfo['folderKind'] {
-  if (className === undefined) return 'folder'
-  if (/MultiBranchProject$/.test(className)) return 'multibranch'
-  if (className === 'jenkins.branch.OrganizationFolder') return 'organization'
-  return 'folder'
+  if (/MultiBranchProject$/.test(className ?? '')) return 'multibranch'
+  return className === 'jenkins.branch.OrganizationFolder' ? 'organization' : 'folder'
 }
 
 /**

@@ -95,12 +95,9 @@ export async function readFailedTests(
   const reports = new Map<string, ReportState>()
   const own: ReportState = { base: reportUrl, namer: new CaseNamer(), blocks: new Set() }
   const stateOf = (url: string): ReportState => {
-    let state = reports.get(url)
-    if (!state) {
-      const base = `${(options.rebase ?? (u => u))(url)}${encodeURIComponent(urlName)}/`
-      state = { base, namer: new CaseNamer(), blocks: new Set() }
-      reports.set(url, state)
-    }
+    const base = `${(options.rebase ?? (u => u))(url)}${encodeURIComponent(urlName)}/`
+    const state = reports.get(url) ?? { base, namer: new CaseNamer(), blocks: new Set() }
+    reports.set(url, state)
     return state
   }
   /** The budget is spent: what was read so far. */

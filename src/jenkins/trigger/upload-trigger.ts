@@ -8,7 +8,7 @@
  */
 import { formatBytes } from '../../util/bytes.js'
 import { formatDuration } from '../../util/duration.js'
-import { Interrupted, JenkinsError, type LostTrigger } from '../transport/errors.js'
+import { Interrupted, JenkinsError } from '../transport/errors.js'
 import { fullName, jobUrl } from '../model/job-path.js'
 import { multipartBody, type UploadBody, type UploadFile } from '../transport/multipart.js'
 import { expectedParameters } from './reconcile.js'
@@ -122,10 +122,6 @@ export async function triggerUpload(
     if (!uploaded.has(file)) complete.delete(file)
   }
   const base = { job, user: http.user, firstBuildNumber: info.nextBuildNumber }
-  const expectation = (): LostTrigger => ({
-    ...base,
-    parameters: finished ? complete : broken
-  })
   const started = Date.now()
   let outcome: Awaited<ReturnType<typeof triggerOnce>>
   try {
@@ -135,7 +131,11 @@ export async function triggerUpload(
       // A cancel mid-upload: the abort path looks for what this request queued.
       throw new Interrupted(
         `${error.message} (the upload to '${name}' was cut at ${formatBytes(sent)} of ${formatBytes(body.length)}: Jenkins may have queued a build ${finished ? 'with the files' : 'without them'})`,
-        { sent: true, lostTrigger: expectation(), lastFailure: error.lastFailure }
+        {
+          sent: true,
+          lostTrigger: { ...base, parameters: finished ? complete : broken },
+          lastFailure: error.lastFailure
+        }
       )
     }
     throw error
