@@ -14,6 +14,11 @@ export function isBuildNumber(value: unknown): value is number {
   return isCount(value) && value >= 1
 }
 
+/** An estimated duration: a whole number of ms, or -1 when Jenkins has none (Job.getEstimatedDuration). */
+export function isEstimate(value: unknown): value is number {
+  return Number.isSafeInteger(value)
+}
+
 /** A count from a header or a path (digits only), or undefined when it is none or too large. */
 export function countOf(text: string | undefined): number | undefined {
   if (text === undefined || !/^\d{1,16}$/.test(text.trim())) return undefined

@@ -4,7 +4,7 @@
  * a job's `builds` list. Decoded here, once, for the reads and the
  * trigger's reconciliation alike: what leaves this file is true to its type.
  */
-import { fields, isBuildNumber, isCount, list, text } from '../model/counts.js'
+import { fields, isBuildNumber, isCount, isEstimate, list, text } from '../model/counts.js'
 import { BUILD_RESULTS, type BuildResult } from '../../util/constants.js'
 import type {
   Build,
@@ -12,8 +12,7 @@ import type {
   ExportedParameter,
   JsonValue,
   QueuedTask,
-  RecentBuild,
-  RunningBuild
+  RecentBuild
 } from '../model/types.js'
 
 /** One of hudson.model.Result's five names (jenkins-api.md 5.2). */
@@ -148,35 +147,9 @@ export function entriesOf(within: unknown, field: string): unknown[] | undefined
 }
 
 /**
- * The build on each executor and one-off executor of a `computer` list
- * (executors.ts), one entry per executor: a build on several is listed as
- * often.
- */
-export function runningBuildsOf(computers: unknown): RunningBuild[] {
-  const builds: RunningBuild[] = []
-  for (const computer of list(computers)) {
-    const c = fields(computer)
-    for (const executor of [...list(c.executors), ...list(c.oneOffExecutors)]) {
-      const raw = fields(fields(executor).currentExecutable)
-      const build: RunningBuild | undefined =
-        typeof raw.url === 'string' ? buildOfUrl(raw.url) : undefined
-      if (!build) continue
-      if (isCount(raw.queueId)) build.queueId = raw.queueId
-      if (isCount(raw.timestamp) && raw.timestamp > 0) build.timestamp = raw.timestamp
-      // -1: Jenkins has no estimate (Job.getEstimatedDuration).
-      if (Number.isSafeInteger(raw.estimatedDuration))
-        build.estimatedDuration = raw.estimatedDuration as number
-      builds.push(build)
-    }
-  }
-  return builds
-}
-
-/**
  * A build's item names and number from its absolute URL (Jenkins' root URL,
  * which may be another host: only the path counts). The context path comes
  * first; names follow each `job` marker; the number ends it.
- * @internal
  */
 export function buildOfUrl(url: string): { job: string[]; number: number } | undefined {
   const match = /^(.*\/)(\d+)\/?$/.exec(pathOf(url) ?? '')
@@ -222,8 +195,7 @@ export function decodeBuild(
   if (typeof json.url === 'string') build.url = json.url
   if (isCount(json.duration)) build.duration = json.duration
   // -1: Jenkins has no estimate (Job.getEstimatedDuration).
-  if (Number.isSafeInteger(json.estimatedDuration))
-    build.estimatedDuration = json.estimatedDuration as number
+  if (isEstimate(json.estimatedDuration)) build.estimatedDuration = json.estimatedDuration
   if (isCount(json.timestamp)) build.timestamp = json.timestamp
   if (isCount(json.queueId)) build.queueId = json.queueId
   if (Array.isArray(json.actions)) build.actions = json.actions
