@@ -61,19 +61,17 @@ export function buildSummaryOf(raw: unknown): BuildSummary | undefined {
 /** Decoded item names from a job URL (`…/job/a/job/b%20c/` → ['a', 'b c']); undefined if not a job URL. */
 export function jobNamesFromUrl(url: string): string[] | undefined {
   const segments = (pathOf(url) ?? '').split('/').filter(s => s !== '')
-  const names: string[] = []
   // The context path comes first; item names follow each 'job' marker.
   const start = segments.indexOf('job')
-  if (start < 0) return undefined
-  for (let i = start; i < segments.length; i += 2) {
-    if (segments[i] !== 'job' || segments[i + 1] === undefined) return undefined
-    try {
-      names.push(decodeURIComponent(segments[i + 1] as string))
-    } catch {
-      return undefined
-    }
+  const rest = segments.slice(start)
+  if (start < 0 || rest.length % 2 === 1 || rest.some((s, i) => i % 2 === 0 && s !== 'job')) {
+    return undefined
   }
-  return names
+  try {
+    return rest.filter((_, i) => i % 2 === 1).map(name => decodeURIComponent(name))
+  } catch {
+    return undefined
+  }
 }
 
 /** The names of a job's password parameters (ParameterDefinition.password). */
