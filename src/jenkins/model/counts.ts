@@ -14,6 +14,11 @@ export function isBuildNumber(value: unknown): value is number {
   return isCount(value) && value >= 1
 }
 
+/** An estimated duration: a whole number of ms, or -1 when Jenkins has none (Job.getEstimatedDuration). */
+export function isEstimate(value: unknown): value is number {
+  return Number.isSafeInteger(value)
+}
+
 /** A count from a header or a path (digits only), or undefined when it is none or too large. */
 export function countOf(text: string | undefined): number | undefined {
   if (text === undefined || !/^\d{1,16}$/.test(text.trim())) return undefined
@@ -32,7 +37,22 @@ export function isRecord(value: unknown): value is Record<string, unknown> {
   return typeof value === 'object' && value !== null && !Array.isArray(value)
 }
 
+/** A JSON object's fields, or none when it is not an object: a field then reads as undefined. */
+export function fields(value: unknown): Record<string, unknown> {
+  return isRecord(value) ? value : {}
+}
+
 /** A JSON list, or none. */
 export function list(value: unknown): unknown[] {
   return Array.isArray(value) ? value : []
+}
+
+/** The texts of a JSON list; anything else in it is skipped. */
+export function texts(value: unknown): string[] {
+  return list(value).filter(v => typeof v === 'string')
+}
+
+/** A JSON text, or undefined. */
+export function text(value: unknown): string | undefined {
+  return typeof value === 'string' ? value : undefined
 }

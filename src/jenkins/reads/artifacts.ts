@@ -1,7 +1,7 @@
 import type { Readable } from 'node:stream'
 import { pipeline } from 'node:stream/promises'
 import { Interrupted, JenkinsError } from '../transport/errors.js'
-import { countOf } from '../model/counts.js'
+import { countOf, fields, list, texts } from '../model/counts.js'
 import { buildUrl, fullName } from '../model/job-path.js'
 import { BUILD_PLUGIN_LISTS, buildNotFound } from './reads.js'
 import type { Requester } from '../transport/requester.js'
@@ -42,11 +42,7 @@ export async function listArtifacts(
     // A proxy that ignores tree= sends the whole build, plugins' data included.
     { droppable: BUILD_PLUGIN_LISTS }
   )
-  const paths: string[] = []
-  for (const raw of Array.isArray(data.artifacts) ? data.artifacts : []) {
-    const path = (raw as { relativePath?: unknown } | null)?.relativePath
-    if (typeof path === 'string') paths.push(path)
-  }
+  const paths = texts(list(data.artifacts).map(raw => fields(raw).relativePath))
   return { paths: paths.slice(0, limit), truncated: paths.length > limit }
 }
 

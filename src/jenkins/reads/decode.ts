@@ -4,7 +4,7 @@
  * a job's `builds` list. Decoded here, once, for the reads and the
  * trigger's reconciliation alike: what leaves this file is true to its type.
  */
-import { isBuildNumber, isCount, isRecord, list } from '../model/counts.js'
+import { fields, isBuildNumber, isCount, isEstimate, list, text } from '../model/counts.js'
 import { BUILD_RESULTS, type BuildResult } from '../../util/constants.js'
 import type {
   Build,
@@ -12,8 +12,7 @@ import type {
   ExportedParameter,
   JsonValue,
   QueuedTask,
-  RecentBuild,
-  RunningBuild
+  RecentBuild
 } from '../model/types.js'
 
 /** One of hudson.model.Result's five names (jenkins-api.md 5.2). */
@@ -31,17 +30,17 @@ export interface BuildsFields {
  * A job's `builds` list (`job/…/api/json?tree=builds[…]`), newest first; an
  * entry without a usable number is skipped.
  */
-export function buildsOf(raw: unknown, fields: BuildsFields = {}): RecentBuild[] {
+export function buildsOf(raw: unknown, asked: BuildsFields = {}): RecentBuild[] {
   const builds: RecentBuild[] = []
-  for (const entry of Array.isArray(raw) ? raw : []) {
-    const build = entry as Record<string, unknown> | null
-    if (!isBuildNumber(build?.number)) continue
+  for (const entry of list(raw)) {
+    const build = fields(entry)
+    if (!isBuildNumber(build.number)) continue
     const recent: RecentBuild = {
-      ...(fields.outcome && buildSummaryOf(build)),
+      ...(asked.outcome && buildSummaryOf(build)),
       number: build.number
     }
     if (isCount(build.queueId)) recent.queueId = build.queueId
-    if (fields.actions) Object.assign(recent, actionsOf(build.actions))
+    if (asked.actions) Object.assign(recent, actionsOf(build.actions))
     builds.push(recent)
   }
   return builds
@@ -49,8 +48,8 @@ export function buildsOf(raw: unknown, fields: BuildsFields = {}): RecentBuild[]
 
 /** A `builds` entry's number and outcome; undefined unless its number and duration are counts (it only aims polls). */
 export function buildSummaryOf(raw: unknown): BuildSummary | undefined {
-  const b = raw as Partial<Record<keyof BuildSummary, unknown>> | null
-  if (!isBuildNumber(b?.number) || !isCount(b.duration)) return undefined
+  const b = fields(raw)
+  if (!isBuildNumber(b.number) || !isCount(b.duration)) return undefined
   return {
     number: b.number,
     result: isBuildResult(b.result) ? b.result : null,
@@ -62,19 +61,17 @@ export function buildSummaryOf(raw: unknown): BuildSummary | undefined {
 /** Decoded item names from a job URL (`…/job/a/job/b%20c/` → ['a', 'b c']); undefined if not a job URL. */
 export function jobNamesFromUrl(url: string): string[] | undefined {
   const segments = (pathOf(url) ?? '').split('/').filter(s => s !== '')
-  const names: string[] = []
   // The context path comes first; item names follow each 'job' marker.
   const start = segments.indexOf('job')
-  if (start < 0) return undefined
-  for (let i = start; i < segments.length; i += 2) {
-    if (segments[i] !== 'job' || segments[i + 1] === undefined) return undefined
-    try {
-      names.push(decodeURIComponent(segments[i + 1] as string))
-    } catch {
-      return undefined
-    }
+  const rest = segments.slice(start)
+  if (start < 0 || rest.length % 2 === 1 || rest.some((s, i) => i % 2 === 0 && s !== 'job')) {
+    return undefined
   }
-  return names
+  try {
+    return rest.filter((_, i) => i % 2 === 1).map(name => decodeURIComponent(name))
+  } catch {
+    return undefined
+  }
 }
 
 /** The names of a job's password parameters (ParameterDefinition.password). */
@@ -97,8 +94,8 @@ function parametersIn(
   passwords?: PasswordNames
 ): ExportedParameter[] | undefined {
   return entriesOf(actions, 'parameters')?.flatMap(raw => {
-    const p = raw as { name?: unknown; value?: unknown; _class?: unknown } | null
-    if (typeof p?.name !== 'string') return []
+    const p = fields(raw)
+    if (typeof p.name !== 'string') return []
     const parameter: ExportedParameter = { name: p.name }
     if (/Password/i.test(String(p._class ?? '')) || passwords?.has(p.name)) {
       delete p.value
@@ -124,9 +121,8 @@ export function actionsOf(actions: unknown): Pick<QueuedTask, 'causes' | 'userId
   const causes: string[] = []
   const userIds: Array<string | null> = []
   for (const raw of entriesOf(actions, 'causes') ?? []) {
-    const cause = raw as { _class?: unknown; userId?: unknown } | null
-    if (typeof cause?._class === 'string') causes.push(cause._class)
-    const id = cause && 'userId' in cause ? cause.userId : undefined
+    const { _class, userId: id } = fields(raw)
+    if (typeof _class === 'string') causes.push(_class)
     if (typeof id === 'string' || id === null) userIds.push(id)
   }
   return {
@@ -137,47 +133,21 @@ export function actionsOf(actions: unknown): Pick<QueuedTask, 'causes' | 'userId
 }
 
 /**
- * The entries of the `field` list of every element of `list`, in order (the
+ * The entries of the `field` list of every element of `within`, in order (the
  * `causes` of each of a build's `actions`, the `parameterDefinitions` of each
  * of a job's `property`); undefined when no element has one.
  */
-export function entriesOf(list: unknown, field: string): unknown[] | undefined {
-  const lists = (Array.isArray(list) ? list : [])
-    .map(element => (element as Record<string, unknown> | null)?.[field])
+export function entriesOf(within: unknown, field: string): unknown[] | undefined {
+  const lists = list(within)
+    .map(element => fields(element)[field])
     .filter(Array.isArray)
   return lists.length > 0 ? lists.flat() : undefined
-}
-
-/**
- * The build on each executor and one-off executor of a `computer` list
- * (executors.ts), one entry per executor: a build on several is listed as
- * often.
- */
-export function runningBuildsOf(computers: unknown): RunningBuild[] {
-  const builds: RunningBuild[] = []
-  for (const computer of list(computers)) {
-    const c = isRecord(computer) ? computer : {}
-    for (const executor of [...list(c.executors), ...list(c.oneOffExecutors)]) {
-      const raw = isRecord(executor) ? executor.currentExecutable : undefined
-      const build: RunningBuild | undefined =
-        isRecord(raw) && typeof raw.url === 'string' ? buildOfUrl(raw.url) : undefined
-      if (!isRecord(raw) || !build) continue
-      if (isCount(raw.queueId)) build.queueId = raw.queueId
-      if (isCount(raw.timestamp) && raw.timestamp > 0) build.timestamp = raw.timestamp
-      // -1: Jenkins has no estimate (Job.getEstimatedDuration).
-      if (Number.isSafeInteger(raw.estimatedDuration))
-        build.estimatedDuration = raw.estimatedDuration as number
-      builds.push(build)
-    }
-  }
-  return builds
 }
 
 /**
  * A build's item names and number from its absolute URL (Jenkins' root URL,
  * which may be another host: only the path counts). The context path comes
  * first; names follow each `job` marker; the number ends it.
- * @internal
  */
 export function buildOfUrl(url: string): { job: string[]; number: number } | undefined {
   const match = /^(.*\/)(\d+)\/?$/.exec(pathOf(url) ?? '')
@@ -211,25 +181,23 @@ export function decodeBuild(
   json: CheckedBuildJson,
   options: { passwords?: PasswordNames } = {}
 ): Build {
-  const raw = json as Partial<Record<keyof Build, unknown>>
   const build: Build = {
     number: json.number,
-    building: raw.building === true,
+    building: json.building === true,
     result: json.result,
-    description: typeof raw.description === 'string' ? raw.description : '',
-    displayName: typeof raw.displayName === 'string' ? raw.displayName : `#${json.number}`,
+    description: text(json.description) ?? '',
+    displayName: text(json.displayName) ?? `#${json.number}`,
     json
   }
-  if (typeof raw._class === 'string') build._class = raw._class
-  if (typeof raw.url === 'string') build.url = raw.url
-  if (isCount(raw.duration)) build.duration = raw.duration
+  if (typeof json._class === 'string') build._class = json._class
+  if (typeof json.url === 'string') build.url = json.url
+  if (isCount(json.duration)) build.duration = json.duration
   // -1: Jenkins has no estimate (Job.getEstimatedDuration).
-  if (Number.isSafeInteger(raw.estimatedDuration))
-    build.estimatedDuration = raw.estimatedDuration as number
-  if (isCount(raw.timestamp)) build.timestamp = raw.timestamp
-  if (isCount(raw.queueId)) build.queueId = raw.queueId
-  if (Array.isArray(raw.actions)) build.actions = raw.actions
-  const parameters = parametersIn(raw.actions, options.passwords)
+  if (isEstimate(json.estimatedDuration)) build.estimatedDuration = json.estimatedDuration
+  if (isCount(json.timestamp)) build.timestamp = json.timestamp
+  if (isCount(json.queueId)) build.queueId = json.queueId
+  if (Array.isArray(json.actions)) build.actions = json.actions
+  const parameters = parametersIn(json.actions, options.passwords)
   if (parameters) build.parameters = parameters
   return build
 }

@@ -8,7 +8,8 @@
  * Jenkins' source: docs/performance.md, "Every running build in one request".
  */
 import { jobKey } from '../model/job-path.js'
-import { runningBuildsOf } from './decode.js'
+import { fields, isCount, isEstimate, list, text } from '../model/counts.js'
+import { buildOfUrl } from './decode.js'
 import type { Requester } from '../transport/requester.js'
 import type { RunningBuild } from '../model/types.js'
 
@@ -29,18 +30,26 @@ export async function runningBuilds(
   http: Requester,
   options: { deadline?: number } = {}
 ): Promise<RunningBuild[]> {
-  const data = await http.getJson<{ computer?: unknown }>(
+  const data = await http.getJson<unknown>(
     'computer',
     `${http.baseUrl}/computer/api/json?tree=${encodeURIComponent(EXECUTORS_TREE)}`,
     http.context('the running builds (computer/api/json)'),
     { deadline: options.deadline ?? http.deadline }
   )
   const builds = new Map<string, RunningBuild>()
-  for (const build of runningBuildsOf(data.computer)) {
-    const key = runningKey(build.job, build.number)
-    const known = builds.get(key)
-    // Each entry holds only the fields it has: the first one's win.
-    builds.set(key, { ...build, ...known })
+  for (const computer of list(fields(data).computer)) {
+    const c = fields(computer)
+    for (const executor of [...list(c.executors), ...list(c.oneOffExecutors)]) {
+      const raw = fields(fields(executor).currentExecutable)
+      const build: RunningBuild | undefined = buildOfUrl(text(raw.url) ?? '')
+      if (!build) continue
+      if (isCount(raw.queueId)) build.queueId = raw.queueId
+      if (isCount(raw.timestamp) && raw.timestamp > 0) build.timestamp = raw.timestamp
+      if (isEstimate(raw.estimatedDuration)) build.estimatedDuration = raw.estimatedDuration
+      const key = runningKey(build.job, build.number)
+      // Each entry holds only the fields it has: the first one's win.
+      builds.set(key, { ...build, ...builds.get(key) })
+    }
   }
   return [...builds.values()]
 }

@@ -1,6 +1,15 @@
 import { BUILD_RESULTS } from '../../util/constants.js'
 import { JenkinsError } from '../transport/errors.js'
-import { countOf, isBuildNumber, isCount, isRecord, shownValue } from '../model/counts.js'
+import {
+  countOf,
+  fields,
+  isBuildNumber,
+  isCount,
+  isRecord,
+  list,
+  shownValue,
+  texts
+} from '../model/counts.js'
 import { buildUrl, fullName, jobUrl, queueItemUrl } from '../model/job-path.js'
 import {
   ACTIONS_FIELDS,
@@ -82,10 +91,8 @@ const FOLDER_CLASSES = new Set([
  * in MultiBranchProject; an OrganizationFolder holds such projects.
  */
 function folderKindOf(className: string | undefined): JobInfo['folderKind'] {
-  if (className === undefined) return 'folder'
-  if (/MultiBranchProject$/.test(className)) return 'multibranch'
-  if (className === 'jenkins.branch.OrganizationFolder') return 'organization'
-  return 'folder'
+  if (/MultiBranchProject$/.test(className ?? '')) return 'multibranch'
+  return className === 'jenkins.branch.OrganizationFolder' ? 'organization' : 'folder'
 }
 
 /**
@@ -110,6 +117,11 @@ export function jobNotFound(
   hint: { following?: boolean } = {}
 ): string {
   return `Job '${name}' was not found on Jenkins at ${http.baseUrl} (404)${http.anonymousHint(hint)}`
+}
+
+/** An answer no real Jenkins sends: `what` names it and says what is wrong with it. */
+export function oddAnswer(http: Requester, what: string, status?: number): JenkinsError {
+  return new JenkinsError('protocol', `Jenkins at ${http.baseUrl} answered ${what}`, status)
 }
 
 /** The 404 of a build. */
@@ -161,7 +173,7 @@ export async function getJob(http: Requester, job: JobPath): Promise<JobInfo> {
 
 /** The well-formed entries of a job's `builds`; anything else is skipped (it only aims polls). */
 function buildSummaries(raw: unknown): BuildSummary[] {
-  return (Array.isArray(raw) ? raw : []).flatMap(entry => buildSummaryOf(entry) ?? [])
+  return list(raw).flatMap(entry => buildSummaryOf(entry) ?? [])
 }
 
 /** Full names of every job below `folder` (root when empty), in one request. */
@@ -200,11 +212,7 @@ export async function getQueueItem(http: Requester, queueId: number): Promise<Qu
       following: true
     })
   )
-  const refused = (what: string): JenkinsError =>
-    new JenkinsError(
-      'protocol',
-      `Jenkins at ${http.baseUrl} answered queue item ${queueId} ${what}`
-    )
+  const refused = (what: string): JenkinsError => oddAnswer(http, `queue item ${queueId} ${what}`)
   if (!isRecord(raw) || typeof raw.id !== 'number') throw refused('without an id')
   const field = <T>(name: string, expected: string, is: (value: unknown) => value is T) => {
     const value = raw[name]
@@ -284,24 +292,21 @@ export async function getBuild(
     { droppable: BUILD_PLUGIN_LISTS }
   )
   if (typeof build !== 'object' || build === null || typeof build.number !== 'number') {
-    throw new JenkinsError(
-      'protocol',
-      `Jenkins at ${http.baseUrl} answered a build of '${name}' without a number`
-    )
+    throw oddAnswer(http, `a build of '${name}' without a number`)
   }
   if (!isBuildNumber(build.number)) {
-    throw new JenkinsError(
-      'protocol',
-      `Jenkins at ${http.baseUrl} answered a build of '${name}' with the number ${shownValue(build.number)}: expected a whole number from 1 to ${Number.MAX_SAFE_INTEGER}`
+    throw oddAnswer(
+      http,
+      `a build of '${name}' with the number ${shownValue(build.number)}: expected a whole number from 1 to ${Number.MAX_SAFE_INTEGER}`
     )
   }
   const result: unknown = build.result
   // Only hudson.model.Result's five names exist (jenkins-api.md 5.2); anything
   // else is a broken or hostile server, and would reach outputs and messages.
   if (result !== undefined && result !== null && !isBuildResult(result)) {
-    throw new JenkinsError(
-      'protocol',
-      `Jenkins at ${http.baseUrl} answered build #${build.number} of '${name}' with an unexpected result ${shownValue(result, 60)}: expected one of ${BUILD_RESULTS.join(', ')}, or null while it runs`
+    throw oddAnswer(
+      http,
+      `build #${build.number} of '${name}' with an unexpected result ${shownValue(result, 60)}: expected one of ${BUILD_RESULTS.join(', ')}, or null while it runs`
     )
   }
   return decodeBuild(build, { passwords: options.passwords })
@@ -315,9 +320,9 @@ export async function getQueue(http: Requester): Promise<QueuedTask[]> {
     http.context('the queue')
   )
   const items: QueuedTask[] = []
-  for (const item of Array.isArray(data.items) ? data.items : []) {
-    const url = isRecord(item) && isRecord(item.task) ? item.task.url : undefined
-    if (!isRecord(item) || !isCount(item.id) || typeof url !== 'string') continue
+  for (const item of list(data.items).map(fields)) {
+    const url = fields(item.task).url
+    if (!isCount(item.id) || typeof url !== 'string') continue
     const names = jobNamesFromUrl(url)
     if (!names) continue
     items.push({
@@ -399,10 +404,7 @@ export function logOffsets(
   const textSize = countOf(response.header('x-text-size'))
   if (textSize === undefined) {
     response.discard()
-    throw new JenkinsError(
-      'protocol',
-      `Jenkins at ${http.baseUrl} answered ${context.what} without a usable X-Text-Size header`
-    )
+    throw oddAnswer(http, `${context.what} without a usable X-Text-Size header`)
   }
   return { textSize, moreData: response.header('x-more-data') === 'true' }
 }
@@ -424,8 +426,8 @@ function collectJobs(http: Requester, items: unknown[], prefix: string, names: s
   push(items, prefix, 1)
   let skipped = false
   for (let next = stack.pop(); next; next = stack.pop()) {
-    const item = next.item as RawJob | null
-    if (typeof item?.name !== 'string') continue
+    const item = fields(next.item)
+    if (typeof item.name !== 'string') continue
     const path = `${next.prefix}${item.name}`
     if (Array.isArray(item.jobs)) {
       if (next.depth < LIST_DEPTH) push(item.jobs, `${path}/`, next.depth + 1)
@@ -460,9 +462,7 @@ function parameterDefinitions(property: unknown): ParameterDefinition[] {
     else if (isRecord(def.defaultParameterValue) && 'value' in def.defaultParameterValue) {
       definition.defaultValue = def.defaultParameterValue.value
     }
-    if (Array.isArray(def.choices)) {
-      definition.choices = def.choices.filter((c): c is string => typeof c === 'string')
-    }
+    if (Array.isArray(def.choices)) definition.choices = texts(def.choices)
     return [definition]
   })
 }

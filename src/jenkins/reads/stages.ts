@@ -1,5 +1,6 @@
-import { JenkinsError, unlessNotFound } from '../transport/errors.js'
-import { isCount } from '../model/counts.js'
+import { unlessNotFound } from '../transport/errors.js'
+import { oddAnswer } from './reads.js'
+import { fields, isCount, list, text } from '../model/counts.js'
 import { fullName } from '../model/job-path.js'
 import type { Requester } from '../transport/requester.js'
 import type { BuildRef, PipelineRun, PipelineStage } from '../model/types.js'
@@ -20,7 +21,7 @@ export async function describeRun(
 ): Promise<PipelineRun | undefined> {
   const name = fullName(build.job)
   const data = await unlessNotFound(
-    http.getJson<{ status?: unknown; stages?: unknown }>(
+    http.getJson<unknown>(
       'stages',
       `${build.url}wfapi/describe`,
       http.context(`the stages of build #${build.number} of '${name}'`)
@@ -29,31 +30,26 @@ export async function describeRun(
   )
   if (data === undefined) return undefined
   if (typeof data !== 'object' || data === null) {
-    throw new JenkinsError(
-      'protocol',
-      `Jenkins at ${http.baseUrl} answered the stages of build #${build.number} of '${name}' without an object`
-    )
+    throw oddAnswer(http, `the stages of build #${build.number} of '${name}' without an object`)
   }
+  const run = fields(data)
   const stages: PipelineStage[] = []
-  for (const raw of (Array.isArray(data.stages) ? data.stages : []).slice(0, MAX_STAGES)) {
-    const stage = raw as Partial<Record<keyof PipelineStage, unknown>> | null
-    if (typeof stage?.name !== 'string') continue
+  for (const raw of list(run.stages).slice(0, MAX_STAGES)) {
+    const stage = fields(raw)
+    if (typeof stage.name !== 'string') continue
     const out: PipelineStage = {
-      id: typeof stage.id === 'string' ? stage.id : '',
+      id: text(stage.id) ?? '',
       name: stage.name,
-      status: typeof stage.status === 'string' ? stage.status : 'NOT_EXECUTED',
+      status: text(stage.status) ?? 'NOT_EXECUTED',
       durationMillis: count(stage.durationMillis),
       startTimeMillis: count(stage.startTimeMillis),
       pauseDurationMillis: count(stage.pauseDurationMillis)
     }
-    const error = (stage.error as { message?: unknown } | null | undefined)?.message
-    if (typeof error === 'string') out.error = error
+    const error = text(fields(stage.error).message)
+    if (error !== undefined) out.error = error
     stages.push(out)
   }
-  return {
-    status: typeof data.status === 'string' ? data.status : undefined,
-    stages
-  }
+  return { status: text(run.status), stages }
 }
 
 function count(value: unknown): number {

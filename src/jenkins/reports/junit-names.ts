@@ -35,23 +35,8 @@ const JAVA_IDENTIFIER_PART =
  * @internal
  */
 export function caseBaseName(displayName: string): string {
-  let out = ''
-  for (let i = 0; i < displayName.length; i++) {
-    const unit = displayName.charAt(i)
-    out += JAVA_IDENTIFIER_PART.test(unit) ? unit : '_'
-  }
-  return out
-}
-
-/** CaseResult.getPackageName: up to the last '.', or "(root)". */
-function packageName(className: string): string {
-  const dot = className.lastIndexOf('.')
-  return dot < 0 ? '(root)' : className.slice(0, dot)
-}
-
-/** CaseResult.getSimpleName: after the last '.'. */
-function simpleName(className: string): string {
-  return className.slice(className.lastIndexOf('.') + 1)
+  // Without the u flag, each match is one UTF-16 unit.
+  return displayName.replace(/[\s\S]/g, unit => (JAVA_IDENTIFIER_PART.test(unit) ? unit : '_'))
 }
 
 /**
@@ -60,23 +45,19 @@ function simpleName(className: string): string {
  * their class in that order), uniquifying within each class.
  */
 export class CaseNamer {
-  private readonly taken = new Map<string, Map<string, number>>()
+  /** Cases seen by `<package>/<class>/<case>` (no part holds a '/': safe and caseBaseName replace it). */
+  private readonly taken = new Map<string, number>()
 
   /** The URL path of a case below the report: `<package>/<class>/<case>`, each segment encoded. */
   path(className: string, displayName: string): string {
-    const pkg = safe(packageName(className))
-    const cls = safe(simpleName(className))
-    const key = `${pkg}/${cls}`
-    let bases = this.taken.get(key)
-    if (!bases) {
-      bases = new Map()
-      this.taken.set(key, bases)
-    }
+    // CaseResult.getPackageName (up to the last '.', or "(root)") and getSimpleName.
+    const dot = className.lastIndexOf('.')
+    const pkg = safe(dot < 0 ? '(root)' : className.slice(0, dot))
+    const cls = safe(className.slice(dot + 1))
     const base = caseBaseName(displayName)
-    const seen = (bases.get(base) ?? 0) + 1
-    bases.set(base, seen)
-    const name = seen === 1 ? base : `${base}_${seen}`
-    return [pkg, cls, name].map(segment).join('/')
+    const seen = (this.taken.get(`${pkg}/${cls}/${base}`) ?? 0) + 1
+    this.taken.set(`${pkg}/${cls}/${base}`, seen)
+    return [pkg, cls, seen === 1 ? base : `${base}_${seen}`].map(segment).join('/')
   }
 }
 

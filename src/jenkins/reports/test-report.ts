@@ -1,6 +1,6 @@
 import { JenkinsError } from '../transport/errors.js'
 import { fullName } from '../model/job-path.js'
-import { list } from '../model/counts.js'
+import { fields, list, text, texts } from '../model/counts.js'
 import { CaseNamer } from './junit-names.js'
 import { bodyOf, tooDeepError } from '../transport/answers.js'
 import { JsonTooDeep, parseJenkinsJson } from '../transport/json.js'
@@ -33,15 +33,6 @@ const DETAILS_CHARS = 2000
 /** errorStackTrace kept per failed test: the frames that name the test's file come early. */
 const TRACE_CHARS = 8000
 
-/** One suite of a TestResult (SuiteResult, exported inline with its cases). */
-type RawSuite = Partial<
-  Record<'name' | 'enclosingBlocks' | 'enclosingBlockNames' | 'cases', unknown>
->
-/** A case of a suite (CaseResult), each field as Jenkins may send it. */
-type RawCase = Partial<Record<keyof FailedTest, unknown>>
-/** The report JSON: a TestResult, or an aggregated action's child reports. */
-type RawReport = Partial<Record<'suites' | 'childReports', unknown>>
-
 /**
  * One report being scanned: the TestResult of the build itself, or of one
  * child build of an aggregated report (AggregatedTestResultAction.ChildReport,
@@ -65,7 +56,8 @@ interface PageRange {
 
 /** A page as read: whole, or cut off at its byte limit with the start that arrived whole. */
 interface Page {
-  data: RawReport
+  /** A TestResult, or an aggregated action's child reports. */
+  data: Record<string, unknown>
   bytes: number
   /** Cut off at the limit: `openKeys` says where (json-prefix.ts). */
   cut?: { openKeys: string[] }
@@ -103,12 +95,9 @@ export async function readFailedTests(
   const reports = new Map<string, ReportState>()
   const own: ReportState = { base: reportUrl, namer: new CaseNamer(), blocks: new Set() }
   const stateOf = (url: string): ReportState => {
-    let state = reports.get(url)
-    if (!state) {
-      const base = `${(options.rebase ?? (u => u))(url)}${encodeURIComponent(urlName)}/`
-      state = { base, namer: new CaseNamer(), blocks: new Set() }
-      reports.set(url, state)
-    }
+    const base = `${(options.rebase ?? (u => u))(url)}${encodeURIComponent(urlName)}/`
+    const state = reports.get(url) ?? { base, namer: new CaseNamer(), blocks: new Set() }
+    reports.set(url, state)
     return state
   }
   /** The budget is spent: what was read so far. */
@@ -192,7 +181,10 @@ export async function readFailedTests(
     if (page.cut && (children.length > 0 || widest === 0)) return stop()
     if (lastGoesOn || page.cut?.openKeys.join('/') === 'suites/cases') {
       // The rest of the last suite: from its first case not read whole.
-      const lastCases = Math.max(0, ...parts.map(p => list(p.suites[widest - 1]?.cases).length))
+      const lastCases = Math.max(
+        0,
+        ...parts.map(p => list(fields(p.suites[widest - 1]).cases).length)
+      )
       suitesDone += widest - 1
       range = nextRange(range.from + widest - 1, lastCases + (widest === 1 ? range.caseFrom : 0))
       continue
@@ -204,15 +196,13 @@ export async function readFailedTests(
   }
 
   /** The build's own report, or one per child build of an aggregated one, with its suites. */
-  function reportsOf(data: RawReport): Array<{ state: ReportState; suites: RawSuite[] }> {
-    const parts = Array.isArray(data.suites)
-      ? [{ state: own, suites: data.suites as RawSuite[] }]
-      : []
+  function reportsOf(data: Page['data']): Array<{ state: ReportState; suites: unknown[] }> {
+    const parts = Array.isArray(data.suites) ? [{ state: own, suites: data.suites }] : []
     for (const child of list(data.childReports)) {
-      const entry = child as { child?: { url?: unknown } | null; result?: RawReport | null } | null
-      const url = entry?.child?.url
-      if (typeof url !== 'string' || !entry?.result) continue
-      parts.push({ state: stateOf(url), suites: list(entry.result.suites) as RawSuite[] })
+      const entry = fields(child)
+      const url = fields(entry.child).url
+      if (typeof url !== 'string' || !entry.result) continue
+      parts.push({ state: stateOf(url), suites: list(fields(entry.result).suites) })
     }
     return parts
   }
@@ -240,7 +230,7 @@ const BLOCKS_TREE =
 /** Adds the first enclosing block of each suite (the one TestResult.hasMultipleBlocks compares). */
 function addBlocks(state: ReportState, suites: unknown): void {
   for (const suite of list(suites)) {
-    const first = stringList((suite as RawSuite | null)?.enclosingBlocks)[0]
+    const first = texts(fields(suite).enclosingBlocks)[0]
     if (first !== undefined) state.blocks.add(first)
   }
 }
@@ -259,18 +249,18 @@ export function reportTree({ from, to, caseFrom, caseTo }: PageRange, traces = t
 
 /** Reads one suite's cases (those of the page's range); returns how many there were. */
 function scanSuite(
-  suite: RawSuite,
+  suite: unknown,
   state: ReportState,
   read: FailedTestsRead,
   want: number
 ): number {
   addBlocks(state, [suite])
-  const blockNames = stringList(suite.enclosingBlockNames)
-  const rawCases = Array.isArray(suite.cases) ? (suite.cases as RawCase[]) : []
-  for (const raw of rawCases) {
+  const blockNames = texts(fields(suite).enclosingBlockNames)
+  const rawCases = list(fields(suite).cases)
+  for (const raw of rawCases.map(fields)) {
     read.casesRead++
-    const className = typeof raw?.className === 'string' ? raw.className : ''
-    const caseName = typeof raw?.name === 'string' && raw.name !== '' ? raw.name : '(?)'
+    const className = text(raw.className) ?? ''
+    const caseName = text(raw.name) || '(?)'
     // CaseResult.getDisplayName: the stages around the junit step lead the
     // name when the report holds tests of more than one block.
     const displayName =
@@ -278,7 +268,7 @@ function scanSuite(
         ? `${[...blockNames].reverse().join(' / ')} / ${caseName}`
         : caseName
     const path = state.namer.path(className, displayName)
-    const status = typeof raw?.status === 'string' ? raw.status : ''
+    const status = text(raw.status) ?? ''
     if ((status !== 'FAILED' && status !== 'REGRESSION') || read.failed.length >= want) continue
     const test: FailedTest = {
       className,
@@ -344,12 +334,8 @@ async function readPage(
           `Jenkins at ${http.baseUrl} answered ${context.what} without an object`
         )
       }
-      return { data: data as RawReport, bytes, ...(cut ? { cut } : {}) }
+      return { data: fields(data), bytes, ...(cut ? { cut } : {}) }
     },
     http.deadline
   )
-}
-
-function stringList(value: unknown): string[] {
-  return Array.isArray(value) ? value.filter((v): v is string => typeof v === 'string') : []
 }

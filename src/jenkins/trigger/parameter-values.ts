@@ -70,30 +70,20 @@ function valuesProblem(
   return `is given ${values.length} values, but ${kind} takes one (give one value; a parameter that splits its value, such as a multi-select Active Choices parameter, takes them joined: 'a,b')`
 }
 
-function oneValueProblem(definition: ParameterDefinition, value: string): string | undefined {
-  if (definition.type === 'BooleanParameterDefinition') return booleanProblem(value)
-  if (definition.type === 'ChoiceParameterDefinition') return choiceProblem(definition, value)
-  return undefined
-}
-
 /**
  * Jenkins reads a boolean with Boolean.parseBoolean (BooleanParameterDefinition
  * .createValue): `true` in any case is true, and anything else is false,
- * without a word. Only `true` and `false` (in any case) are taken.
- */
-function booleanProblem(value: string): string | undefined {
-  if (/^(true|false)$/i.test(value)) return undefined
-  return `is '${shortName(value)}', but a boolean parameter takes true or false: Jenkins would run it as false`
-}
-
-/**
- * Jenkins refuses a value its ChoiceParameterDefinition does not list with a
- * 500 (IllegalArgumentException "Illegal choice for parameter NAME: v",
+ * without a word. Only `true` and `false` (in any case) are taken. It refuses
+ * a value its ChoiceParameterDefinition does not list with a 500
+ * (IllegalArgumentException "Illegal choice for parameter NAME: v",
  * jenkins-api.md 3.2). Only core's choice parameter: plugins' choice
  * parameters (Active Choices, Extended Choice) may accept other values.
  */
-function choiceProblem(definition: ParameterDefinition, value: string): string | undefined {
-  const choices = definition.choices
+function oneValueProblem(definition: ParameterDefinition, value: string): string | undefined {
+  if (definition.type === 'BooleanParameterDefinition' && !/^(true|false)$/i.test(value)) {
+    return `is '${shortName(value)}', but a boolean parameter takes true or false: Jenkins would run it as false`
+  }
+  const choices = definition.type === 'ChoiceParameterDefinition' ? definition.choices : undefined
   if (!choices?.length || choices.includes(value)) return undefined
   const shown = choices.slice(0, MAX_CHOICES_SHOWN).map(choice => `'${shortName(choice)}'`)
   const more = choices.length > shown.length ? ` and ${choices.length - shown.length} more` : ''

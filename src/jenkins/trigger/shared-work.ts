@@ -21,12 +21,7 @@ export const CAUSES_TREE = 'actions[causes[shortDescription]]'
  * is exported).
  */
 export function isShared(actions: unknown, own = 1): boolean {
-  return sharedBeyond(entriesOf(actions, 'causes')?.length ?? 0, own)
-}
-
-/** The rule itself: `count` exported causes stand for more requests than `own`. */
-function sharedBeyond(count: number, own: number): boolean {
-  return count > Math.max(1, own)
+  return (entriesOf(actions, 'causes')?.length ?? 0) > Math.max(1, own)
 }
 
 /**
@@ -48,7 +43,7 @@ export type ExportedCauses = Partial<Pick<QueuedTask, 'causes' | 'userIds'>>
  */
 export function isOwnAlone(found: ExportedCauses, user: string | undefined): boolean {
   const causes = found.causes ?? []
-  if (user === undefined || causes.length === 0 || sharedBeyond(causes.length, 1)) return false
+  if (user === undefined || causes.length !== 1) return false
   const id = found.userIds?.length === 1 ? found.userIds[0] : undefined
   return causes[0] === USER_ID_CAUSE && sameUser(id, user)
 }

@@ -70,24 +70,12 @@ export async function trigger(
   options: TriggerOptions = {}
 ): Promise<TriggerResult> {
   const name = fullName(job)
-  checkBuildable(http, info, name, params)
-  const undefinedNames = unknownParameters(info, params)
+  const { fields, undefinedNames } = triggerFields(http, info, name, params, options)
   const parameterized = info.parameterDefinitions.length > 0
   const form = new URLSearchParams()
-  // A job without parameters defines none of them: nothing is sent.
-  for (const [key, value] of Object.entries(params)) {
-    if (undefinedNames.includes(key)) continue
-    // Multi-value parameters are repeated fields.
+  // Multi-value parameters are repeated fields.
+  for (const [key, value] of fields) {
     for (const item of typeof value === 'string' ? [value] : value) form.append(key, item)
-  }
-  // The job token travels in the form, never in the URL (where proxies and
-  // access logs would keep it). A request with `token` is recorded as a
-  // RemoteCause with `cause` as its note (ParameterizedJobMixIn.getBuildCause).
-  // An anonymous POST still needs a crumb: the CrumbFilter exempts only API
-  // tokens (ApiCrumbExclusion), and the crumb issuer needs Overall/Read.
-  if (http.jobToken) {
-    form.append('token', http.jobToken)
-    if (options.cause) form.append('cause', options.cause)
   }
   // /build on a parameterized job wants a `json` form and skips defaults;
   // /buildWithParameters fills in defaults (jenkins-api.md 3.2, 3.3).
@@ -168,6 +156,35 @@ export async function trigger(
   }
 }
 
+/**
+ * Checks that `job` can be built with `params` (checkBuildable), and says
+ * what a trigger sends: the values of the parameters the job defines (a job
+ * without parameters defines none: nothing is sent), but those in `skip`;
+ * then the job token, in the body, never in the URL (where proxies and
+ * access logs would keep it). A request with `token` is recorded as a
+ * RemoteCause with `cause` as its note (ParameterizedJobMixIn.getBuildCause).
+ * An anonymous POST still needs a crumb: the CrumbFilter exempts only API
+ * tokens (ApiCrumbExclusion), and the crumb issuer needs Overall/Read.
+ */
+export function triggerFields(
+  http: Requester,
+  info: JobInfo,
+  name: string,
+  params: BuildParameters,
+  options: TriggerOptions & { skip?: ReadonlySet<string> }
+): { fields: Array<[string, string | readonly string[]]>; undefinedNames: string[] } {
+  checkBuildable(http, info, name, params)
+  const undefinedNames = unknownParameters(info, params)
+  const fields = Object.entries(params).filter(
+    ([key]) => !undefinedNames.includes(key) && !options.skip?.has(key)
+  )
+  if (http.jobToken) {
+    fields.push(['token', http.jobToken])
+    if (options.cause) fields.push(['cause', options.cause])
+  }
+  return { fields, undefinedNames }
+}
+
 /** Names in `params` the job does not define: Jenkins drops them silently. */
 export function unknownParameters(info: JobInfo, params: BuildParameters): string[] {
   const defined = new Set(info.parameterDefinitions.map(definition => definition.name))
@@ -179,7 +196,7 @@ export function unknownParameters(info: JobInfo, params: BuildParameters): strin
  * disabled job, a value Jenkins would refuse or change (`params`,
  * parameter-values.ts).
  */
-export function checkBuildable(
+function checkBuildable(
   http: Requester,
   info: JobInfo,
   name: string,

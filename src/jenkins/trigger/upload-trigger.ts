@@ -8,19 +8,13 @@
  */
 import { formatBytes } from '../../util/bytes.js'
 import { formatDuration } from '../../util/duration.js'
-import { Interrupted, JenkinsError, type LostTrigger } from '../transport/errors.js'
+import { Interrupted, JenkinsError } from '../transport/errors.js'
 import { fullName, jobUrl } from '../model/job-path.js'
 import { multipartBody, type UploadBody, type UploadFile } from '../transport/multipart.js'
 import { expectedParameters } from './reconcile.js'
 import type { Requester } from '../transport/requester.js'
 import { recoverUpload } from './upload-recovery.js'
-import {
-  checkBuildable,
-  triggerContext,
-  triggerOnce,
-  unknownParameters,
-  type TriggerOptions
-} from './trigger.js'
+import { triggerContext, triggerFields, triggerOnce, type TriggerOptions } from './trigger.js'
 import type { BuildParameters, JobInfo, JobPath, TriggerResult } from '../model/types.js'
 
 /** Definition types whose value is an uploaded file: core's, and the file-parameters plugin's `base64File` and `stashedFile`. */
@@ -75,21 +69,17 @@ export async function triggerUpload(
   options: TriggerOptions = {}
 ): Promise<TriggerResult> {
   const name = fullName(job)
-  checkBuildable(http, info, name, params)
-  checkUploads(info, name, files)
-  const undefinedNames = unknownParameters(info, params)
-  const fields: Array<[string, string]> = []
   const uploaded = new Set(files.map(file => file.name))
-  for (const [key, value] of Object.entries(params)) {
-    if (undefinedNames.includes(key) || uploaded.has(key)) continue
-    // Stapler keeps the last part of a name: several values go as one, comma-joined.
-    fields.push([key, typeof value === 'string' ? value : value.join(',')])
-  }
-  // The job token travels in the body, never in the URL (access logs).
-  if (http.jobToken) {
-    fields.push(['token', http.jobToken])
-    if (options.cause) fields.push(['cause', options.cause])
-  }
+  const { fields: given, undefinedNames } = triggerFields(http, info, name, params, {
+    ...options,
+    skip: uploaded
+  })
+  checkUploads(info, name, files)
+  // Stapler keeps the last part of a name: several values go as one, comma-joined.
+  const fields = given.map(([key, value]): [string, string] => [
+    key,
+    typeof value === 'string' ? value : value.join(',')
+  ])
   const unsendable = [...fields.map(([key]) => key), ...files.map(file => file.name)].find(key =>
     UNSENDABLE.test(key)
   )
@@ -132,10 +122,6 @@ export async function triggerUpload(
     if (!uploaded.has(file)) complete.delete(file)
   }
   const base = { job, user: http.user, firstBuildNumber: info.nextBuildNumber }
-  const expectation = (): LostTrigger => ({
-    ...base,
-    parameters: finished ? complete : broken
-  })
   const started = Date.now()
   let outcome: Awaited<ReturnType<typeof triggerOnce>>
   try {
@@ -145,7 +131,11 @@ export async function triggerUpload(
       // A cancel mid-upload: the abort path looks for what this request queued.
       throw new Interrupted(
         `${error.message} (the upload to '${name}' was cut at ${formatBytes(sent)} of ${formatBytes(body.length)}: Jenkins may have queued a build ${finished ? 'with the files' : 'without them'})`,
-        { sent: true, lostTrigger: expectation(), lastFailure: error.lastFailure }
+        {
+          sent: true,
+          lostTrigger: { ...base, parameters: finished ? complete : broken },
+          lastFailure: error.lastFailure
+        }
       )
     }
     throw error
