@@ -34,7 +34,6 @@ export async function scanMultibranch(http: Requester, project: JobPath): Promis
     context,
     {
       retryStatuses: new Set([429, 502, 503, 504]),
-      retryNetwork: failure => failure.transient,
       deadline: http.deadline
     }
   )

@@ -27,8 +27,8 @@ import { errorText } from '../../util/error-text.js'
 export interface PostOptions {
   /** Statuses after which the POST is sent again. */
   retryStatuses: ReadonlySet<number>
-  /** Whether a request that got no answer may be sent again. */
-  retryNetwork: (failure: NetworkFailure) => boolean
+  /** Whether a request that got no answer may be sent again (default: when the failure is transient). */
+  retryNetwork?: (failure: NetworkFailure) => boolean
   /** The error for a request that got no answer and is not sent again. */
   onNetworkFailure?: (failure: NetworkFailure) => JenkinsError
   deadline: number | undefined
