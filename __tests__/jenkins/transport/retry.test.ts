@@ -1,4 +1,4 @@
-import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest'
+import { afterEach, describe, expect, it, vi } from 'vitest'
 import { Interrupted, JenkinsError } from '../../../src/jenkins/transport/errors.js'
 import {
   pause,

@@ -164,7 +164,6 @@ function getArtifact<T>(
       }
       return take(response, context)
     },
-    http.deadline,
     { crossOriginRedirects: true }
   )
 }

@@ -1,23 +1,18 @@
 import type { Logger } from '../../util/logger.js'
 import { formatDuration } from '../../util/duration.js'
 import { Interrupted, JenkinsError, stopReason } from './errors.js'
-import { seconds } from './silence.js'
+import { seconds } from './limits.js'
 
 /** How hard to retry a transient failure. */
-export interface RetryPolicy {
+export const DEFAULT_RETRY_POLICY = {
   /** Total tries, the first included (1 = no retry). */
-  attempts: number
-  /** Cap of the first backoff window; each retry doubles it. */
-  baseDelayMs: number
-  /** Largest backoff window. */
-  maxDelayMs: number
-}
-
-export const DEFAULT_RETRY_POLICY: RetryPolicy = {
   attempts: 5,
+  /** Cap of the first backoff window; each retry doubles it. */
   baseDelayMs: 500,
+  /** Largest backoff window. */
   maxDelayMs: 10_000
 }
+export type RetryPolicy = typeof DEFAULT_RETRY_POLICY
 
 /** A Retry-After longer than this is not waited for when there is no deadline to bound it. */
 const MAX_RETRY_AFTER_WITHOUT_DEADLINE_MS = 60_000
@@ -74,7 +69,7 @@ export interface RetryOptions {
   signal?: AbortSignal
   /**
    * Retries once the request has waited `afterMs` in all are said in the
-   * normal log through `say` (silence.ts: rate-limited), not only as debug
+   * normal log through `say` (requester.ts: rate-limited), not only as debug
    * lines: a Jenkins that does not answer is news.
    */
   notice?: { afterMs: number; say: (message: string) => boolean }
