@@ -110,11 +110,7 @@ async function rootRedirect(origin: string, look: Look): Promise<string | undefi
   const answer = await look(`${origin}/`, { follow: false })
   const location = answer?.header('location')
   if (!answer || answer.status < 300 || answer.status >= 400 || !location) return undefined
-  try {
-    const target = new URL(location, `${origin}/`)
-    if (target.origin !== origin || target.pathname === '/') return undefined
-    return origin + target.pathname.replace(/\/+$/, '')
-  } catch {
-    return undefined
-  }
+  const target = URL.parse(location, `${origin}/`)
+  if (!target || target.origin !== origin || target.pathname === '/') return undefined
+  return origin + target.pathname.replace(/\/+$/, '')
 }
