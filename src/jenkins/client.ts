@@ -78,11 +78,26 @@ export class JenkinsClient {
     return buildUrl(this.baseUrl, job, number)
   }
 
-  /** An operation over this client's requester, whatever it throws scrubbed (Requester.guarded). */
+  /**
+   * An operation over this client's requester, whatever it throws scrubbed
+   * (belt and braces: no message leaves with a credential, crumb or session
+   * in it). Every operation of the client goes through it.
+   */
   private guarded<A extends unknown[], T>(
     operation: (http: Requester, ...args: A) => Promise<T>
   ): (...args: A) => Promise<T> {
-    return (...args) => this.http.guarded(() => operation(this.http, ...args))
+    return async (...args) => {
+      try {
+        return await operation(this.http, ...args)
+      } catch (error) {
+        const redact = this.http.redact
+        if (error instanceof Error && redact(error.message) !== error.message) {
+          error.message = redact(error.message)
+          if (error.stack) error.stack = redact(error.stack)
+        }
+        throw error
+      }
+    }
   }
 
   getJob = this.guarded(async (http, job: JobPath) => {

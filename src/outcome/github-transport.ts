@@ -9,7 +9,7 @@
  * `githubFailure`: no answer, stopped, rate-limited, too large, broken off,
  * or GitHub's own HTTP answer.
  */
-import { seconds } from '../jenkins/transport/silence.js'
+import { seconds } from '../jenkins/transport/limits.js'
 import { formatBytes } from '../util/bytes.js'
 import { errorText } from '../util/error-text.js'
 import type { RequestBounds } from '../util/request-bounds.js'

@@ -1,9 +1,8 @@
-import { describe, expect, it } from 'vitest'
+import { afterEach, describe, expect, it, vi } from 'vitest'
 import { Interrupted, JenkinsError } from '../../../src/jenkins/transport/errors.js'
 import {
   pause,
   TransientFailure,
-  backoffDelay,
   parseRetryAfter,
   withRetry,
   type RetryOptions
@@ -16,19 +15,30 @@ function transient(retryAfterMs?: number): TransientFailure {
   })
 }
 
-/** A clock that only moves when the code sleeps. */
-function fakeTime(start = 1_000_000) {
-  let now = start
-  const sleeps: number[] = []
+/**
+ * A fake clock that only moves when the code waits; the waits are read back
+ * from the debug log's "retry n/m in X ms" lines.
+ */
+function fakeTime(random = 0.5) {
+  vi.useFakeTimers({ now: 1_000_000 })
+  vi.spyOn(Math, 'random').mockReturnValue(random)
+  const debug: string[] = []
   return {
-    sleeps,
-    now: () => now,
-    sleep: async (ms: number) => {
-      sleeps.push(ms)
-      now += ms
+    logger: { ...silentLogger, debug: (message: string) => debug.push(message) },
+    sleeps: () => debug.map(line => Number(/ in (\d+) ms$/.exec(line)?.[1])),
+    /** Runs a withRetry to its end, the fake clock moved through every wait. */
+    async settle<T>(pending: Promise<T>): Promise<T | unknown> {
+      const result = pending.catch((e: unknown) => e)
+      await vi.runAllTimersAsync()
+      return result
     }
   }
 }
+
+afterEach(() => {
+  vi.useRealTimers()
+  vi.restoreAllMocks()
+})
 
 function options(overrides: Partial<RetryOptions> = {}): RetryOptions {
   return {
@@ -58,44 +68,64 @@ describe('parseRetryAfter', () => {
   })
 })
 
-describe('backoffDelay', () => {
-  const policy = { attempts: 5, baseDelayMs: 100, maxDelayMs: 1000 }
-
-  it('uses full jitter over a window that doubles up to the maximum', () => {
-    expect(backoffDelay(0, policy, () => 0)).toBe(0)
-    expect(backoffDelay(0, policy, () => 0.999)).toBe(99)
-    expect(backoffDelay(2, policy, () => 0.5)).toBe(200)
-    expect(backoffDelay(10, policy, () => 0.999)).toBe(999)
-  })
-})
-
 describe('withRetry', () => {
   it('retries transient failures until the operation succeeds', async () => {
-    const time = fakeTime()
+    const time = fakeTime(0.5)
     let calls = 0
-    const result = await withRetry(
-      async () => {
-        calls++
-        if (calls < 3) throw transient()
-        return 'ok'
-      },
-      options({ sleep: time.sleep, now: time.now, random: () => 0.5 })
+    const result = await time.settle(
+      withRetry(
+        async () => {
+          calls++
+          if (calls < 3) throw transient()
+          return 'ok'
+        },
+        options({ logger: time.logger })
+      )
     )
     expect(result).toBe('ok')
     expect(calls).toBe(3)
-    expect(time.sleeps).toEqual([50, 100])
+    expect(time.sleeps()).toEqual([50, 100])
+  })
+
+  it('uses full jitter over a window that doubles up to the maximum', async () => {
+    const time = fakeTime(0.999)
+    await time.settle(
+      withRetry(
+        async () => {
+          throw transient()
+        },
+        options({
+          logger: time.logger,
+          policy: { attempts: 6, baseDelayMs: 100, maxDelayMs: 1000 }
+        })
+      )
+    )
+    expect(time.sleeps()).toEqual([99, 199, 399, 799, 999])
+    vi.spyOn(Math, 'random').mockReturnValue(0)
+    const again = fakeTime(0)
+    await again.settle(
+      withRetry(
+        async () => {
+          throw transient()
+        },
+        options({
+          logger: again.logger,
+          policy: { attempts: 2, baseDelayMs: 100, maxDelayMs: 1000 }
+        })
+      )
+    )
+    expect(again.sleeps()).toEqual([0])
   })
 
   it('gives up after the attempts with the last error', async () => {
     const time = fakeTime()
     let calls = 0
-    const error = await withRetry(
-      async () => {
+    const error = await time.settle(
+      withRetry(async () => {
         calls++
         throw transient()
-      },
-      options({ sleep: time.sleep, now: time.now })
-    ).catch((e: unknown) => e)
+      }, options())
+    )
     expect(calls).toBe(4)
     expect(error).toBeInstanceOf(JenkinsError)
     expect((error as JenkinsError).kind).toBe('server')
@@ -115,37 +145,40 @@ describe('withRetry', () => {
   })
 
   it('waits at least Retry-After', async () => {
-    const time = fakeTime()
+    const time = fakeTime(0)
     let calls = 0
-    await withRetry(
-      async () => {
-        if (++calls === 1) throw transient(3000)
-        return 'ok'
-      },
-      options({ sleep: time.sleep, now: time.now, random: () => 0 })
+    await time.settle(
+      withRetry(
+        async () => {
+          if (++calls === 1) throw transient(3000)
+          return 'ok'
+        },
+        options({ logger: time.logger })
+      )
     )
-    expect(time.sleeps).toEqual([3000])
+    expect(time.sleeps()).toEqual([3000])
   })
 
   it('caps a Retry-After by the time left: each wait takes half of it, none ends past the deadline', async () => {
     const time = fakeTime()
-    const deadline = time.now() + 4000
+    const deadline = Date.now() + 4000
     let calls = 0
-    const error = await withRetry(
-      async () => {
-        calls++
-        throw transient(50_000)
-      },
-      options({
-        sleep: time.sleep,
-        now: time.now,
-        deadline,
-        policy: { attempts: 10, baseDelayMs: 1, maxDelayMs: 1 }
-      })
-    ).catch((e: unknown) => e)
-    expect(time.sleeps).toEqual([2000, 1000, 500, 250])
+    const error = await time.settle(
+      withRetry(
+        async () => {
+          calls++
+          throw transient(50_000)
+        },
+        options({
+          logger: time.logger,
+          deadline,
+          policy: { attempts: 10, baseDelayMs: 1, maxDelayMs: 1 }
+        })
+      )
+    )
+    expect(time.sleeps()).toEqual([2000, 1000, 500, 250])
     expect(calls).toBe(5)
-    expect(time.now()).toBeLessThanOrEqual(deadline)
+    expect(Date.now()).toBeLessThanOrEqual(deadline)
     expect((error as JenkinsError).message).toContain('no time left before the deadline')
   })
 
@@ -181,21 +214,19 @@ describe('withRetry', () => {
   })
 
   it('a failure with maxAttempts is tried no more often than that', async () => {
-    const time = fakeTime()
+    const time = fakeTime(0)
     let calls = 0
-    const error = await withRetry(
-      async () => {
-        calls++
-        throw new TransientFailure(new JenkinsError('html', 'login page'), 'html', {
-          maxAttempts: 3
-        })
-      },
-      options({
-        sleep: time.sleep,
-        now: time.now,
-        policy: { attempts: 12, baseDelayMs: 1, maxDelayMs: 1 }
-      })
-    ).catch((e: unknown) => e)
+    const error = await time.settle(
+      withRetry(
+        async () => {
+          calls++
+          throw new TransientFailure(new JenkinsError('html', 'login page'), 'html', {
+            maxAttempts: 3
+          })
+        },
+        options({ policy: { attempts: 12, baseDelayMs: 1, maxDelayMs: 1 } })
+      )
+    )
     expect(calls).toBe(3)
     expect((error as JenkinsError).message).toBe('login page (after 3 attempts in 0 ms)')
   })
@@ -204,45 +235,40 @@ describe('withRetry', () => {
     const time = fakeTime()
     const debug: string[] = []
     let calls = 0
-    await withRetry(
-      async () => {
-        if (++calls < 3) throw transient()
-        return 1
-      },
-      options({
-        sleep: time.sleep,
-        now: time.now,
-        logger: { ...silentLogger, debug: message => debug.push(message) }
-      })
+    await time.settle(
+      withRetry(
+        async () => {
+          if (++calls < 3) throw transient()
+          return 1
+        },
+        options({ logger: { ...silentLogger, debug: message => debug.push(message) } })
+      )
     )
     expect(debug).toHaveLength(2)
     expect(debug[0]).toMatch(/^GET thing: 503; retry 1\/3 in \d+ ms$/)
   })
 
   /** A try that takes 30 s of the fake clock and fails as a silent Jenkins does. */
-  function silentTry(time: ReturnType<typeof fakeTime>) {
-    return async () => {
-      await time.sleep(30_000)
-      throw new TransientFailure(
-        new JenkinsError('timeout', 'No answer from Jenkins at http://ci to job within 30.0 s'),
-        'timeout'
-      )
-    }
+  async function silentTry(): Promise<never> {
+    vi.setSystemTime(Date.now() + 30_000)
+    throw new TransientFailure(
+      new JenkinsError('timeout', 'No answer from Jenkins at http://ci to job within 30.0 s'),
+      'timeout'
+    )
   }
 
   it('says retries in the normal log once the request has waited notice.afterMs, with the whole time', async () => {
-    const time = fakeTime()
+    const time = fakeTime(0.5)
     const said: string[] = []
-    const error = await withRetry(
-      silentTry(time),
-      options({
-        sleep: time.sleep,
-        now: time.now,
-        random: () => 0.5,
-        policy: { attempts: 3, baseDelayMs: 1000, maxDelayMs: 10_000 },
-        notice: { afterMs: 10_000, say: message => said.push(message) > 0 }
-      })
-    ).catch((e: unknown) => e)
+    const error = await time.settle(
+      withRetry(
+        silentTry,
+        options({
+          policy: { attempts: 3, baseDelayMs: 1000, maxDelayMs: 10_000 },
+          notice: { afterMs: 10_000, say: message => said.push(message) > 0 }
+        })
+      )
+    )
     expect(said).toEqual([
       'No answer from Jenkins at http://ci to job within 30.0 s; trying again in 0.5 s (try 2 of 3, 30 s since the first)',
       'No answer from Jenkins at http://ci to job within 30.0 s; trying again in 1.0 s (try 3 of 3, 1 min 1 s since the first)'
@@ -257,16 +283,14 @@ describe('withRetry', () => {
     const time = fakeTime()
     const said: string[] = []
     let calls = 0
-    await withRetry(
-      async () => {
-        if (++calls < 3) throw transient()
-        return 1
-      },
-      options({
-        sleep: time.sleep,
-        now: time.now,
-        notice: { afterMs: 10_000, say: message => said.push(message) > 0 }
-      })
+    await time.settle(
+      withRetry(
+        async () => {
+          if (++calls < 3) throw transient()
+          return 1
+        },
+        options({ notice: { afterMs: 10_000, say: message => said.push(message) > 0 } })
+      )
     )
     expect(calls).toBe(3)
     expect(said).toEqual([])

@@ -1,8 +1,9 @@
-import { setTimeout as sleep } from 'node:timers/promises'
-import { describe, expect, it } from 'vitest'
+import { createServer } from 'node:http'
+import type { AddressInfo } from 'node:net'
+import { describe, expect, it, vi } from 'vitest'
+import { JenkinsClient } from '../../../src/jenkins/client.js'
 import { ExchangeLimits, type LimitSettings } from '../../../src/jenkins/transport/limits.js'
 import { NetworkFailure } from '../../../src/jenkins/transport/network-errors.js'
-import { SilenceNotices } from '../../../src/jenkins/transport/silence.js'
 import { silentLogger } from '../../../src/util/logger.js'
 
 const SERVER = 'http://ci.example.com'
@@ -11,50 +12,72 @@ function settings(extra: Partial<LimitSettings> = {}): LimitSettings {
   return { requestTimeoutMs: 5_000, stallMs: 5_000, stallBytes: 1, ...extra }
 }
 
-describe('SilenceNotices', () => {
-  it('says lines in the normal log, one every 4 s at most', () => {
-    let now = 1_000_000
+describe('the lines a client says while Jenkins does not answer', () => {
+  /** A loopback server that never answers (or, `answers`, answers Jenkins' 404 at once); a client aimed at it. */
+  async function silentJenkins({ answers = false } = {}) {
+    const server = createServer((_req, res) => {
+      if (answers) res.writeHead(404, { 'X-Jenkins': '2.500' }).end()
+    })
+    await new Promise<void>(resolve => server.listen(0, '127.0.0.1', resolve))
+    const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`
     const info: string[] = []
-    const notices = new SilenceNotices(
-      { ...silentLogger, info: message => info.push(message) },
-      () => 10_000,
-      () => now
-    )
-    expect(notices.say('first')).toBe(true)
-    now += 3_999
-    expect(notices.say('too soon')).toBe(false)
-    now += 1
-    expect(notices.say('second')).toBe(true)
-    expect(info).toEqual(['first', 'second'])
+    const controller = new AbortController()
+    const client = new JenkinsClient({
+      url,
+      logger: { ...silentLogger, info: message => info.push(message) },
+      requestTimeoutMs: 60_000,
+      signal: controller.signal
+    })
+    // Fake after the connection setup above; the sockets stay real.
+    vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout', 'Date'] })
+    const pending: Promise<unknown>[] = []
+    return {
+      url,
+      info,
+      get(job: string): Promise<unknown> {
+        const request = client.getJob([job]).catch((e: unknown) => e)
+        pending.push(request)
+        return request
+      },
+      async stop() {
+        controller.abort()
+        await Promise.all(pending)
+        vi.useRealTimers()
+        server.closeAllConnections()
+        await new Promise(resolve => server.close(resolve))
+      }
+    }
+  }
+
+  it('says once that the headers have not come after 10 s, and no two lines within 4 s', async () => {
+    const jenkins = await silentJenkins()
+    jenkins.get('a')
+    jenkins.get('b')
+    await vi.advanceTimersByTimeAsync(4_000)
+    jenkins.get('c')
+    // 10 s: one of the requests of then (the job's, the crumb's prefetch) is said, not the others.
+    await vi.advanceTimersByTimeAsync(6_000)
+    await vi.advanceTimersByTimeAsync(3_999)
+    const said = (what: string) =>
+      `No answer yet from Jenkins at ${jenkins.url} to ${what} after 10.0 s; waiting up to 60.0 s for it`
+    expect(jenkins.info).toHaveLength(1)
+    expect([said("job 'a'"), said("job 'b'"), said('the CSRF crumb')]).toContain(jenkins.info[0])
+    // 14 s: 'c', 4 s after the first line.
+    await vi.advanceTimersByTimeAsync(1)
+    expect(jenkins.info.slice(1)).toEqual([said("job 'c'")])
+    await jenkins.stop()
+  })
+
+  it('says nothing of a request answered before', async () => {
+    const jenkins = await silentJenkins({ answers: true })
+    expect(await jenkins.get('a')).toMatchObject({ kind: 'not-found' })
+    await vi.advanceTimersByTimeAsync(20_000)
+    expect(jenkins.info).toEqual([])
+    await jenkins.stop()
   })
 })
 
 describe('ExchangeLimits: what a silent exchange says', () => {
-  it('tells once that the headers have not come after slow.afterMs', async () => {
-    const waited: number[] = []
-    const bounds = new ExchangeLimits(
-      settings({ slow: { afterMs: 20, notify: ms => waited.push(ms) } }),
-      "job 'a'",
-      SERVER
-    )
-    await sleep(120)
-    bounds.release()
-    expect(waited).toHaveLength(1)
-    expect(waited[0]).toBeGreaterThanOrEqual(19)
-  })
-
-  it('tells nothing when the exchange ended before', async () => {
-    const waited: number[] = []
-    const bounds = new ExchangeLimits(
-      settings({ slow: { afterMs: 20, notify: ms => waited.push(ms) } }),
-      "job 'a'",
-      SERVER
-    )
-    bounds.release()
-    await sleep(60)
-    expect(waited).toEqual([])
-  })
-
   it('a shorter headersTimeoutMs cuts the wait for headers, and names that limit', async () => {
     const bounds = new ExchangeLimits(settings({ headersTimeoutMs: 100 }), "job 'a'", SERVER)
     await new Promise(resolve => bounds.signal.addEventListener('abort', resolve))

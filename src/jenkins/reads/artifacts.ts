@@ -160,7 +160,6 @@ function getArtifact<T>(
       }
       return take(response, context)
     },
-    http.deadline,
     { crossOriginRedirects: true }
   )
 }

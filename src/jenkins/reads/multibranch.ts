@@ -33,9 +33,7 @@ export async function scanMultibranch(http: Requester, project: JobPath): Promis
     `${jobUrl(http.baseUrl, project)}build?delay=0sec`,
     context,
     {
-      retryStatuses: new Set([429, 502, 503, 504]),
-      retryNetwork: failure => failure.transient,
-      deadline: http.deadline
+      retryStatuses: new Set([429, 502, 503, 504])
     }
   )
   const status = response.status
@@ -66,7 +64,6 @@ export async function indexingLog(
       const offsets = logOffsets(http, response, context)
       const text = await response.text(LOG_CHUNK_LIMIT)
       return { text, ...offsets, truncated: Buffer.byteLength(text) >= LOG_CHUNK_LIMIT }
-    },
-    http.deadline
+    }
   )
 }

@@ -373,22 +373,16 @@ export async function progressiveText(
     notFound: buildNotFound(http, name, build.number),
     following: true
   })
-  return http.read(
-    'log',
-    url,
-    context,
-    response => {
-      if (response.contentType.includes('text/html')) {
-        // A login page now and then is an SSO proxy's blip; every time, it is the answer.
-        throw htmlGlitch(context, response.status)
-      }
-      const offsets = logOffsets(http, response, context)
-      // Streamed, not buffered: a console can be hundreds of MB. The stream
-      // is still bounded (limits.ts: stall guard, deadline, cancel).
-      return { body: response.stream(), ...offsets }
-    },
-    http.deadline
-  )
+  return http.read('log', url, context, response => {
+    if (response.contentType.includes('text/html')) {
+      // A login page now and then is an SSO proxy's blip; every time, it is the answer.
+      throw htmlGlitch(context, response.status)
+    }
+    const offsets = logOffsets(http, response, context)
+    // Streamed, not buffered: a console can be hundreds of MB. The stream
+    // is still bounded (limits.ts: stall guard, deadline, cancel).
+    return { body: response.stream(), ...offsets }
+  })
 }
 
 /**

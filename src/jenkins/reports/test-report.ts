@@ -301,41 +301,35 @@ async function readPage(
   context: ErrorContext,
   limit: number
 ): Promise<Page> {
-  return http.read(
-    'tests',
-    url,
-    context,
-    async response => {
-      const body = await bodyOf(response.text(limit, 'cut'))
-      const bytes = Buffer.byteLength(body)
-      if (looksLikeHtml(response, body)) throw htmlError(context, response.status)
-      let data: unknown
-      let cut: Page['cut']
-      try {
-        data = parseJenkinsJson(body)
-      } catch (error) {
-        if (error instanceof JsonTooDeep) throw tooDeepError(context, error, response.status)
-        // A character split at the cut decodes to U+FFFD: 3 bytes for 1 to 3.
-        if (bytes < limit - 3) {
-          throw new JenkinsError(
-            'protocol',
-            `Jenkins at ${http.baseUrl} answered ${context.what} with malformed JSON`,
-            response.status
-          )
-        }
-        // Not one whole element (one test larger than the page): nothing to use.
-        const prefix = parseJsonPrefix(body)
-        data = prefix?.value ?? {}
-        cut = { openKeys: prefix?.openKeys ?? [] }
-      }
-      if (typeof data !== 'object' || data === null) {
+  return http.read('tests', url, context, async response => {
+    const body = await bodyOf(response.text(limit, 'cut'))
+    const bytes = Buffer.byteLength(body)
+    if (looksLikeHtml(response, body)) throw htmlError(context, response.status)
+    let data: unknown
+    let cut: Page['cut']
+    try {
+      data = parseJenkinsJson(body)
+    } catch (error) {
+      if (error instanceof JsonTooDeep) throw tooDeepError(context, error, response.status)
+      // A character split at the cut decodes to U+FFFD: 3 bytes for 1 to 3.
+      if (bytes < limit - 3) {
         throw new JenkinsError(
           'protocol',
-          `Jenkins at ${http.baseUrl} answered ${context.what} without an object`
+          `Jenkins at ${http.baseUrl} answered ${context.what} with malformed JSON`,
+          response.status
         )
       }
-      return { data: fields(data), bytes, ...(cut ? { cut } : {}) }
-    },
-    http.deadline
-  )
+      // Not one whole element (one test larger than the page): nothing to use.
+      const prefix = parseJsonPrefix(body)
+      data = prefix?.value ?? {}
+      cut = { openKeys: prefix?.openKeys ?? [] }
+    }
+    if (typeof data !== 'object' || data === null) {
+      throw new JenkinsError(
+        'protocol',
+        `Jenkins at ${http.baseUrl} answered ${context.what} without an object`
+      )
+    }
+    return { data: fields(data), bytes, ...(cut ? { cut } : {}) }
+  })
 }

@@ -3,13 +3,11 @@
  * within bounds, and a failed answer turned into the error to throw or to
  * retry (TransientFailure).
  */
-import type { Logger } from '../../util/logger.js'
-import { Interrupted, JenkinsError } from './errors.js'
+import { JenkinsError } from './errors.js'
 import type { HttpResponse } from './http.js'
 import { JsonTooDeep, MAX_JSON_DEPTH, readJenkinsJson, type DroppedPart } from './json.js'
 import { htmlError, looksLikeHtml, type ErrorContext } from './responses.js'
 import { TransientFailure } from './retry.js'
-import { errorText } from '../../util/error-text.js'
 
 /** JSON answers can be big (a large instance's job tree); a bound still stops a runaway body. */
 const JSON_LIMIT = 64 * 1024 * 1024
@@ -92,20 +90,4 @@ export function tooDeepError(
 export function droppedNote(context: ErrorContext, part: DroppedPart): string {
   const whose = part.className === undefined ? '' : ` (${part.className})`
   return `Jenkins at ${context.server} answered ${context.what} with element ${part.index + 1} of its '${part.field}'${whose} nested more than ${MAX_JSON_DEPTH} levels deep (at character ${part.offset}): it is read without that element, as if Jenkins had not sent it (a plugin's data, or something in front of Jenkins that ignores tree=)`
-}
-
-/** A POST answer's body, redacted, as far as it came (the status and headers are the answer). */
-export async function postBody(
-  response: HttpResponse,
-  context: ErrorContext,
-  redact: (text: string) => string,
-  logger: Logger
-): Promise<string> {
-  try {
-    return redact(await response.text(ERROR_BODY_LIMIT))
-  } catch (error) {
-    if (error instanceof Interrupted) throw error
-    logger.debug(`Could not read the answer to ${context.what}: ${errorText(error)}`)
-    return ''
-  }
 }

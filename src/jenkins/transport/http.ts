@@ -226,10 +226,8 @@ export class Transport {
   }
 
   private redirectTarget(from: string, location: string, otherOrigins: boolean): string {
-    let target: URL
-    try {
-      target = new URL(location, from)
-    } catch {
+    const target = URL.parse(location, from)
+    if (!target) {
       throw new JenkinsError(
         'protocol',
         `Jenkins redirected to an invalid URL from ${pathOf(from)}`
@@ -371,11 +369,7 @@ export function headerValueSecrets(value: string): string[] {
 
 /** The path of a URL, for messages (queries are left out: they are ours and long). */
 export function pathOf(url: string): string {
-  try {
-    return new URL(url).pathname
-  } catch {
-    return '(invalid URL)'
-  }
+  return URL.parse(url)?.pathname ?? '(invalid URL)'
 }
 
 /** tls.getCACertificates exists since Node 22.15 / 23.5 (runners have 24); @types/node 20 does not know it. */

@@ -11,7 +11,6 @@ import { Readable } from 'node:stream'
 import { formatBytes } from '../../util/bytes.js'
 import { Interrupted, JenkinsError } from './errors.js'
 import { NetworkFailure } from './network-errors.js'
-import { seconds, type Attempt } from './silence.js'
 
 /** How long exchanges may take; the requester builds them from ClientOptions. */
 export interface LimitSettings {
@@ -28,8 +27,17 @@ export interface LimitSettings {
   stallBytes: number
   /** The request's first try and this try's number: a cut says the whole time waited. */
   attempt?: Attempt
-  /** Called once when the headers have not come after `afterMs`. */
-  slow?: { afterMs: number; notify: (waitedMs: number) => void }
+}
+
+/** The whole of one request: when its first try started, and which try this is. */
+export interface Attempt {
+  started: number
+  number: number
+}
+
+/** "1.5 s": tenths, as the request timeouts are said. */
+export function seconds(ms: number): string {
+  return `${(ms / 1000).toFixed(1)} s`
 }
 
 /** setTimeout's largest delay. */
@@ -50,7 +58,6 @@ export class ExchangeLimits {
   private readonly started = Date.now()
   private phase: Phase = 'headers'
   private timer: NodeJS.Timeout | undefined
-  private slowTimer: NodeJS.Timeout | undefined
   private message: IncomingMessage | undefined
   /** Body bytes received (for messages). */
   received = 0
@@ -66,10 +73,6 @@ export class ExchangeLimits {
   ) {
     settings.signal?.addEventListener('abort', this.onStepAbort, { once: true })
     this.arm(Math.min(settings.requestTimeoutMs, settings.headersTimeoutMs ?? Infinity))
-    const slow = settings.slow
-    if (slow) {
-      this.slowTimer = setTimeout(() => slow.notify(Date.now() - this.started), slow.afterMs)
-    }
   }
 
   /** Fires when the exchange must end: the request and the body are destroyed with `signal.reason`. */
@@ -122,7 +125,6 @@ export class ExchangeLimits {
     if (this.released) return
     this.released = true
     clearTimeout(this.timer)
-    clearTimeout(this.slowTimer)
     this.settings.signal?.removeEventListener('abort', this.onStepAbort)
   }
 
@@ -166,7 +168,6 @@ export class ExchangeLimits {
   private begin(message: IncomingMessage, phase: Phase): void {
     this.message = message
     this.phase = phase
-    clearTimeout(this.slowTimer)
     // A stream may be long (a big console): from here the stall guard and the deadline bound it.
     if (phase === 'stream') this.arm(Infinity)
     else if (this.settings.headersTimeoutMs !== undefined) {

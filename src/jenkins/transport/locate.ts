@@ -25,12 +25,12 @@ const USUAL_CONTEXT_PATH = '/jenkins'
  * far as can be told.
  */
 export async function locateJenkins(baseUrl: string, look: Look): Promise<string | undefined> {
-  if (await isJenkins(baseUrl, look)) return undefined
+  if (await isJenkins(baseUrl, look, { root: false })) return undefined
   const origin = new URL(baseUrl).origin
   const redirected = await rootRedirect(origin, look)
   for (const candidate of [redirected, `${origin}${USUAL_CONTEXT_PATH}`]) {
     if (candidate === undefined || candidate === baseUrl) continue
-    if (await isJenkins(candidate, look)) {
+    if (await isJenkins(candidate, look, { root: false })) {
       const how = candidate === redirected ? ' (the server redirects / there)' : ''
       return `Jenkins answers at ${candidate}${how}: set 'url' to ${candidate}.`
     }
@@ -55,7 +55,7 @@ export async function locateRoot(
   look: Look,
   what: string
 ): Promise<string | undefined> {
-  if (await isJenkinsRoot(baseUrl, look)) return undefined
+  if (await isJenkins(baseUrl, look)) return undefined
   const { origin, pathname } = new URL(baseUrl)
   const segments = pathname.split('/').filter(Boolean)
   const item = segments.indexOf('job')
@@ -65,7 +65,7 @@ export async function locateRoot(
   ].map(path => (path.length > 0 ? `${origin}/${path.join('/')}` : origin))
   const candidates = [...new Set(paths)].slice(0, ROOT_LOOKS - 1)
   for (const candidate of candidates) {
-    if (!(await isJenkinsRoot(candidate, look))) continue
+    if (!(await isJenkins(candidate, look))) continue
     const page = item >= 0 ? itemOf(segments.slice(item)) : undefined
     return `'url' is not the address of Jenkins: Jenkins answers at ${candidate}, and at ${baseUrl} it has neither ${what} nor its login page. Set 'url' to ${candidate}${page ? `; ${baseUrl} is the page of ${page}, whose path goes in 'job'` : ''}.`
   }
@@ -85,10 +85,15 @@ function itemOf(segments: readonly string[]): string | undefined {
   return names.length > 0 ? `'${shortName(names.join('/'))}'` : undefined
 }
 
-/** Whether Jenkins' root answers at `base`: its login page, a success that carries X-Jenkins (below the root, Jenkins answers /login with its 404). */
-async function isJenkinsRoot(base: string, look: Look): Promise<boolean> {
+/**
+ * Whether a Jenkins answers at `base`: its login page carries X-Jenkins. Its
+ * root (`root`) answers it with a success (below the root, Jenkins answers
+ * /login with its 404).
+ */
+async function isJenkins(base: string, look: Look, { root = true } = {}): Promise<boolean> {
   const answer = await look(`${base}/login`, { follow: true })
-  return answer?.header('x-jenkins') !== undefined && answer.status >= 200 && answer.status < 300
+  if (answer?.header('x-jenkins') === undefined) return false
+  return !root || (answer.status >= 200 && answer.status < 300)
 }
 
 /** The error for a request whose 404 showed that `baseUrl` is not Jenkins' address. */
@@ -100,21 +105,12 @@ export function notJenkinsError(baseUrl: string, what: string, where: string): J
   )
 }
 
-/** Whether a Jenkins answers at `base`: its login page carries X-Jenkins. */
-async function isJenkins(base: string, look: Look): Promise<boolean> {
-  return (await look(`${base}/login`, { follow: true }))?.header('x-jenkins') !== undefined
-}
-
 /** Where the server's root redirects on the same origin, as a base URL, if it does. */
 async function rootRedirect(origin: string, look: Look): Promise<string | undefined> {
   const answer = await look(`${origin}/`, { follow: false })
   const location = answer?.header('location')
   if (!answer || answer.status < 300 || answer.status >= 400 || !location) return undefined
-  try {
-    const target = new URL(location, `${origin}/`)
-    if (target.origin !== origin || target.pathname === '/') return undefined
-    return origin + target.pathname.replace(/\/+$/, '')
-  } catch {
-    return undefined
-  }
+  const target = URL.parse(location, `${origin}/`)
+  if (!target || target.origin !== origin || target.pathname === '/') return undefined
+  return origin + target.pathname.replace(/\/+$/, '')
 }

@@ -26,16 +26,6 @@ export class NetworkFailure extends Error {
   }
 }
 
-/** Certificate errors a trusted CA would fix (OpenSSL's verify codes as Node names them). */
-const UNTRUSTED_CODES = new Set([
-  'DEPTH_ZERO_SELF_SIGNED_CERT',
-  'SELF_SIGNED_CERT_IN_CHAIN',
-  'UNABLE_TO_GET_ISSUER_CERT',
-  'UNABLE_TO_GET_ISSUER_CERT_LOCALLY',
-  'UNABLE_TO_VERIFY_LEAF_SIGNATURE',
-  'CERT_UNTRUSTED'
-])
-
 /** What to do about a TLS failure: the fix depends on what failed. */
 function tlsHint(code: string | undefined, url: URL, trust: { caCert: boolean }): string {
   if (code === 'ERR_TLS_CERT_ALTNAME_INVALID') {
@@ -44,7 +34,11 @@ function tlsHint(code: string | undefined, url: URL, trust: { caCert: boolean })
   if (code === 'CERT_HAS_EXPIRED' || code === 'CERT_NOT_YET_VALID') {
     return "Jenkins' certificate is outside its validity period: it needs renewing (or the runner's clock is off)."
   }
-  if (code !== undefined && !UNTRUSTED_CODES.has(code)) {
+  // Every other certificate problem is one a trusted CA would fix.
+  if (
+    code !== undefined &&
+    (!Object.hasOwn(CERTIFICATE_PROBLEMS, code) || code === 'CERT_SIGNATURE_FAILURE')
+  ) {
     return `Does ${url.host} speak TLS (https) on that port?`
   }
   return trust.caCert

@@ -1,5 +1,6 @@
 import type { SerializedCookieJar } from 'tough-cookie'
 import type { Logger } from '../../util/logger.js'
+import type { RetryPolicy } from './retry.js'
 
 /** How requests are sent and retried, and to whom; ClientOptions extends it. */
 export interface RequestSettings {
@@ -22,7 +23,7 @@ export interface RequestSettings {
   /** A streamed body (the console) fails when it brings fewer than `bytes` within `ms` of waiting (default 16 KiB in 30 s): a drip or a half-open connection. */
   stall?: { ms?: number; bytes?: number }
   /** Retry tuning (defaults suit production; tests shrink them). */
-  retry?: { attempts?: number; baseDelayMs?: number; maxDelayMs?: number }
+  retry?: Partial<RetryPolicy>
   /** The job's "Trigger builds remotely" token, sent as form field `token` with triggers. */
   jobToken?: string
   /** Extra `[name, value]` headers sent with every request to the origin of the base URL, and nowhere else. */

@@ -1,7 +1,7 @@
-import { ERROR_BODY_LIMIT, bodyOf, droppedNote, jsonBody, postBody } from './answers.js'
+import { ERROR_BODY_LIMIT, bodyOf, droppedNote, jsonBody } from './answers.js'
 import { Interrupted, JenkinsError, stopReason, unlessNotFound } from './errors.js'
 import { HttpResponse, Transport, pathOf, type Exchange } from './http.js'
-import { ExchangeLimits, type LimitSettings } from './limits.js'
+import { ExchangeLimits, seconds, type Attempt, type LimitSettings } from './limits.js'
 import { locateJenkins, locateRoot, notJenkinsError } from './locate.js'
 import type { UploadBody } from './multipart.js'
 import { NetworkFailure } from './network-errors.js'
@@ -21,17 +21,17 @@ import {
   withRetry,
   type RetryPolicy
 } from './retry.js'
-import { SilenceNotices, seconds, type Attempt } from './silence.js'
 import { errorText } from '../../util/error-text.js'
 
 export interface PostOptions {
   /** Statuses after which the POST is sent again. */
   retryStatuses: ReadonlySet<number>
-  /** Whether a request that got no answer may be sent again. */
-  retryNetwork: (failure: NetworkFailure) => boolean
+  /** Whether a request that got no answer may be sent again (default: when the failure is transient). */
+  retryNetwork?: (failure: NetworkFailure) => boolean
   /** The error for a request that got no answer and is not sent again. */
   onNetworkFailure?: (failure: NetworkFailure) => JenkinsError
-  deadline: number | undefined
+  /** Epoch ms when retries stop (default: the client's deadline). */
+  deadline?: number
   form?: string
   /** A streamed body instead of `form` (multipart.ts). */
   upload?: UploadBody
@@ -55,10 +55,20 @@ const PROBE_TIMEOUT_MS = 5000
  */
 const FIRST_CONTACT_HEADERS_MS = 10_000
 const FIRST_CONTACT_SILENT_ATTEMPTS = 2
-/** A request unanswered this long is said in the normal log, and each of its retries after that (silence.ts). */
+/**
+ * What the log says while Jenkins does not answer. Retries are debug lines,
+ * but a request left unanswered for a while is news: without a visible line,
+ * a Jenkins that accepts connections and never answers showed nothing for
+ * minutes. A request that has waited SLOW_NOTICE_MS (its own exchange, or all
+ * its tries together) is said once, and each retry after that too, in the
+ * normal log, never more than one line every NOTICE_GAP_MS across a client (a
+ * burst of quick retries, or several requests at once, says it once).
+ */
 const SLOW_NOTICE_MS = 10_000
 /** The same, before Jenkins ever answered the step. */
 const FIRST_CONTACT_NOTICE_MS = 5_000
+/** Lines about unanswered requests closer together than this are left to the debug log. */
+const NOTICE_GAP_MS = 4_000
 
 /**
  * The one request path of the client, over its Transport (http.ts: the
@@ -91,8 +101,8 @@ export class Requester extends Transport {
   private jenkinsSeen = false
   /** Where Jenkins answers, when `url` turned out not to be it (asked once, on the first foreign 404: locate.ts). */
   private located: Promise<string | undefined> | undefined
-  /** The visible lines about requests Jenkins leaves unanswered. */
-  private readonly notices: SilenceNotices
+  /** When the last line about an unanswered request went out (NOTICE_GAP_MS). */
+  private noticeAt = -Infinity
   /** Parts of answers left out as too deep, said once each (every poll of a build may carry them). */
   private readonly droppedSaid = new Set<string>()
 
@@ -110,9 +120,6 @@ export class Requester extends Transport {
       stallBytes: options.stall?.bytes ?? DEFAULT_STALL_BYTES
     }
     this.policy = { ...DEFAULT_RETRY_POLICY, ...options.retry }
-    this.notices = new SilenceNotices(this.logger, () =>
-      this.firstContact() ? FIRST_CONTACT_NOTICE_MS : SLOW_NOTICE_MS
-    )
     // Another client's crumb: nothing is fetched until Jenkins rejects it.
     const crumb = options.session?.crumb
     if (crumb !== undefined) {
@@ -210,13 +217,9 @@ export class Requester extends Transport {
       this.logger.warning(droppedNote(context, part))
     }
     const options = droppable && { droppable, onDropped }
-    return this.read(
-      label,
-      url,
-      context,
-      response => jsonBody<T>(response, context, options),
+    return this.read(label, url, context, response => jsonBody<T>(response, context, options), {
       deadline
-    )
+    })
   }
 
   /**
@@ -229,29 +232,29 @@ export class Requester extends Transport {
     url: string,
     context: ErrorContext,
     accept: (response: HttpResponse) => Promise<T> | T,
-    deadline: number | undefined,
-    options: Pick<Exchange, 'crossOriginRedirects'> = {}
+    {
+      deadline = this.deadline,
+      ...options
+    }: { deadline?: number } & Pick<Exchange, 'crossOriginRedirects'> = {}
   ): Promise<T> {
-    return this.guarded(() =>
-      withRetry(
-        async (number, started) => {
-          const exchange = { method: 'GET' as const, url, label, ...options }
-          const response = await this.send(exchange, context.what, { attempt: { started, number } })
-          if (response.status < 200 || response.status >= 300) {
-            // Redacted before anything quotes or cuts it: a secret cut in half would not match later.
-            const body = this.redact(await bodyOf(response.text(ERROR_BODY_LIMIT)))
-            throw await this.failure(response, body, context, RETRYABLE_STATUSES)
-          }
-          try {
-            return await accept(response)
-          } catch (error) {
-            // What accept did not read or hand on is dropped with its connection.
-            response.discard()
-            throw error
-          }
-        },
-        this.retryOptions(`GET ${context.what}`, deadline, { read: true })
-      )
+    return withRetry(
+      async (number, started) => {
+        const exchange = { method: 'GET' as const, url, label, ...options }
+        const response = await this.send(exchange, context.what, { attempt: { started, number } })
+        if (response.status < 200 || response.status >= 300) {
+          // Redacted before anything quotes or cuts it: a secret cut in half would not match later.
+          const body = this.redact(await bodyOf(response.text(ERROR_BODY_LIMIT)))
+          throw await this.failure(response, body, context, RETRYABLE_STATUSES)
+        }
+        try {
+          return await accept(response)
+        } catch (error) {
+          // What accept did not read or hand on is dropped with its connection.
+          response.discard()
+          throw error
+        }
+      },
+      this.retryOptions(`GET ${context.what}`, deadline, { read: true })
     )
   }
 
@@ -281,33 +284,37 @@ export class Requester extends Transport {
     }
     const sendOnce = async (attempt: Attempt) => {
       const response = await this.send(exchange, context.what, { ...options, attempt })
-      return { response, body: await postBody(response, context, this.redact, this.logger) }
+      // Read as far as it came: the status and headers are the answer.
+      const body = await response.text(ERROR_BODY_LIMIT).then(this.redact, (error: unknown) => {
+        if (error instanceof Interrupted) throw error
+        this.logger.debug(`Could not read the answer to ${context.what}: ${errorText(error)}`)
+        return ''
+      })
+      return { response, body }
     }
-    return this.guarded(() =>
-      withRetry(
-        async (number, started) => {
+    return withRetry(
+      async (number, started) => {
+        await this.ensureCrumb()
+        let answer = await sendOnce({ started, number })
+        if (isCrumbRejection(answer.response.status, answer.body) && !refreshed) {
+          refreshed = true
+          this.logger.debug(
+            `Jenkins rejected the crumb for ${context.what}; getting a new session and crumb`
+          )
+          await this.clearCookies()
+          this.crumb = this.crumbKnown = undefined
+          this.setCrumb(undefined)
           await this.ensureCrumb()
-          let answer = await sendOnce({ started, number })
-          if (isCrumbRejection(answer.response.status, answer.body) && !refreshed) {
-            refreshed = true
-            this.logger.debug(
-              `Jenkins rejected the crumb for ${context.what}; getting a new session and crumb`
-            )
-            await this.clearCookies()
-            this.crumb = this.crumbKnown = undefined
-            this.setCrumb(undefined)
-            await this.ensureCrumb()
-            answer = await sendOnce({ started, number })
-          }
-          const { response, body } = answer
-          if (response.status === 404 || options.retryStatuses.has(response.status)) {
-            const error = await this.failure(response, body, context, options.retryStatuses)
-            if (error instanceof TransientFailure || error.kind === 'not-jenkins') throw error
-          }
-          return answer
-        },
-        this.retryOptions(`POST ${context.what}`, options.deadline)
-      )
+          answer = await sendOnce({ started, number })
+        }
+        const { response, body } = answer
+        if (response.status === 404 || options.retryStatuses.has(response.status)) {
+          const error = await this.failure(response, body, context, options.retryStatuses)
+          if (error instanceof TransientFailure || error.kind === 'not-jenkins') throw error
+        }
+        return answer
+      },
+      this.retryOptions(`POST ${context.what}`, options.deadline ?? this.deadline)
     )
   }
 
@@ -365,23 +372,6 @@ export class Requester extends Transport {
       : '; if it exists, anonymous users may not see it, and a job token alone cannot reach a job they cannot read: give user/token'
   }
 
-  /**
-   * Runs an operation so that whatever it throws is scrubbed (belt and
-   * braces: no message leaves with a credential, crumb or session in it).
-   * Every operation of the client goes through it.
-   */
-  async guarded<T>(operation: () => Promise<T>): Promise<T> {
-    try {
-      return await operation()
-    } catch (error) {
-      if (error instanceof Error && this.redact(error.message) !== error.message) {
-        error.message = this.redact(error.message)
-        if (error.stack) error.stack = this.redact(error.stack)
-      }
-      throw error
-    }
-  }
-
   // ---------------------------------------------------------------------------
 
   /**
@@ -409,25 +399,19 @@ export class Requester extends Transport {
       : undefined
     const waitsUpTo = headersTimeoutMs ?? this.limits.requestTimeoutMs
     const bounds = new ExchangeLimits(
-      {
-        ...this.limits,
-        headersTimeoutMs,
-        attempt,
-        // The first try says it is waiting; the retries after it say so themselves (retry.ts).
-        slow:
-          attempt.number === 1
-            ? {
-                afterMs: this.notices.afterMs(),
-                notify: waited =>
-                  this.notices.say(
-                    `No answer yet from Jenkins at ${this.baseUrl} to ${what} after ${seconds(waited)}; waiting up to ${seconds(waitsUpTo)} for it`
-                  )
-              }
-            : undefined
-      },
+      { ...this.limits, headersTimeoutMs, attempt },
       what,
       this.baseUrl
     )
+    // The first try says it is waiting; the retries after it say so themselves (retry.ts).
+    const started = Date.now()
+    const slow = setTimeout(() => {
+      if (attempt.number !== 1) return
+      const waited = seconds(Date.now() - started)
+      this.notice(
+        `No answer yet from Jenkins at ${this.baseUrl} to ${what} after ${waited}; waiting up to ${seconds(waitsUpTo)} for it`
+      )
+    }, this.noticeAfterMs())
     let response: HttpResponse
     try {
       response = await this.request({ ...exchange, bounds })
@@ -451,10 +435,25 @@ export class Requester extends Transport {
         )
       }
       throw new TransientFailure(error.error, error.reason)
+    } finally {
+      clearTimeout(slow)
     }
     this.answered = true
     if (response.header('x-jenkins') !== undefined) this.jenkinsSeen = true
     return response
+  }
+
+  /** A request unanswered this long is said (the step's client: shorter before Jenkins ever answered). */
+  private noticeAfterMs(): number {
+    return this.firstContact() ? FIRST_CONTACT_NOTICE_MS : SLOW_NOTICE_MS
+  }
+
+  /** Logs `message` in the normal log unless another such line went out less than NOTICE_GAP_MS ago; whether it did. */
+  private notice(message: string): boolean {
+    if (Date.now() - this.noticeAt < NOTICE_GAP_MS) return false
+    this.noticeAt = Date.now()
+    this.logger.info(message)
+    return true
   }
 
   /** Whether nothing has answered the step's own client yet (only it counts first contact). */
@@ -476,7 +475,7 @@ export class Requester extends Transport {
       logger: this.logger,
       what,
       signal: this.signal,
-      notice: { afterMs: this.notices.afterMs(), say: (line: string) => this.notices.say(line) }
+      notice: { afterMs: this.noticeAfterMs(), say: (line: string) => this.notice(line) }
     }
   }
 

@@ -82,7 +82,7 @@ function shortMessage(response: HttpResponse, body: string): string | undefined 
     } catch {
       text = undefined
     }
-  } else if (type.includes('html') || /^\s*</.test(body)) {
+  } else if (type.includes('html') || looksLikeHtml(response, body)) {
     const title = /<title>\s*Error\s+\d{3}\s+([^<]+?)\s*<\/title>/i.exec(body)
     text = title?.[1]
   } else {

@@ -1,24 +1,18 @@
-import { setTimeout as delay } from 'node:timers/promises'
 import type { Logger } from '../../util/logger.js'
 import { formatDuration } from '../../util/duration.js'
 import { Interrupted, JenkinsError, stopReason } from './errors.js'
-import { seconds } from './silence.js'
+import { seconds } from './limits.js'
 
 /** How hard to retry a transient failure. */
-export interface RetryPolicy {
+export const DEFAULT_RETRY_POLICY = {
   /** Total tries, the first included (1 = no retry). */
-  attempts: number
-  /** Cap of the first backoff window; each retry doubles it. */
-  baseDelayMs: number
-  /** Largest backoff window. */
-  maxDelayMs: number
-}
-
-export const DEFAULT_RETRY_POLICY: RetryPolicy = {
   attempts: 5,
+  /** Cap of the first backoff window; each retry doubles it. */
   baseDelayMs: 500,
+  /** Largest backoff window. */
   maxDelayMs: 10_000
 }
+export type RetryPolicy = typeof DEFAULT_RETRY_POLICY
 
 /** A Retry-After longer than this is not waited for when there is no deadline to bound it. */
 const MAX_RETRY_AFTER_WITHOUT_DEADLINE_MS = 60_000
@@ -64,20 +58,6 @@ export function parseRetryAfter(
   return Math.max(0, date - now)
 }
 
-/**
- * Full-jitter exponential backoff: a uniform wait in [0, min(max, base * 2^retry)).
- * Jitter spreads the retries of many runners hitting one Jenkins after a restart.
- * @internal
- */
-export function backoffDelay(
-  retry: number,
-  policy: RetryPolicy,
-  random: () => number = Math.random
-): number {
-  const window = Math.min(policy.maxDelayMs, policy.baseDelayMs * 2 ** retry)
-  return Math.floor(random() * window)
-}
-
 export interface RetryOptions {
   policy: RetryPolicy
   /** Epoch ms: no wait may end after it. */
@@ -89,13 +69,10 @@ export interface RetryOptions {
   signal?: AbortSignal
   /**
    * Retries once the request has waited `afterMs` in all are said in the
-   * normal log through `say` (silence.ts: rate-limited), not only as debug
+   * normal log through `say` (requester.ts: rate-limited), not only as debug
    * lines: a Jenkins that does not answer is news.
    */
   notice?: { afterMs: number; say: (message: string) => boolean }
-  sleep?: (ms: number) => Promise<void>
-  now?: () => number
-  random?: () => number
 }
 
 /** Waits `ms`; rejects with Interrupted as soon as `signal` fires (`lastFailure`: the failure a retry waited out). */
@@ -105,13 +82,22 @@ export function pause(
   what: string,
   { lastFailure }: { lastFailure?: string } = {}
 ): Promise<void> {
-  // eslint-disable-next-line local/no-positional-undefined -- node:timers/promises takes the value to resolve with before its options
-  return delay(ms, undefined, { signal }).catch((error: unknown) => {
-    if (!signal?.aborted) throw error
-    throw new Interrupted(`Stopped waiting to ${what}: ${stopReason(signal)}`, {
-      sent: false,
-      lastFailure
-    })
+  return new Promise((resolve, reject) => {
+    const stop = (): void => {
+      clearTimeout(timer)
+      reject(
+        new Interrupted(`Stopped waiting to ${what}: ${stopReason(signal)}`, {
+          sent: false,
+          lastFailure
+        })
+      )
+    }
+    const timer = setTimeout(() => {
+      signal?.removeEventListener('abort', stop)
+      resolve()
+    }, ms)
+    if (signal?.aborted) stop()
+    else signal?.addEventListener('abort', stop, { once: true })
   })
 }
 
@@ -132,12 +118,11 @@ export async function withRetry<T>(
   options: RetryOptions
 ): Promise<T> {
   const { policy, deadline, logger, what, signal } = options
-  const now = options.now ?? Date.now
   const attempts = Math.max(1, Math.floor(policy.attempts))
-  const started = now()
+  const started = Date.now()
   // Every give-up says the whole time waited, not only the last try's.
   const tried = (attempt: number): string =>
-    `after ${attempt} attempts in ${formatDuration(now() - started)}`
+    `after ${attempt} attempts in ${formatDuration(Date.now() - started)}`
   for (let attempt = 1; ; attempt++) {
     try {
       return await operation(attempt, started)
@@ -148,13 +133,14 @@ export async function withRetry<T>(
         retryAfterMs === undefined ? '' : `, Retry-After ${Math.round(retryAfterMs / 1000)} s`
       // A wait that the signal ends says what it was waiting out.
       const failure = error.error.message
-      const sleep =
-        options.sleep ??
-        ((ms: number) =>
-          pause(ms, signal, `retry ${what} (${error.reason}${asked})`, { lastFailure: failure }))
+      const sleep = (ms: number) =>
+        pause(ms, signal, `retry ${what} (${error.reason}${asked})`, { lastFailure: failure })
       const allowed = Math.min(attempts, maxAttempts ?? attempts)
       if (attempt >= allowed) throw giveUp(error.error, tried(attempt))
-      let delay = backoffDelay(attempt - 1, policy, options.random)
+      // Full jitter: a uniform wait in [0, min(max, base * 2^retry)) spreads
+      // the retries of many runners hitting one Jenkins after a restart.
+      const window = Math.min(policy.maxDelayMs, policy.baseDelayMs * 2 ** (attempt - 1))
+      let delay = Math.floor(Math.random() * window)
       if (retryAfterMs !== undefined) {
         if (deadline === undefined && retryAfterMs > MAX_RETRY_AFTER_WITHOUT_DEADLINE_MS) {
           throw giveUp(
@@ -165,7 +151,7 @@ export async function withRetry<T>(
         delay = Math.max(delay, retryAfterMs)
       }
       if (deadline !== undefined) {
-        const left = deadline - now()
+        const left = deadline - Date.now()
         if (left < MIN_ATTEMPT_MS) {
           if (signal && !signal.aborted) await sleep(Math.max(0, left) + 100)
           throw giveUp(error.error, `${tried(attempt)}; no time left before the deadline to retry`)
@@ -176,7 +162,7 @@ export async function withRetry<T>(
       logger.debug(
         `${what}: ${error.reason}${asked}; retry ${attempt}/${allowed - 1} in ${delay} ms`
       )
-      const waited = now() - started
+      const waited = Date.now() - started
       if (options.notice && waited >= options.notice.afterMs) {
         options.notice.say(
           `${failure.replace(/\.$/, '')}; trying again in ${seconds(delay)} (try ${attempt + 1} of ${allowed}, ${formatDuration(waited)} since the first)`

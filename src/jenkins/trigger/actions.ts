@@ -37,7 +37,6 @@ export async function cancelQueueItem(http: Requester, queueId: number): Promise
   // 500 is Jenkins' answer for an item that already left (jenkins-api.md 4), not a failure to retry.
   const { response, body } = await http.post('cancel', url, context, {
     retryStatuses: new Set([429, 502, 503, 504]),
-    retryNetwork: failure => failure.transient,
     deadline: http.actionDeadline()
   })
   // Before 2.211 every answer was a redirect back (JENKINS-21311): 302 = cancelled.
@@ -81,7 +80,6 @@ async function postForRedirect(
 ): Promise<void> {
   const { response, body } = await http.post(label, url, context, {
     retryStatuses: RETRYABLE_STATUSES,
-    retryNetwork: failure => failure.transient,
     deadline: http.actionDeadline()
   })
   const status = response.status

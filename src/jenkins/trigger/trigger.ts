@@ -266,8 +266,7 @@ export async function triggerOnce(
           slow: failure.error.kind === 'timeout'
         }
         return failure.error
-      },
-      deadline: http.deadline
+      }
     })
   } catch (error) {
     if (lost && error instanceof JenkinsError && error.kind !== 'aborted') return { lost }
