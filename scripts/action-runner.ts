@@ -7,7 +7,7 @@
  */
 import type { ChildProcess } from 'node:child_process'
 import { join, resolve } from 'node:path'
-import { inputDefaults, readActionInputs } from '../src/cli/action-yml.js'
+import { readActionInputs } from '../src/cli/action-yml.js'
 import { installedNode24, startStep, type StepResult } from '../src/cli/step.js'
 import {
   CommandReader,
@@ -42,9 +42,13 @@ export function node24(): string {
   return path
 }
 
-/** Input defaults from action.yml. */
+/** The `default:` of every input of action.yml that has one, by name. */
 export function actionDefaults(): Record<string, string> {
-  return inputDefaults(readActionInputs(join(ROOT, 'action.yml')))
+  const defaults: Record<string, string> = {}
+  for (const input of readActionInputs(join(ROOT, 'action.yml'))) {
+    if (input.default !== undefined) defaults[input.name] = input.default
+  }
+  return defaults
 }
 
 /** A step's result with what it printed. */

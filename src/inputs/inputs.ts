@@ -162,7 +162,6 @@ export function parseSettings(
     build,
     hasParameters,
     hasFiles: files.length > 0,
-    commitStatus,
     wait,
     branch: branch !== undefined,
     jobToken: jobToken !== '',
