@@ -33,7 +33,7 @@ const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '..', '..')
 
 /** Variables the command owns or the runner sets per step: never inherited from the caller. */
 const NOT_INHERITED =
-  /^(INPUT_|STATE_|GITHUB_(OUTPUT|STATE|ENV|PATH|STEP_SUMMARY)$|RUNNER_DEBUG$|JENKINS_(URL|USER|TOKEN|JOB_TOKEN)$)/
+  /^(INPUT_|STATE_|GITHUB_(OUTPUT|STATE|ENV|PATH|STEP_SUMMARY|WORKSPACE|EVENT_NAME|EVENT_PATH)$|RUNNER_(DEBUG|TEMP)$|JENKINS_(URL|USER|TOKEN|JOB_TOKEN)$)/
 
 /** Runs the command; resolves to its exit status. */
 export async function run(argv: readonly string[]): Promise<number> {
@@ -178,7 +178,8 @@ async function runSteps(
   } finally {
     canceller.close()
   }
-  let code = status(main) || (post ? status(post) : 0)
+  // Killed by a signal (no code) is a failure; a failed post step fails the job too.
+  let code = (main.code ?? 1) || (post ? (post.code ?? 1) : 0)
 
   if (line.summary !== undefined) {
     const summary = masker.redact(main.summary + (post?.summary ?? ''))
@@ -198,7 +199,7 @@ async function runSteps(
       Object.entries(main.outputs).map(([name, value]) => [name, masker.redact(value)])
     )
     // Why the step failed, as its last error said it; outputs hold no such field.
-    if (status(main) !== 0) {
+    if (main.code !== 0) {
       outputs.error =
         mainLog?.errors.at(-1) ??
         `the step ended ${main.signal ? `by ${main.signal}` : `with exit status ${main.code}`}`
@@ -232,11 +233,6 @@ function outputLines(outputs: Readonly<Record<string, string>>): string[] {
     'Outputs (--json prints every one):',
     ...set.map(name => `  ${name.padEnd(width)}  ${outputs[name] ?? ''}`)
   ]
-}
-
-/** A step's exit status; killed by a signal is a failure. A failed post step fails the job too. */
-function status(step: StepResult): number {
-  return step.code ?? 1
 }
 
 /**
