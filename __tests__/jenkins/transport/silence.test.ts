@@ -3,7 +3,7 @@ import { describe, expect, it } from 'vitest'
 import { ExchangeLimits, type LimitSettings } from '../../../src/jenkins/transport/limits.js'
 import { NetworkFailure } from '../../../src/jenkins/transport/network-errors.js'
 import { SilenceNotices } from '../../../src/jenkins/transport/silence.js'
-import { silentLogger } from '../../../src/util/logger.js'
+import { silentLogger } from '../../fixtures/recording-logger.js'
 
 const SERVER = 'http://ci.example.com'
 
