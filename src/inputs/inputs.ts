@@ -84,7 +84,10 @@ export const INPUT_DEFAULTS: Readonly<Partial<Record<Input, string>>> = {
  */
 export function parseSettings(
   get: (name: Input) => string,
-  env: InputEnvironment = currentEnvironment()
+  env: InputEnvironment = {
+    workspace: resolve(process.env['GITHUB_WORKSPACE'] || process.cwd()),
+    platform: process.platform
+  }
 ) {
   // Multi-line inputs keep their whitespace so that line numbers in messages
   // match what the user wrote; everything else is trimmed like core.getInput does.
@@ -268,13 +271,6 @@ const MULTI_LINE: ReadonlySet<Input> = new Set([
   Input.Artifacts,
   Input.Jobs
 ])
-
-function currentEnvironment(): InputEnvironment {
-  return {
-    workspace: resolve(process.env['GITHUB_WORKSPACE'] || process.cwd()),
-    platform: process.platform
-  }
-}
 
 /**
  * Reads the inputs with core.getInput. The secrets are given to `mask`
