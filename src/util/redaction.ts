@@ -7,7 +7,6 @@
  * runner's masker (cli/main.ts). Why each form and each rule:
  * docs/secrets.md.
  */
-import { escapeUTF8 } from 'entities'
 import { escapeHtml } from './html.js'
 import type { Logger } from './logger.js'
 
@@ -138,8 +137,12 @@ function runnerForms(value: string): string[] {
       /[!'()*]/g,
       c => `%${c.charCodeAt(0).toString(16).toUpperCase()}`
     ),
-    // XML's five: &amp; &lt; &gt; &quot; &apos;.
-    escapeUTF8(value),
+    value
+      .replace(/&/g, '&amp;')
+      .replace(/</g, '&lt;')
+      .replace(/>/g, '&gt;')
+      .replace(/"/g, '&quot;')
+      .replace(/'/g, '&apos;'),
     quoted ? value.slice(1, -1) : ''
   ].filter(form => form !== '')
 }
