@@ -68,7 +68,9 @@ export async function run(argv: readonly string[]): Promise<number> {
     process.stdout.write(helpText(inputs, Math.min(100, process.stdout.columns ?? 100)))
     return 0
   }
-  const node = installedNode24(ROOT) ?? currentNode()
+  const node =
+    installedNode24(ROOT) ??
+    (Number(process.versions.node.split('.')[0]) >= 20 ? process.execPath : undefined)
   if (!node) {
     process.stderr.write(
       `jenkins-build: the action needs Node 20 or newer to run (this is ${process.version}); 'npm run node24' installs Node 24 into tools/node24, which the command then uses.\n`
@@ -76,10 +78,6 @@ export async function run(argv: readonly string[]): Promise<number> {
     return 2
   }
   return runSteps(line, inputs, node, bundle)
-}
-
-function currentNode(): string | undefined {
-  return Number(process.versions.node.split('.')[0]) >= 20 ? process.execPath : undefined
 }
 
 /** The main step, then the post step (the runner's `post-if: always()`), then the outputs. */
