@@ -7,7 +7,7 @@
  */
 import type { ChildProcess } from 'node:child_process'
 import { join, resolve } from 'node:path'
-import { inputDefaults, readActionInputs } from '../src/cli/action-yml.js'
+import { readActionInputs } from '../src/cli/action-yml.js'
 import { installedNode24, startStep, type StepResult } from '../src/cli/step.js'
 import {
   CommandReader,
@@ -42,9 +42,13 @@ export function node24(): string {
   return path
 }
 
-/** Input defaults from action.yml. */
+/** The `default:` of every input of action.yml that has one, by name. */
 export function actionDefaults(): Record<string, string> {
-  return inputDefaults(readActionInputs(join(ROOT, 'action.yml')))
+  const defaults: Record<string, string> = {}
+  for (const input of readActionInputs(join(ROOT, 'action.yml'))) {
+    if (input.default !== undefined) defaults[input.name] = input.default
+  }
+  return defaults
 }
 
 /** A step's result with what it printed. */
@@ -56,7 +60,7 @@ export interface ActionRun extends StepResult {
 export interface RunOptions {
   /** Node binary (default: this process's). */
   node?: string
-  /** Extra environment (e.g. RUNNER_DEBUG, NODE_EXTRA_CA_CERTS). */
+  /** Extra environment (e.g. RUNNER_DEBUG, NODE_EXTRA_CA_CERTS), over the runner's own variables. */
   env?: Record<string, string>
   /** A pull_request event is written to GITHUB_EVENT_PATH by default. */
   event?: { name: string; payload: unknown }
@@ -68,8 +72,6 @@ export interface RunOptions {
   killAfterMs?: number
   /** Another build of the action to run instead of dist/index.js (the benchmark's "today"). */
   bundle?: string
-  /** Keep the temporary folder (the workspace and the file-command files) after the run; by default it is removed once they are read. */
-  keep?: boolean
   /** A process group of its own: a terminal's Ctrl+C then reaches only the caller, which forwards it as the runner does (src/cli/cancel-step.ts). */
   detached?: boolean
 }
@@ -102,7 +104,7 @@ export function startAction(
   inputs: Record<string, string>,
   options: RunOptions = {}
 ): RunningAction {
-  const env: Record<string, string> = {}
+  const env: Record<string, string | undefined> = {}
   // The runner passes its own environment, not the test runner's vitest variables.
   for (const key of ['PATH', 'HOME', 'LANG', 'TMPDIR', 'SYSTEMROOT']) {
     const value = process.env[key]
@@ -117,7 +119,9 @@ export function startAction(
     GITHUB_API_URL: 'https://api.github.com',
     GITHUB_SERVER_URL: 'https://github.com',
     GITHUB_RUN_ID: '1',
-    GITHUB_ACTOR: 'octocat'
+    GITHUB_ACTOR: 'octocat',
+    ...(options.noSummary ? { GITHUB_STEP_SUMMARY: undefined } : {}),
+    ...options.env
   })
   const all = { ...actionDefaults(), ...inputs }
   // ${{ github.token }} would be evaluated by the runner; tests pass their own.
@@ -130,9 +134,6 @@ export function startAction(
     env,
     event: options.event ?? PR_EVENT,
     state: options.state,
-    noSummary: options.noSummary,
-    overrides: options.env,
-    keep: options.keep,
     detached: options.detached
   })
   let stdout = ''

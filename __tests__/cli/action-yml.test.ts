@@ -2,7 +2,8 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { afterEach, describe, expect, it } from 'vitest'
-import { inputDefaults, readActionInputs } from '../../src/cli/action-yml.js'
+import { readActionInputs } from '../../src/cli/action-yml.js'
+import { actionDefaults } from '../../scripts/action-runner.js'
 import { Input } from '../../src/util/constants.js'
 
 const dirs: string[] = []
@@ -24,7 +25,7 @@ describe('readActionInputs', () => {
     const url = inputs.find(i => i.name === 'url')
     expect(url).toMatchObject({ required: true, default: undefined })
     expect(url?.description).toMatch(/^Jenkins base URL/)
-    expect(inputDefaults(inputs)).toMatchObject({
+    expect(actionDefaults()).toMatchObject({
       wait: 'true',
       timeout: '3600',
       accept: 'SUCCESS'

@@ -12,7 +12,8 @@ import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest'
 import { abortRemote, onCancelSignals, scanLeft } from '../../src/follow/cancel.js'
 import { JenkinsError } from '../../src/jenkins/transport/errors.js'
 import type { BuildRef, QueueItem } from '../../src/jenkins/model/types.js'
-import { silentLogger, type Logger } from '../../src/util/logger.js'
+import type { Logger } from '../../src/util/logger.js'
+import { silentLogger } from '../fixtures/recording-logger.js'
 import { FakeApi, notFound } from '../fixtures/fake-api.js'
 
 /**

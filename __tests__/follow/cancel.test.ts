@@ -2,7 +2,8 @@ import { describe, expect, it } from 'vitest'
 import { abortRemote } from '../../src/follow/cancel.js'
 import { JenkinsError } from '../../src/jenkins/transport/errors.js'
 import type { QueueItem } from '../../src/jenkins/model/types.js'
-import { silentLogger, type Logger } from '../../src/util/logger.js'
+import type { Logger } from '../../src/util/logger.js'
+import { silentLogger } from '../fixtures/recording-logger.js'
 import { FakeApi, notFound } from '../fixtures/fake-api.js'
 
 const timings = { stopWaitMs: 5, termWaitMs: 5, killWaitMs: 5, pollMs: 1, shareCheckMs: 50 }

@@ -5,7 +5,7 @@
 import { afterEach, describe, expect, it } from 'vitest'
 import { JenkinsClient } from '../../src/jenkins/client.js'
 import type { Build, BuildRef } from '../../src/jenkins/model/types.js'
-import { silentLogger } from '../../src/util/logger.js'
+import { silentLogger } from '../fixtures/recording-logger.js'
 import { BuildsFollower } from '../../src/follow/follow-builds.js'
 import { StepAborted } from '../../src/util/wait.js'
 import { startJenkins, type ServerOptions, type TestJenkins } from '../../test-server/index.js'

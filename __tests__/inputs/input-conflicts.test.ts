@@ -17,7 +17,6 @@ const plain: InputUse = {
   build: 'new',
   hasParameters: false,
   hasFiles: false,
-  commitStatus: false,
   wait: 'finish',
   branch: false,
   jobToken: false,
@@ -42,30 +41,17 @@ describe('checkConflicts accepts', () => {
   it.each<[string, Partial<InputUse>]>([
     ['a plain new build', {}],
     [
-      'files with a new build, parameters, artifacts and a commit status',
-      {
-        hasFiles: true,
-        hasParameters: true,
-        hasArtifacts: true,
-        commitStatus: true
-      }
+      'files with a new build, parameters and artifacts',
+      { hasFiles: true, hasParameters: true, hasArtifacts: true }
     ],
     ['files with wait: started', { hasFiles: true, wait: 'started' }],
     ['files with wait: false', { hasFiles: true, wait: 'queued' }],
     ['files with a branch and a job token', { hasFiles: true, branch: true, jobToken: true }],
     ['disable alone', { disable: true }],
-    ['disable with a commit status', { disable: true, commitStatus: true }],
     ['list-jobs alone', { listJobs: true }],
     ['list-jobs with wait: false', { listJobs: true, wait: 'queued' }],
     ['build: last alone', { build: 'last' }],
-    [
-      'build: last-successful with artifacts and a commit status',
-      {
-        build: 'last-successful',
-        hasArtifacts: true,
-        commitStatus: true
-      }
-    ],
+    ['build: last-successful with artifacts', { build: 'last-successful', hasArtifacts: true }],
     ['build: last with a branch', { build: 'last', branch: true }],
     ['parameters alone', { hasParameters: true }],
     ['a branch with parameters', { branch: true, hasParameters: true }],
@@ -78,7 +64,6 @@ describe('checkConflicts accepts', () => {
       }
     ],
     ['artifacts alone', { hasArtifacts: true }],
-    ['a commit status with wait: started', { commitStatus: true, wait: 'started' }],
     ['wait: false alone', { wait: 'queued' }],
     ['wait: started alone', { wait: 'started' }]
   ])('%s', (_name, use) => {

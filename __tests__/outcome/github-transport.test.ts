@@ -17,7 +17,7 @@ import {
   GithubTransportError,
   requestName
 } from '../../src/outcome/github-transport.js'
-import { silentLogger } from '../../src/util/logger.js'
+import { silentLogger } from '../fixtures/recording-logger.js'
 import type { RequestBounds } from '../../src/util/request-bounds.js'
 import { startGithub, type GithubStandIn } from '../../test-server/index.js'
 import { recordingLogger } from '../fixtures/recording-logger.js'

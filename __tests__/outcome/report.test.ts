@@ -9,7 +9,8 @@ import { BUILD_OUTPUT_MAX_BYTES, buildOutput, setOutputs } from '../../src/outco
 import { formatDuration } from '../../src/util/duration.js'
 import type { Build } from '../../src/jenkins/model/types.js'
 import { decodeBuild } from '../../src/jenkins/reads/decode.js'
-import { silentLogger, type Logger } from '../../src/util/logger.js'
+import type { Logger } from '../../src/util/logger.js'
+import { silentLogger } from '../fixtures/recording-logger.js'
 
 /** One build's summary, from its outcome alone. */
 function writeSummary(

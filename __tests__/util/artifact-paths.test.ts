@@ -58,11 +58,11 @@ describe('artifactSegments', () => {
 
 describe('artifactTarget', () => {
   test('joins the segments below the root', () => {
-    expect(artifactTarget(ROOT, 'dist/app.jar', 'linux')).toBe(join(ROOT, 'dist', 'app.jar'))
+    expect(artifactTarget(ROOT, 'dist/app.jar')).toBe(join(ROOT, 'dist', 'app.jar'))
   })
 
   test('names the refused path and the reason', () => {
-    expect(artifactTarget(ROOT, '../../../.bashrc', 'linux')).toEqual({
+    expect(artifactTarget(ROOT, '../../../.bashrc')).toEqual({
       path: '../../../.bashrc',
       reason: "has a '..' segment"
     })

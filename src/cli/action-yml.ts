@@ -36,16 +36,6 @@ export function readActionInputs(path: string): ActionInput[] {
   })
 }
 
-/**
- * The `default:` of every input that has one, by name.
- * @internal
- */
-export function inputDefaults(inputs: readonly ActionInput[]): Record<string, string> {
-  const defaults: Record<string, string> = {}
-  for (const input of inputs) if (input.default !== undefined) defaults[input.name] = input.default
-  return defaults
-}
-
 function isRecord(value: unknown): value is Record<string, unknown> {
   return typeof value === 'object' && value !== null && !Array.isArray(value)
 }

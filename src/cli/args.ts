@@ -13,23 +13,7 @@ import type { ActionInput } from './action-yml.js'
 export class UsageError extends Error {}
 
 /** What the command line and the environment asked for. */
-export interface CommandLine {
-  /** Input values given as flags or by the environment, by input name. */
-  given: Record<string, string>
-  /** Print the outputs as JSON on stdout (the log then goes to stderr). */
-  json: boolean
-  /** Write the job summary to this file, or to stdout for `-` (STDOUT). */
-  summary?: string
-  /** How the `files` input was given, for the messages that name it: `--file` or `--files`. */
-  fileFlag?: '--file' | '--files'
-  /** The `--file` values, in order (each a line of `files`). */
-  fileValues?: readonly string[]
-  /** Show debug lines (ACTIONS_STEP_DEBUG on the runner). */
-  verbose: boolean
-  help: boolean
-  /** Said before the run: a secret on the command line. */
-  warnings: string[]
-}
+export type CommandLine = ReturnType<typeof parseCommandLine>
 
 /** The file name that means stdout, as to Unix tools: `--summary -`. */
 export const STDOUT = '-'
@@ -63,7 +47,7 @@ export function parseCommandLine(
   argv: readonly string[],
   inputs: readonly ActionInput[],
   env: Readonly<Record<string, string | undefined>>
-): CommandLine {
+) {
   // An input named like one of the command's own flags is a defect of action.yml.
   const clash = inputs.find(input => OWN_FLAGS.includes(input.name) || input.name.startsWith('no-'))
   if (clash) {
@@ -72,7 +56,16 @@ export function parseCommandLine(
     )
   }
   const table = new Map(inputs.map(input => [input.name, input]))
-  const line: CommandLine = { given: {}, json: false, verbose: false, help: false, warnings: [] }
+  /** Input values given as flags or by the environment, by input name. */
+  const given: Record<string, string> = {}
+  /** `json`: the outputs as JSON on stdout (the log then goes to stderr); `verbose`: debug lines (ACTIONS_STEP_DEBUG on the runner). */
+  const own = { json: false, verbose: false, help: false }
+  /** Where the job summary goes: a file, or stdout for `-` (STDOUT). */
+  let summary: string | undefined
+  /** How the `files` input was given, for the messages that name it. */
+  let fileFlag: '--file' | '--files' | undefined
+  /** Said before the run: a secret on the command line. */
+  const warnings: string[] = []
   const params: NameValue[] = []
   const files: string[] = []
   const flagged = new Set<string>()
@@ -80,7 +73,7 @@ export function parseCommandLine(
   for (let i = 0; i < argv.length; i++) {
     const arg = argv[i] ?? ''
     if (arg === '-h' || arg === '--help') {
-      line.help = true
+      own.help = true
       continue
     }
     // `-pNAME=value` is `--param=NAME=value`; `-p NAME=value`, `--param NAME=value`.
@@ -96,17 +89,17 @@ export function parseCommandLine(
     const name = long.slice(2, eq < 0 ? undefined : eq)
     const inline = eq < 0 ? undefined : long.slice(eq + 1)
     // The value after `=`, else the next argument.
-    const given = (): string => {
+    const value = (): string => {
       const next = inline ?? argv[++i]
       if (next === undefined) throw new UsageError(`${arg} needs a value`)
       return next
     }
-    if (name === 'param') params.push(param(given(), params.length + 1))
-    else if (name === 'file') files.push(fileSpec(given(), files.length + 1))
-    else if (name === 'summary') line.summary = given()
+    if (name === 'param') params.push(param(value(), params.length + 1))
+    else if (name === 'file') files.push(fileSpec(value(), files.length + 1))
+    else if (name === 'summary') summary = value()
     else if (name === 'json' || name === 'verbose') {
       if (inline !== undefined) throw new UsageError(`--${name} takes no value`)
-      line[name] = true
+      own[name] = true
     }
     // The command's own flags are done; the rest name inputs.
     if (['param', 'file', 'summary', 'json', 'verbose'].includes(name)) continue
@@ -116,48 +109,48 @@ export function parseCommandLine(
         throw new UsageError(`--${name}: --${negated.name} is not an on/off input`)
       }
       if (inline !== undefined) throw new UsageError(`--${name} takes no value`)
-      line.given[negated.name] = 'false'
+      given[negated.name] = 'false'
       flagged.add(negated.name)
       continue
     }
     const input = table.get(name)
     if (!input) throw new UsageError(`unknown option --${name}${suggestion(name, table)}`)
     const next = argv[i + 1]
-    if (inline !== undefined) line.given[name] = inline
+    if (inline !== undefined) given[name] = inline
     // A switch alone is on; a word after it is its value (`--wait started`).
     else if (isSwitch(input) && (next === undefined || next.startsWith('-'))) {
-      line.given[name] = 'true'
-    } else line.given[name] = given()
+      given[name] = 'true'
+    } else given[name] = value()
     flagged.add(name)
   }
 
   if (params.length > 0) {
     if (flagged.has('parameters')) throw new UsageError('give either --parameters or -p, not both')
     // JSON carries any value as it is (a line break, a leading `{`).
-    line.given.parameters = JSON.stringify(groupByName(params))
+    given.parameters = JSON.stringify(groupByName(params))
   }
   if (files.length > 0) {
     if (flagged.has('files')) throw new UsageError('give either --files or --file, not both')
-    line.given.files = files.join('\n')
-    line.fileFlag = '--file'
-    line.fileValues = files
-  } else if (flagged.has('files')) line.fileFlag = '--files'
-  if (line.json && line.summary === STDOUT) {
+    given.files = files.join('\n')
+    fileFlag = '--file'
+  } else if (flagged.has('files')) fileFlag = '--files'
+  if (own.json && summary === STDOUT) {
     throw new UsageError('give either --json or --summary -, not both: each writes to stdout')
   }
   for (const [name, variable] of Object.entries(ENV_INPUTS)) {
     const fromEnv = env[variable]
-    if (!flagged.has(name) && fromEnv) line.given[name] = fromEnv
+    if (!flagged.has(name) && fromEnv) given[name] = fromEnv
   }
   for (const name of SECRET_INPUTS) {
     if (!flagged.has(name)) continue
     const variable = name === 'github-token' ? 'GITHUB_TOKEN' : ENV_INPUTS[name]
-    line.warnings.push(
+    warnings.push(
       `--${name} on the command line lands in your shell history, and in the process list while this runs` +
         (variable ? `; set ${variable} in the environment instead.` : '.')
     )
   }
-  return line
+  /** `fileValues`: the `--file` values, in order (each a line of `files`). */
+  return { given, ...own, summary, fileFlag, fileValues: files, warnings }
 }
 
 /**

@@ -33,7 +33,7 @@ const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '..', '..')
 
 /** Variables the command owns or the runner sets per step: never inherited from the caller. */
 const NOT_INHERITED =
-  /^(INPUT_|STATE_|GITHUB_(OUTPUT|STATE|ENV|PATH|STEP_SUMMARY)$|RUNNER_DEBUG$|JENKINS_(URL|USER|TOKEN|JOB_TOKEN)$)/
+  /^(INPUT_|STATE_|GITHUB_(OUTPUT|STATE|ENV|PATH|STEP_SUMMARY|WORKSPACE|EVENT_NAME|EVENT_PATH)$|RUNNER_(DEBUG|TEMP)$|JENKINS_(URL|USER|TOKEN|JOB_TOKEN)$)/
 
 /** Runs the command; resolves to its exit status. */
 export async function run(argv: readonly string[]): Promise<number> {
@@ -68,7 +68,9 @@ export async function run(argv: readonly string[]): Promise<number> {
     process.stdout.write(helpText(inputs, Math.min(100, process.stdout.columns ?? 100)))
     return 0
   }
-  const node = installedNode24(ROOT) ?? currentNode()
+  const node =
+    installedNode24(ROOT) ??
+    (Number(process.versions.node.split('.')[0]) >= 20 ? process.execPath : undefined)
   if (!node) {
     process.stderr.write(
       `jenkins-build: the action needs Node 20 or newer to run (this is ${process.version}); 'npm run node24' installs Node 24 into tools/node24, which the command then uses.\n`
@@ -76,10 +78,6 @@ export async function run(argv: readonly string[]): Promise<number> {
     return 2
   }
   return runSteps(line, inputs, node, bundle)
-}
-
-function currentNode(): string | undefined {
-  return Number(process.versions.node.split('.')[0]) >= 20 ? process.execPath : undefined
 }
 
 /** The main step, then the post step (the runner's `post-if: always()`), then the outputs. */
@@ -178,7 +176,8 @@ async function runSteps(
   } finally {
     canceller.close()
   }
-  let code = status(main) || (post ? status(post) : 0)
+  // Killed by a signal (no code) is a failure; a failed post step fails the job too.
+  let code = (main.code ?? 1) || (post ? (post.code ?? 1) : 0)
 
   if (line.summary !== undefined) {
     const summary = masker.redact(main.summary + (post?.summary ?? ''))
@@ -198,7 +197,7 @@ async function runSteps(
       Object.entries(main.outputs).map(([name, value]) => [name, masker.redact(value)])
     )
     // Why the step failed, as its last error said it; outputs hold no such field.
-    if (status(main) !== 0) {
+    if (main.code !== 0) {
       outputs.error =
         mainLog?.errors.at(-1) ??
         `the step ended ${main.signal ? `by ${main.signal}` : `with exit status ${main.code}`}`
@@ -232,11 +231,6 @@ function outputLines(outputs: Readonly<Record<string, string>>): string[] {
     'Outputs (--json prints every one):',
     ...set.map(name => `  ${name.padEnd(width)}  ${outputs[name] ?? ''}`)
   ]
-}
-
-/** A step's exit status; killed by a signal is a failure. A failed post step fails the job too. */
-function status(step: StepResult): number {
-  return step.code ?? 1
 }
 
 /**

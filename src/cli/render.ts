@@ -26,15 +26,9 @@ export interface RenderOptions {
   wording?: (text: string) => string
 }
 
-export type Style = 'error' | 'warning' | 'notice' | 'debug' | 'heading'
-
-const STYLES: Record<Style, [string, string]> = {
-  error: ['\x1b[31m', '\x1b[39m'],
-  warning: ['\x1b[33m', '\x1b[39m'],
-  notice: ['\x1b[36m', '\x1b[39m'],
-  debug: ['\x1b[2m', '\x1b[22m'],
-  heading: ['\x1b[1m', '\x1b[22m']
-}
+/** Each style's SGR code: a colour (reset by 39), or dim or bold (reset by 22). */
+const STYLES = { error: 31, warning: 33, notice: 36, debug: 2, heading: 1 } as const
+export type Style = keyof typeof STYLES
 
 const PREFIX: Partial<Record<string, [string, Style]>> = {
   error: ['Error: ', 'error'],
@@ -189,7 +183,8 @@ export class StepLog {
   /** A line of the step's, or of the command's own, under the masking and terminal rules. */
   note(text: string, style?: Style): void {
     const { color } = this.options
-    const [open, close] = style && color ? STYLES[style] : ['', '']
+    const code = style && color ? STYLES[style] : undefined
+    const [open, close] = code ? [`\x1b[${code}m`, `\x1b[${code > 9 ? 39 : 22}m`] : ['', '']
     for (const line of this.masker.redact(text).split(/\r\n|\r|\n/)) {
       this.write(`${open}${terminalSafe(line, color)}${close}\n`, style)
     }

@@ -17,20 +17,14 @@ export interface StepSpec {
   bundle: string
   /** Every input's value by its action.yml name, defaults applied. */
   inputs: Record<string, string>
-  /** The environment the step inherits, before the runner's own variables for it. */
-  env: Record<string, string>
+  /** The environment the step inherits, set over the runner's own variables for it (RUNNER_DEBUG, a proxy, a CA file); an undefined value unsets one. */
+  env: Record<string, string | undefined>
   /** The event the workflow runs for, written to GITHUB_EVENT_PATH. */
   event: { name: string; payload: unknown }
   /** What the main step saved: makes this the post step. */
   state?: Record<string, string>
   /** GITHUB_WORKSPACE (default: the step's temporary folder). */
   workspace?: string
-  /** Leave GITHUB_STEP_SUMMARY unset. */
-  noSummary?: boolean
-  /** Set last, over the runner's own variables (RUNNER_DEBUG, a proxy, a CA file). */
-  overrides?: Record<string, string>
-  /** Keep the temporary folder; by default it is removed once its files are read. */
-  keep?: boolean
   /** A process group of its own: a terminal's Ctrl+C then reaches only the caller, which forwards it as the runner does. */
   detached?: boolean
 }
@@ -99,21 +93,20 @@ export function startStep(spec: StepSpec) {
   writeFileSync(eventPath, JSON.stringify(spec.event.payload))
   const workspace = spec.workspace ?? dir
 
-  const env: Record<string, string> = {
-    ...spec.env,
+  const env: Record<string, string | undefined> = {
     GITHUB_WORKSPACE: workspace,
     RUNNER_TEMP: dir,
     GITHUB_EVENT_NAME: spec.event.name,
     GITHUB_EVENT_PATH: eventPath,
     ...files
   }
-  if (spec.noSummary) delete env.GITHUB_STEP_SUMMARY
   // The runner passes an input as INPUT_<NAME>, spaces as `_`, hyphens kept.
   for (const [name, value] of Object.entries(spec.inputs)) {
     env[`INPUT_${name.replace(/ /g, '_').toUpperCase()}`] = value
   }
   for (const [key, value] of Object.entries(spec.state ?? {})) env[`STATE_${key}`] = value
-  Object.assign(env, spec.overrides)
+  // spawn leaves out a variable whose value is undefined.
+  Object.assign(env, spec.env)
 
   const started = Date.now()
   const child = spawn(spec.node, [spec.bundle], {
@@ -131,7 +124,7 @@ export function startStep(spec: StepSpec) {
       if (child.pid !== undefined) return
       // The process could not be started: 'close' may still follow.
       failed = true
-      if (!spec.keep) rmSync(dir, { recursive: true, force: true })
+      rmSync(dir, { recursive: true, force: true })
       reject(error)
     })
     child.on('close', (code, signal) => {
@@ -149,7 +142,7 @@ export function startStep(spec: StepSpec) {
         workspace
       }
       // Thousands of runs a test suite: what was read is all a caller needs.
-      if (!spec.keep) rmSync(dir, { recursive: true, force: true })
+      rmSync(dir, { recursive: true, force: true })
       resolve(result)
     })
   })

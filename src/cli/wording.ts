@@ -32,7 +32,7 @@ function escapeRegExp(text: string): string {
  */
 export function terminalWording(
   inputs: readonly ActionInput[],
-  typed: Pick<CommandLine, 'fileFlag' | 'fileValues'> = {}
+  typed: { fileFlag?: CommandLine['fileFlag']; fileValues?: readonly string[] } = {}
 ): (text: string) => string {
   const byName = new Map(inputs.map(input => [input.name, input]))
   // Longest first, so that `job-token` is not read as `job`.

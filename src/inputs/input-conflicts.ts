@@ -11,7 +11,6 @@ export interface InputUse {
   hasParameters: boolean
   /** The `files` input is non-empty. */
   hasFiles?: boolean
-  commitStatus: boolean
   wait: WaitMode
   branch: boolean
   jobToken: boolean

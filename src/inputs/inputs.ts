@@ -27,7 +27,7 @@ import type { JobPath } from '../jenkins/model/types.js'
 import { jobEntry, parseJobs, parseProject } from './jobs-input.js'
 import { parseParameters } from './parameters.js'
 import { parseValuesFile } from './values-file.js'
-import { parseBuildReference, type BuildReference } from './build-reference.js'
+import { parseBuildReference } from './build-reference.js'
 import { workspaceFolder, WorkspacePathError } from '../util/workspace-paths.js'
 import { parseFiles } from './upload-files.js'
 import { githubLoginOf } from '../util/github-login.js'
@@ -84,7 +84,10 @@ export const INPUT_DEFAULTS: Readonly<Partial<Record<Input, string>>> = {
  */
 export function parseSettings(
   get: (name: Input) => string,
-  env: InputEnvironment = currentEnvironment()
+  env: InputEnvironment = {
+    workspace: resolve(process.env['GITHUB_WORKSPACE'] || process.cwd()),
+    platform: process.platform
+  }
 ) {
   // Multi-line inputs keep their whitespace so that line numbers in messages
   // match what the user wrote; everything else is trimmed like core.getInput does.
@@ -144,7 +147,15 @@ export function parseSettings(
     read(Input.Scan),
     (jobs?.entries ?? [one]).some(entry => entry.branch !== undefined)
   )
-  const reference = parseGiven(buildText, url, job, jobs !== undefined)
+  // A build number or URL names one build of one job: never with `jobs`.
+  if (jobs && (/^\d+$/.test(buildText) || /^[a-z][a-z0-9+.-]*:\/\//i.test(buildText))) {
+    throw conflict(
+      'jobs',
+      'build',
+      `a build number or URL names one build of one job: give it as that item's "build"`
+    )
+  }
+  const reference = jobs ? undefined : parseBuildReference(buildText, url, job)
   // A lastBuild or lastSuccessfulBuild URL below url is that mode.
   const given = reference?.kind === 'latest' ? undefined : reference
   const build =
@@ -162,7 +173,6 @@ export function parseSettings(
     build,
     hasParameters,
     hasFiles: files.length > 0,
-    commitStatus,
     wait,
     branch: branch !== undefined,
     jobToken: jobToken !== '',
@@ -262,13 +272,6 @@ const MULTI_LINE: ReadonlySet<Input> = new Set([
   Input.Jobs
 ])
 
-function currentEnvironment(): InputEnvironment {
-  return {
-    workspace: resolve(process.env['GITHUB_WORKSPACE'] || process.cwd()),
-    platform: process.platform
-  }
-}
-
 /**
  * Reads the inputs with core.getInput. The secrets are given to `mask`
  * first (the step's: the runner's masker and the step's redaction,
@@ -306,26 +309,6 @@ function urlPasswords(value: string): string[] {
     // Not percent-encoded: the raw form only.
     return [password]
   }
-}
-
-/** `build` as a number or URL; undefined for the named modes. Never with `jobs`: one build is of one job. */
-function parseGiven(
-  value: string,
-  url: string,
-  job: JobPath,
-  several: boolean
-): BuildReference | undefined {
-  if (several) {
-    if (/^\d+$/.test(value) || /^[a-z][a-z0-9+.-]*:\/\//i.test(value)) {
-      throw conflict(
-        'jobs',
-        'build',
-        `a build number or URL names one build of one job: give it as that item's "build"`
-      )
-    }
-    return undefined
-  }
-  return parseBuildReference(value, url, job)
 }
 
 function parseJob(value: string, url: string, listJobs: boolean): JobPath {

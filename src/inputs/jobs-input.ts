@@ -7,6 +7,7 @@ import {
   redactUrl
 } from '../jenkins/model/job-path.js'
 import type { BuildParameters, JobPath } from '../jenkins/model/types.js'
+import { isRecord } from '../jenkins/model/counts.js'
 import { duplicateKey, kindOf, parseJsonInput, parseParameters } from './parameters.js'
 import { parseValuesFile } from './values-file.js'
 import { parseFiles, type FileRequest } from './upload-files.js'
@@ -117,7 +118,7 @@ function jsonItems(text: string): RawItem[] {
 function rawItem(value: unknown, index: number): RawItem {
   const where = `Input 'jobs' item ${index}`
   if (typeof value === 'string') return { index, job: value }
-  if (!isObject(value)) throw new InputError(`${where} is ${kindOf(value)}: ${FORMS}.`)
+  if (!isRecord(value)) throw new InputError(`${where} is ${kindOf(value)}: ${FORMS}.`)
   const unknown = Object.keys(value).filter(key => !ITEM_KEYS.includes(key))
   if (unknown.length > 0) {
     throw new InputError(
@@ -132,16 +133,12 @@ function rawItem(value: unknown, index: number): RawItem {
     const given = value[key]
     const lines = key === 'parameters' || key === 'files'
     if (given === undefined || typeof given === 'string') continue
-    if (lines ? isObject(given) : key === 'build' && typeof given === 'number') continue
+    if (lines ? isRecord(given) : key === 'build' && typeof given === 'number') continue
     const what = lines ? `'${key}' that are` : `a '${key}' that is`
     throw new InputError(`${where} has ${what} ${kindOf(given)}: expected ${expected}.`)
   }
   // cast: every key is one of ITEM_KEYS, each checked for its kind above.
   return { ...(value as Partial<RawItem>), index, job }
-}
-
-function isObject(value: unknown): value is Record<string, unknown> {
-  return value !== null && typeof value === 'object' && !Array.isArray(value)
 }
 
 function entryOf(item: RawItem, url: string, shared: SharedJobInputs): JobEntry {

@@ -81,12 +81,8 @@ export function isInside(
  * Where an artifact goes below `root`, or why not. The lexical check after the
  * join is belt and braces: artifactSegments already refused every way out.
  */
-export function artifactTarget(
-  root: string,
-  relativePath: string,
-  platform: NodeJS.Platform = process.platform
-): string | RefusedPath {
-  const segments = artifactSegments(relativePath, platform)
+export function artifactTarget(root: string, relativePath: string): string | RefusedPath {
+  const segments = artifactSegments(relativePath)
   if (!Array.isArray(segments)) return segments
   const target = join(root, ...segments)
   if (target === root || !isInside(root, target)) {

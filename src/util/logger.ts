@@ -9,16 +9,6 @@ export interface Logger {
   warning(message: string): void
 }
 
-/**
- * A logger that drops everything (for library use and tests that do not care).
- * @internal
- */
-export const silentLogger: Logger = {
-  debug: () => undefined,
-  info: () => undefined,
-  warning: () => undefined
-}
-
 /** A logger whose info lines start with `name: ` (several builds' lines that say "build #N" only). */
 export function namedLogger(logger: Logger, name: string): Logger {
   return { ...logger, info: message => logger.info(`${name}: ${message}`) }

@@ -157,34 +157,28 @@ function cutParts(text: string, forms: readonly string[]): Array<[number, number
   for (let at = text.indexOf(ELLIPSIS); at >= 0; at = text.indexOf(ELLIPSIS, at + 1)) {
     const after = at + ELLIPSIS.length
     for (const form of forms) {
-      const head = longestHead(text, at, form)
+      const head = longestPart(text, at, form, 'head')
       if (head > 0) ranges.push([at - head, at])
-      const tail = longestTail(text, after, form)
+      const tail = longestPart(text, after, form, 'tail')
       if (tail > 0) ranges.push([after, after + tail])
     }
   }
   return ranges
 }
 
-/** The most characters (at least MIN_CHARS, fewer than the form's) that end at `end` in `text` and start `form`; 0 if none. */
-function longestHead(text: string, end: number, form: string): number {
-  const first = form.charCodeAt(0)
-  for (let n = Math.min(form.length - 1, end); n >= MIN_CHARS; n--) {
-    if (text.charCodeAt(end - n) === first && text.startsWith(form.slice(0, n), end - n)) return n
-  }
-  return 0
-}
-
-/** The most characters (at least MIN_CHARS, fewer than the form's) that start at `start` in `text` and end `form`; 0 if none. */
-function longestTail(text: string, start: number, form: string): number {
-  const last = form.charCodeAt(form.length - 1)
-  for (let n = Math.min(form.length - 1, text.length - start); n >= MIN_CHARS; n--) {
-    if (
-      text.charCodeAt(start + n - 1) === last &&
-      text.startsWith(form.slice(form.length - n), start)
-    ) {
-      return n
-    }
+/**
+ * The most characters (at least MIN_CHARS, fewer than the form's) of `form`
+ * found in `text` next to `at`: its start ending there (`head`), or its end
+ * starting there (`tail`); 0 if none. The outer character is compared
+ * before a slice is made.
+ */
+function longestPart(text: string, at: number, form: string, side: 'head' | 'tail'): number {
+  const head = side === 'head'
+  const edge = form.charCodeAt(head ? 0 : form.length - 1)
+  for (let n = Math.min(form.length - 1, head ? at : text.length - at); n >= MIN_CHARS; n--) {
+    const start = head ? at - n : at
+    if (text.charCodeAt(head ? start : start + n - 1) !== edge) continue
+    if (text.startsWith(head ? form.slice(0, n) : form.slice(form.length - n), start)) return n
   }
   return 0
 }

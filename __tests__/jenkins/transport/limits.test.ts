@@ -9,7 +9,7 @@ import type { AddressInfo, Socket } from 'node:net'
 import { afterEach, describe, expect, it } from 'vitest'
 import { JenkinsClient, type ClientOptions } from '../../../src/jenkins/client.js'
 import { Interrupted, JenkinsError } from '../../../src/jenkins/transport/errors.js'
-import { silentLogger } from '../../../src/util/logger.js'
+import { silentLogger } from '../../fixtures/recording-logger.js'
 
 // Not helpers.ts: it loads nock, whose socket stand-in closes a paused body
 // early; these tests need the real node:http sockets the action uses.

@@ -7,7 +7,7 @@ import {
   withRetry,
   type RetryOptions
 } from '../../../src/jenkins/transport/retry.js'
-import { silentLogger } from '../../../src/util/logger.js'
+import { silentLogger } from '../../fixtures/recording-logger.js'
 
 function transient(retryAfterMs?: number): TransientFailure {
   return new TransientFailure(new JenkinsError('server', 'boom (503)', 503), '503', {

@@ -4,7 +4,7 @@ import { describe, expect, it, vi } from 'vitest'
 import { JenkinsClient } from '../../../src/jenkins/client.js'
 import { ExchangeLimits, type LimitSettings } from '../../../src/jenkins/transport/limits.js'
 import { NetworkFailure } from '../../../src/jenkins/transport/network-errors.js'
-import { silentLogger } from '../../../src/util/logger.js'
+import { silentLogger } from '../../fixtures/recording-logger.js'
 
 const SERVER = 'http://ci.example.com'
 
