@@ -37,6 +37,13 @@ describe('the build scripts', () => {
     expect(scripts.package).toBe('npm run build')
   })
 
+  it("dist/licenses.txt names the packages of every chunk: the entry's and undici's, loaded later", () => {
+    const names = readFileSync(join(ROOT, 'dist/licenses.txt'), 'utf8').split('\n')
+    for (const name of ['@actions/core', '@actions/github', 'tough-cookie', 'undici']) {
+      expect(names, name).toContain(name)
+    }
+  })
+
   it('.ci/run, CI and the release build dist/ and fail when it is stale', () => {
     buildThenCheck(readFileSync(join(ROOT, '.ci/run'), 'utf8').split('\n'), '.ci/run')
     for (const [file, job] of [
