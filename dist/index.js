@@ -1597,7 +1597,7 @@ __webpack_unused_export__ = debug; // for test
 
 __nccwpck_require__.a(module, async (__webpack_handle_async_dependencies__, __webpack_async_result__) => { try {
 /* harmony import */ var _util_heap_js__WEBPACK_IMPORTED_MODULE_0__ = __nccwpck_require__(6086);
-/* harmony import */ var _main_js__WEBPACK_IMPORTED_MODULE_1__ = __nccwpck_require__(4712);
+/* harmony import */ var _main_js__WEBPACK_IMPORTED_MODULE_1__ = __nccwpck_require__(6034);
 
 
 (0,_util_heap_js__WEBPACK_IMPORTED_MODULE_0__/* .keepYoungGenerationSmall */ .Dd)();
@@ -1670,6 +1670,410 @@ function stopReason(signal) {
 
 /***/ }),
 
+/***/ 1318:
+/***/ ((__unused_webpack_module, __webpack_exports__, __nccwpck_require__) => {
+
+/* harmony export */ __nccwpck_require__.d(__webpack_exports__, {
+/* harmony export */   Y: () => (/* binding */ seconds),
+/* harmony export */   s: () => (/* binding */ ExchangeLimits)
+/* harmony export */ });
+/* harmony import */ var node_stream__WEBPACK_IMPORTED_MODULE_0__ = __nccwpck_require__(7075);
+/* harmony import */ var node_stream__WEBPACK_IMPORTED_MODULE_0___default = /*#__PURE__*/__nccwpck_require__.n(node_stream__WEBPACK_IMPORTED_MODULE_0__);
+/* harmony import */ var _util_bytes_js__WEBPACK_IMPORTED_MODULE_3__ = __nccwpck_require__(1671);
+/* harmony import */ var _errors_js__WEBPACK_IMPORTED_MODULE_1__ = __nccwpck_require__(1617);
+/* harmony import */ var _network_errors_js__WEBPACK_IMPORTED_MODULE_2__ = __nccwpck_require__(5092);
+
+
+
+
+/** "1.5 s": tenths, as the request timeouts are said. */
+function seconds(ms) {
+    return `${(ms / 1000).toFixed(1)} s`;
+}
+/** setTimeout's largest delay. */
+const MAX_TIMER_MS = 2 ** 31 - 1;
+/**
+ * With a signal, the deadline is its backstop only: the signal is meant to
+ * fire at the deadline (the step's timeout, an abort budget) and its
+ * Interrupted error is the one to report, so the clamp comes a little later.
+ */
+const BACKSTOP_MS = 250;
+/** The bounds of one exchange (see the file comment). */
+class ExchangeLimits {
+    settings;
+    what;
+    server;
+    controller = new AbortController();
+    started = Date.now();
+    phase = 'headers';
+    timer;
+    message;
+    /** Body bytes received (for messages). */
+    received = 0;
+    released = false;
+    onStepAbort = () => this.cut(this.interruption());
+    constructor(settings, 
+    /** What is asked, for messages, e.g. "build #4 of 'app'". */
+    what, 
+    /** The configured Jenkins URL, for messages. */
+    server) {
+        this.settings = settings;
+        this.what = what;
+        this.server = server;
+        settings.signal?.addEventListener('abort', this.onStepAbort, { once: true });
+        this.arm(Math.min(settings.requestTimeoutMs, settings.headersTimeoutMs ?? Infinity));
+    }
+    /** Fires when the exchange must end: the request and the body are destroyed with `signal.reason`. */
+    get signal() {
+        return this.controller.signal;
+    }
+    async text(message, limit, overflow) {
+        this.begin(message, 'body');
+        const declared = Number(message.headers['content-length']);
+        if (overflow === 'fail' && declared > limit) {
+            this.discard(message);
+            throw this.tooLarge(`${declared} bytes`, limit);
+        }
+        const chunks = [];
+        let size = 0;
+        try {
+            for await (const chunk of message) {
+                const buffer = chunk;
+                this.received += buffer.length;
+                if (size + buffer.length > limit) {
+                    if (overflow === 'fail')
+                        throw this.tooLarge(`more than ${size + buffer.length} bytes`, limit);
+                    chunks.push(buffer.subarray(0, limit - size));
+                    break;
+                }
+                chunks.push(buffer);
+                size += buffer.length;
+            }
+        }
+        catch (error) {
+            throw this.bodyFailure(error);
+        }
+        finally {
+            this.discard(message);
+        }
+        return Buffer.concat(chunks).toString('utf8');
+    }
+    stream(message) {
+        this.begin(message, 'stream');
+        return new GuardedBody(message, this);
+    }
+    discard(message) {
+        if (!message.readableEnded)
+            message.destroy();
+        this.release();
+    }
+    /** Ends the bounds without a body (the exchange failed, or its answer is not read). */
+    release() {
+        if (this.released)
+            return;
+        this.released = true;
+        clearTimeout(this.timer);
+        this.settings.signal?.removeEventListener('abort', this.onStepAbort);
+    }
+    /**
+     * Notes request body bytes sent (an upload): the answer's time, and a
+     * stalled upload's, runs from the last of them rather than from the start,
+     * so a large file on a slow link is not cut by the request timeout.
+     */
+    sending() {
+        if (this.phase === 'headers' && !this.released)
+            this.arm(this.settings.requestTimeoutMs);
+    }
+    /** Ends the exchange with `error`: the request and the body are destroyed with it. */
+    cut(error) {
+        if (this.released || this.controller.signal.aborted)
+            return;
+        this.message?.destroy(error);
+        this.controller.abort(error);
+        this.release();
+    }
+    /** The error for a body that failed: why it was cut, or a broken connection. */
+    bodyFailure(error) {
+        if (this.controller.signal.aborted)
+            return this.controller.signal.reason;
+        if (error instanceof _errors_js__WEBPACK_IMPORTED_MODULE_1__/* .JenkinsError */ .fF)
+            return error;
+        return new _errors_js__WEBPACK_IMPORTED_MODULE_1__/* .JenkinsError */ .fF('network', `The connection to Jenkins at ${this.server} broke off while receiving ${this.what} (${this.received} bytes received)`);
+    }
+    /** A stalled stream. */
+    stalled(windowBytes) {
+        this.cut(new _errors_js__WEBPACK_IMPORTED_MODULE_1__/* .JenkinsError */ .fF('timeout', `Jenkins at ${this.server} stopped sending ${this.what}: ${windowBytes} bytes in ${seconds(this.settings.stallMs)} (${this.received} bytes in all)`));
+    }
+    begin(message, phase) {
+        this.message = message;
+        this.phase = phase;
+        // A stream may be long (a big console): from here the stall guard and the deadline bound it.
+        if (phase === 'stream')
+            this.arm(Infinity);
+        else if (this.settings.headersTimeoutMs !== undefined) {
+            // The headers came in time: the body has what is left of the request's time.
+            const total = this.settings.requestTimeoutMs;
+            this.arm(total - (Date.now() - this.started), total);
+        }
+    }
+    /** Arms the one timer for `ms` from now (`said`: the limit a cut names), or for the deadline when that comes first. */
+    arm(ms, said = ms) {
+        clearTimeout(this.timer);
+        const { deadline, signal } = this.settings;
+        const toDeadline = deadline === undefined ? Infinity : deadline + (signal ? BACKSTOP_MS : 0) - Date.now();
+        const wait = Math.min(ms, toDeadline);
+        if (wait === Infinity)
+            return;
+        const byDeadline = toDeadline <= ms;
+        this.timer = setTimeout(() => this.cut(this.timeUp(byDeadline ? 'deadline' : said)), Math.min(MAX_TIMER_MS, Math.max(0, wait)));
+    }
+    elapsed() {
+        return seconds(Date.now() - this.started);
+    }
+    /** The whole time the request waited: all its tries, when this is not the first. */
+    waited() {
+        const attempt = this.settings.attempt;
+        if (!attempt || attempt.number <= 1)
+            return this.elapsed();
+        return `${seconds(Date.now() - attempt.started)} (${attempt.number} tries; this one ${this.elapsed()})`;
+    }
+    interruption() {
+        const state = this.phase === 'headers'
+            ? `no answer to ${this.what} after ${this.waited()}`
+            : `it had sent ${this.received} bytes of ${this.what} in ${this.elapsed()}`;
+        return new _errors_js__WEBPACK_IMPORTED_MODULE_1__/* .Interrupted */ .j$(`Stopped waiting for Jenkins at ${this.server}: ${state}`, {
+            sent: true
+        });
+    }
+    /** The cut when the request's time ran out: its timeout (ms), or the step's deadline. */
+    timeUp(limit) {
+        const deadline = limit === 'deadline';
+        const within = deadline ? 'before the deadline' : `within ${seconds(limit)}`;
+        if (this.phase === 'headers') {
+            return new _network_errors_js__WEBPACK_IMPORTED_MODULE_2__/* .NetworkFailure */ .p(new _errors_js__WEBPACK_IMPORTED_MODULE_1__/* .JenkinsError */ .fF('timeout', `No answer from Jenkins at ${this.server} to ${this.what} ${within}`), deadline ? 'deadline' : 'timeout', { transient: !deadline });
+        }
+        const sending = deadline
+            ? `had not finished sending ${this.what} at the deadline`
+            : `did not finish sending ${this.what} ${within}`;
+        return new _errors_js__WEBPACK_IMPORTED_MODULE_1__/* .JenkinsError */ .fF('timeout', `Jenkins at ${this.server} ${sending} (${this.received} bytes received)`);
+    }
+    tooLarge(size, limit) {
+        return new _errors_js__WEBPACK_IMPORTED_MODULE_1__/* .JenkinsError */ .fF('protocol', `Jenkins at ${this.server} answered ${this.what} with ${size}, more than the ${(0,_util_bytes_js__WEBPACK_IMPORTED_MODULE_3__/* .formatBytes */ .z)(limit)} this action reads: the answer is too large`);
+    }
+}
+/**
+ * A response body handed on as a stream, with the stall guard: the clock
+ * runs only while this stream wants data (its buffer is not full), so a
+ * slow consumer never looks like a stalled server.
+ */
+class GuardedBody extends node_stream__WEBPACK_IMPORTED_MODULE_0__.Readable {
+    message;
+    limits;
+    windowBytes = 0;
+    /** Waiting time already spent in this window, before the current wait. */
+    windowWaited = 0;
+    waitingSince;
+    stallTimer;
+    ended = false;
+    constructor(message, limits) {
+        super();
+        this.message = message;
+        this.limits = limits;
+        message.on('data', (chunk) => {
+            limits.received += chunk.length;
+            this.windowBytes += chunk.length;
+            if (this.windowBytes >= limits.settings.stallBytes)
+                this.newWindow();
+            if (!this.push(chunk)) {
+                this.stopWaiting();
+                message.pause();
+            }
+        });
+        message.once('end', () => {
+            this.ended = true;
+            this.stopWaiting();
+            limits.discard(message);
+            this.push(null);
+        });
+        message.on('error', error => this.destroy(limits.bodyFailure(error)));
+        // A body whose connection closed before all of it came, without an error event.
+        message.once('close', () => {
+            if (!message.complete && !this.ended && !this.destroyed) {
+                this.destroy(limits.bodyFailure(undefined));
+            }
+        });
+        this.startWaiting();
+    }
+    _read() {
+        if (this.ended)
+            return;
+        this.startWaiting();
+        this.message.resume();
+    }
+    _destroy(error, callback) {
+        this.stopWaiting();
+        this.limits.discard(this.message);
+        callback(error);
+    }
+    newWindow() {
+        this.windowBytes = 0;
+        this.windowWaited = 0;
+        if (this.waitingSince !== undefined) {
+            this.stopWaiting();
+            this.startWaiting();
+        }
+    }
+    startWaiting() {
+        if (this.waitingSince !== undefined)
+            return;
+        this.waitingSince = Date.now();
+        this.stallTimer = setTimeout(() => this.limits.stalled(this.windowBytes), Math.max(0, this.limits.settings.stallMs - this.windowWaited));
+    }
+    stopWaiting() {
+        if (this.waitingSince === undefined)
+            return;
+        this.windowWaited += Date.now() - this.waitingSince;
+        this.waitingSince = undefined;
+        clearTimeout(this.stallTimer);
+    }
+}
+
+
+/***/ }),
+
+/***/ 5092:
+/***/ ((__unused_webpack_module, __webpack_exports__, __nccwpck_require__) => {
+
+/* harmony export */ __nccwpck_require__.d(__webpack_exports__, {
+/* harmony export */   p: () => (/* binding */ NetworkFailure),
+/* harmony export */   r: () => (/* binding */ networkFailure)
+/* harmony export */ });
+/* harmony import */ var _errors_js__WEBPACK_IMPORTED_MODULE_0__ = __nccwpck_require__(1617);
+/**
+ * Requests that got no HTTP answer: what Node reported (a refused or reset
+ * connection, a name that does not resolve, a TLS failure), mapped to a
+ * message a user can act on and to whether the request may be sent again.
+ */
+
+/** A request that got no HTTP answer. */
+class NetworkFailure extends Error {
+    error;
+    reason;
+    name = 'NetworkFailure';
+    constructor(error, 
+    /** Short reason for logs, e.g. 'ECONNRESET'. */
+    reason, flags) {
+        super(error.message);
+        this.error = error;
+        this.reason = reason;
+        Object.assign(this, { notSent: false, connect: false, ...flags });
+    }
+}
+/** What to do about a TLS failure: the fix depends on what failed. */
+function tlsHint(code, url, trust) {
+    if (code === 'ERR_TLS_CERT_ALTNAME_INVALID') {
+        return `Jenkins' certificate is not for ${url.hostname}: use in 'url' a host name the certificate names.`;
+    }
+    if (code === 'CERT_HAS_EXPIRED' || code === 'CERT_NOT_YET_VALID') {
+        return "Jenkins' certificate is outside its validity period: it needs renewing (or the runner's clock is off).";
+    }
+    // Every other certificate problem is one a trusted CA would fix.
+    if (code !== undefined &&
+        (!Object.hasOwn(CERTIFICATE_PROBLEMS, code) || code === 'CERT_SIGNATURE_FAILURE')) {
+        return `Does ${url.host} speak TLS (https) on that port?`;
+    }
+    return trust.caCert
+        ? "The certificates in 'ca-cert' do not verify it: give the CA that issued Jenkins' certificate (or the intermediate Jenkins does not send)."
+        : "If Jenkins uses a private CA, give its certificate in 'ca-cert' (or point NODE_EXTRA_CA_CERTS at its file).";
+}
+/**
+ * Maps a Node/http-client error to a NetworkFailure a user can act on. It
+ * names the configured Jenkins URL (`server`), and the host and port where
+ * that is what failed.
+ */
+function networkFailure(error, url, server, trust) {
+    const err = (typeof error === 'object' && error !== null ? error : {});
+    const code = typeof err.code === 'string' ? err.code : undefined;
+    const text = typeof err.message === 'string' ? err.message : String(error);
+    const where = `${url.hostname}:${url.port || (url.protocol === 'https:' ? '443' : '80')}`;
+    const known = {
+        ECONNREFUSED: `Could not connect to Jenkins at ${server}: ${where} refused the connection`,
+        ENOTFOUND: `Could not resolve ${url.hostname}, the host of Jenkins at ${server}: check the 'url' input`,
+        EAI_AGAIN: `Could not resolve ${url.hostname}, the host of Jenkins at ${server} (temporary DNS failure)`,
+        ECONNRESET: `The connection to Jenkins at ${server} was reset`,
+        EPIPE: `The connection to Jenkins at ${server} was closed while sending (EPIPE)`,
+        ETIMEDOUT: `The connection to Jenkins at ${server} timed out (${where})`,
+        EHOSTUNREACH: `Could not connect to Jenkins at ${server}: ${where} is unreachable (EHOSTUNREACH)`,
+        ENETUNREACH: `Could not connect to Jenkins at ${server}: ${where} is unreachable (ENETUNREACH)`
+    };
+    let message = code !== undefined && Object.hasOwn(known, code) ? known[code] : undefined;
+    // Every one of those is worth another try but a name that does not exist.
+    let transient = message !== undefined && code !== 'ENOTFOUND';
+    if (message === undefined && text.includes('socket hang up')) {
+        message = `The connection to Jenkins at ${server} was closed without an answer (socket hang up)`;
+        transient = true;
+    }
+    else if (message === undefined &&
+        // The certificate failures, and a server that does not speak TLS there.
+        (code === 'EPROTO' ||
+            code === 'ERR_SSL_WRONG_VERSION_NUMBER' ||
+            (code !== undefined && Object.hasOwn(CERTIFICATE_PROBLEMS, code)) ||
+            /certificate|ssl|tls/i.test(text))) {
+        message = `TLS error talking to Jenkins at ${server}: ${tlsProblem(code, text)}. ${tlsHint(code, url, trust)}`;
+    }
+    message ??= `Request to Jenkins at ${server} failed: ${code ? `${code} ` : ''}${text}`;
+    const kind = code === 'ETIMEDOUT' ? 'timeout' : 'network';
+    return new NetworkFailure(new _errors_js__WEBPACK_IMPORTED_MODULE_0__/* .JenkinsError */ .fF(kind, message), code ?? text, {
+        transient,
+        // Refused at connect: the request certainly never left.
+        notSent: code === 'ECONNREFUSED',
+        connect: /^(ECONNREFUSED|ENOTFOUND|EAI_AGAIN|EHOSTUNREACH|ENETUNREACH)$/.test(code ?? '')
+    });
+}
+/*
+ * What a TLS failure was, in words a workflow author can act on. Node's own
+ * text is not shown as it comes: for a handshake failure it is OpenSSL's
+ * error line (`write EPROTO 40FD…:error:0A00010B:SSL routines:…:wrong
+ * version number:../deps/openssl/…:77:` and a line break), and since Node 23
+ * a certificate failure ends with `try running Node.js with
+ * --use-system-ca`, a flag a step's user cannot pass.
+ */
+/** OpenSSL's verify codes as Node names them, said for Jenkins' certificate. */
+const CERTIFICATE_PROBLEMS = {
+    DEPTH_ZERO_SELF_SIGNED_CERT: "Jenkins' certificate is self-signed and not trusted",
+    SELF_SIGNED_CERT_IN_CHAIN: "Jenkins' certificate chain ends in a self-signed CA certificate that is not trusted",
+    UNABLE_TO_GET_ISSUER_CERT: "the CA that issued Jenkins' certificate is not trusted",
+    UNABLE_TO_GET_ISSUER_CERT_LOCALLY: "the CA that issued Jenkins' certificate is not trusted",
+    UNABLE_TO_VERIFY_LEAF_SIGNATURE: "Jenkins' certificate could not be verified: its issuer is not trusted, or Jenkins does not send the intermediate certificate",
+    CERT_UNTRUSTED: "Jenkins' certificate is not trusted",
+    CERT_HAS_EXPIRED: "Jenkins' certificate has expired",
+    CERT_NOT_YET_VALID: "Jenkins' certificate is not valid yet",
+    CERT_SIGNATURE_FAILURE: "the signature of Jenkins' certificate does not verify",
+    ERR_TLS_CERT_ALTNAME_INVALID: "Jenkins' certificate names other hosts"
+};
+/** Node's hint for its own command line, after the reason: "; if the root CA is installed locally, try running Node.js with --use-system-ca". */
+const NODE_HINT = /;\s*if the root CA is installed locally.*$/is;
+/**
+ * One line saying what failed: ours for a known certificate code, else the
+ * reason OpenSSL gave (its `error:…:reason:` field), else the first line of
+ * Node's text without Node's hint.
+ */
+function tlsProblem(code, text) {
+    const known = code === undefined ? undefined : CERTIFICATE_PROBLEMS[code];
+    if (known)
+        return known;
+    const openssl = /error:[0-9A-Fa-f]+:[^:]*:[^:]*:([^:\r\n]+)/.exec(text)?.[1]?.trim();
+    if (openssl)
+        return `the TLS handshake failed (${openssl})`;
+    const line = (text.split(/[\r\n]/).find(part => part.trim() !== '') ?? '')
+        .replace(NODE_HINT, '')
+        .trim();
+    return line === '' ? `the TLS handshake failed${code ? ` (${code})` : ''}` : line;
+}
+
+
+/***/ }),
+
 /***/ 2858:
 /***/ ((__unused_webpack_module, __webpack_exports__, __nccwpck_require__) => {
 
@@ -1680,19 +2084,19 @@ function stopReason(signal) {
 /* harmony export */   mu: () => (/* binding */ parseRetryAfter),
 /* harmony export */   v7: () => (/* binding */ pause)
 /* harmony export */ });
-/* unused harmony export backoffDelay */
-/* harmony import */ var node_timers_promises__WEBPACK_IMPORTED_MODULE_0__ = __nccwpck_require__(8500);
-/* harmony import */ var node_timers_promises__WEBPACK_IMPORTED_MODULE_0___default = /*#__PURE__*/__nccwpck_require__.n(node_timers_promises__WEBPACK_IMPORTED_MODULE_0__);
-/* harmony import */ var _util_duration_js__WEBPACK_IMPORTED_MODULE_1__ = __nccwpck_require__(6518);
-/* harmony import */ var _errors_js__WEBPACK_IMPORTED_MODULE_2__ = __nccwpck_require__(1617);
-/* harmony import */ var _silence_js__WEBPACK_IMPORTED_MODULE_3__ = __nccwpck_require__(3083);
+/* harmony import */ var _util_duration_js__WEBPACK_IMPORTED_MODULE_0__ = __nccwpck_require__(6518);
+/* harmony import */ var _errors_js__WEBPACK_IMPORTED_MODULE_1__ = __nccwpck_require__(1617);
+/* harmony import */ var _limits_js__WEBPACK_IMPORTED_MODULE_2__ = __nccwpck_require__(1318);
 
 
 
-
+/** How hard to retry a transient failure. */
 const DEFAULT_RETRY_POLICY = {
+    /** Total tries, the first included (1 = no retry). */
     attempts: 5,
+    /** Cap of the first backoff window; each retry doubles it. */
     baseDelayMs: 500,
+    /** Largest backoff window. */
     maxDelayMs: 10_000
 };
 /** A Retry-After longer than this is not waited for when there is no deadline to bound it. */
@@ -1734,25 +2138,24 @@ function parseRetryAfter(value, now = Date.now()) {
         return undefined;
     return Math.max(0, date - now);
 }
-/**
- * Full-jitter exponential backoff: a uniform wait in [0, min(max, base * 2^retry)).
- * Jitter spreads the retries of many runners hitting one Jenkins after a restart.
- * @internal
- */
-function backoffDelay(retry, policy, random = Math.random) {
-    const window = Math.min(policy.maxDelayMs, policy.baseDelayMs * 2 ** retry);
-    return Math.floor(random() * window);
-}
 /** Waits `ms`; rejects with Interrupted as soon as `signal` fires (`lastFailure`: the failure a retry waited out). */
 function pause(ms, signal, what, { lastFailure } = {}) {
-    // eslint-disable-next-line local/no-positional-undefined -- node:timers/promises takes the value to resolve with before its options
-    return (0,node_timers_promises__WEBPACK_IMPORTED_MODULE_0__.setTimeout)(ms, undefined, { signal }).catch((error) => {
-        if (!signal?.aborted)
-            throw error;
-        throw new _errors_js__WEBPACK_IMPORTED_MODULE_2__/* .Interrupted */ .j$(`Stopped waiting to ${what}: ${(0,_errors_js__WEBPACK_IMPORTED_MODULE_2__/* .stopReason */ .PJ)(signal)}`, {
-            sent: false,
-            lastFailure
-        });
+    return new Promise((resolve, reject) => {
+        const stop = () => {
+            clearTimeout(timer);
+            reject(new _errors_js__WEBPACK_IMPORTED_MODULE_1__/* .Interrupted */ .j$(`Stopped waiting to ${what}: ${(0,_errors_js__WEBPACK_IMPORTED_MODULE_1__/* .stopReason */ .PJ)(signal)}`, {
+                sent: false,
+                lastFailure
+            }));
+        };
+        const timer = setTimeout(() => {
+            signal?.removeEventListener('abort', stop);
+            resolve();
+        }, ms);
+        if (signal?.aborted)
+            stop();
+        else
+            signal?.addEventListener('abort', stop, { once: true });
     });
 }
 /**
@@ -1769,11 +2172,10 @@ function pause(ms, signal, what, { lastFailure } = {}) {
  */
 async function withRetry(operation, options) {
     const { policy, deadline, logger, what, signal } = options;
-    const now = options.now ?? Date.now;
     const attempts = Math.max(1, Math.floor(policy.attempts));
-    const started = now();
+    const started = Date.now();
     // Every give-up says the whole time waited, not only the last try's.
-    const tried = (attempt) => `after ${attempt} attempts in ${(0,_util_duration_js__WEBPACK_IMPORTED_MODULE_1__/* .formatDuration */ .a3)(now() - started)}`;
+    const tried = (attempt) => `after ${attempt} attempts in ${(0,_util_duration_js__WEBPACK_IMPORTED_MODULE_0__/* .formatDuration */ .a3)(Date.now() - started)}`;
     for (let attempt = 1;; attempt++) {
         try {
             return await operation(attempt, started);
@@ -1785,12 +2187,14 @@ async function withRetry(operation, options) {
             const asked = retryAfterMs === undefined ? '' : `, Retry-After ${Math.round(retryAfterMs / 1000)} s`;
             // A wait that the signal ends says what it was waiting out.
             const failure = error.error.message;
-            const sleep = options.sleep ??
-                ((ms) => pause(ms, signal, `retry ${what} (${error.reason}${asked})`, { lastFailure: failure }));
+            const sleep = (ms) => pause(ms, signal, `retry ${what} (${error.reason}${asked})`, { lastFailure: failure });
             const allowed = Math.min(attempts, maxAttempts ?? attempts);
             if (attempt >= allowed)
                 throw giveUp(error.error, tried(attempt));
-            let delay = backoffDelay(attempt - 1, policy, options.random);
+            // Full jitter: a uniform wait in [0, min(max, base * 2^retry)) spreads
+            // the retries of many runners hitting one Jenkins after a restart.
+            const window = Math.min(policy.maxDelayMs, policy.baseDelayMs * 2 ** (attempt - 1));
+            let delay = Math.floor(Math.random() * window);
             if (retryAfterMs !== undefined) {
                 if (deadline === undefined && retryAfterMs > MAX_RETRY_AFTER_WITHOUT_DEADLINE_MS) {
                     throw giveUp(error.error, `Jenkins asked to retry after ${Math.round(retryAfterMs / 1000)} s`);
@@ -1798,7 +2202,7 @@ async function withRetry(operation, options) {
                 delay = Math.max(delay, retryAfterMs);
             }
             if (deadline !== undefined) {
-                const left = deadline - now();
+                const left = deadline - Date.now();
                 if (left < MIN_ATTEMPT_MS) {
                     if (signal && !signal.aborted)
                         await sleep(Math.max(0, left) + 100);
@@ -1808,62 +2212,22 @@ async function withRetry(operation, options) {
                 delay = Math.min(delay, Math.floor(left / 2));
             }
             logger.debug(`${what}: ${error.reason}${asked}; retry ${attempt}/${allowed - 1} in ${delay} ms`);
-            const waited = now() - started;
+            const waited = Date.now() - started;
             if (options.notice && waited >= options.notice.afterMs) {
-                options.notice.say(`${failure.replace(/\.$/, '')}; trying again in ${(0,_silence_js__WEBPACK_IMPORTED_MODULE_3__/* .seconds */ .Y)(delay)} (try ${attempt + 1} of ${allowed}, ${(0,_util_duration_js__WEBPACK_IMPORTED_MODULE_1__/* .formatDuration */ .a3)(waited)} since the first)`);
+                options.notice.say(`${failure.replace(/\.$/, '')}; trying again in ${(0,_limits_js__WEBPACK_IMPORTED_MODULE_2__/* .seconds */ .Y)(delay)} (try ${attempt + 1} of ${allowed}, ${(0,_util_duration_js__WEBPACK_IMPORTED_MODULE_0__/* .formatDuration */ .a3)(waited)} since the first)`);
             }
             await sleep(delay);
         }
     }
 }
 function giveUp(error, why) {
-    return new _errors_js__WEBPACK_IMPORTED_MODULE_2__/* .JenkinsError */ .fF(error.kind, `${error.message} (${why})`, error.status);
+    return new _errors_js__WEBPACK_IMPORTED_MODULE_1__/* .JenkinsError */ .fF(error.kind, `${error.message} (${why})`, error.status);
 }
 
 
 /***/ }),
 
-/***/ 3083:
-/***/ ((__unused_webpack_module, __webpack_exports__, __nccwpck_require__) => {
-
-/* harmony export */ __nccwpck_require__.d(__webpack_exports__, {
-/* harmony export */   D: () => (/* binding */ SilenceNotices),
-/* harmony export */   Y: () => (/* binding */ seconds)
-/* harmony export */ });
-/** Lines closer together than this are left to the debug log. */
-const MIN_GAP_MS = 4_000;
-/** The visible lines of one client about requests that get no answer. */
-class SilenceNotices {
-    logger;
-    afterMs;
-    now;
-    lastAt = -Infinity;
-    constructor(logger, 
-    /** A request unanswered this long is said (the step's client: shorter before Jenkins ever answered). */
-    afterMs, now = Date.now) {
-        this.logger = logger;
-        this.afterMs = afterMs;
-        this.now = now;
-    }
-    /** Logs `message` in the normal log unless another such line went out less than MIN_GAP_MS ago; whether it did. */
-    say(message) {
-        const now = this.now();
-        if (now - this.lastAt < MIN_GAP_MS)
-            return false;
-        this.lastAt = now;
-        this.logger.info(message);
-        return true;
-    }
-}
-/** "1.5 s": tenths, as the request timeouts are said. */
-function seconds(ms) {
-    return `${(ms / 1000).toFixed(1)} s`;
-}
-
-
-/***/ }),
-
-/***/ 4712:
+/***/ 6034:
 /***/ ((__unused_webpack_module, __webpack_exports__, __nccwpck_require__) => {
 
 
@@ -9294,136 +9658,8 @@ function fromJSON2(str) {
 //# sourceMappingURL=index.js.map
 // EXTERNAL MODULE: ./src/jenkins/transport/errors.ts
 var errors = __nccwpck_require__(1617);
-;// CONCATENATED MODULE: ./src/jenkins/transport/network-errors.ts
-/**
- * Requests that got no HTTP answer: what Node reported (a refused or reset
- * connection, a name that does not resolve, a TLS failure), mapped to a
- * message a user can act on and to whether the request may be sent again.
- */
-
-/** A request that got no HTTP answer. */
-class NetworkFailure extends Error {
-    error;
-    reason;
-    name = 'NetworkFailure';
-    constructor(error, 
-    /** Short reason for logs, e.g. 'ECONNRESET'. */
-    reason, flags) {
-        super(error.message);
-        this.error = error;
-        this.reason = reason;
-        Object.assign(this, { notSent: false, connect: false, ...flags });
-    }
-}
-/** Certificate errors a trusted CA would fix (OpenSSL's verify codes as Node names them). */
-const UNTRUSTED_CODES = new Set([
-    'DEPTH_ZERO_SELF_SIGNED_CERT',
-    'SELF_SIGNED_CERT_IN_CHAIN',
-    'UNABLE_TO_GET_ISSUER_CERT',
-    'UNABLE_TO_GET_ISSUER_CERT_LOCALLY',
-    'UNABLE_TO_VERIFY_LEAF_SIGNATURE',
-    'CERT_UNTRUSTED'
-]);
-/** What to do about a TLS failure: the fix depends on what failed. */
-function tlsHint(code, url, trust) {
-    if (code === 'ERR_TLS_CERT_ALTNAME_INVALID') {
-        return `Jenkins' certificate is not for ${url.hostname}: use in 'url' a host name the certificate names.`;
-    }
-    if (code === 'CERT_HAS_EXPIRED' || code === 'CERT_NOT_YET_VALID') {
-        return "Jenkins' certificate is outside its validity period: it needs renewing (or the runner's clock is off).";
-    }
-    if (code !== undefined && !UNTRUSTED_CODES.has(code)) {
-        return `Does ${url.host} speak TLS (https) on that port?`;
-    }
-    return trust.caCert
-        ? "The certificates in 'ca-cert' do not verify it: give the CA that issued Jenkins' certificate (or the intermediate Jenkins does not send)."
-        : "If Jenkins uses a private CA, give its certificate in 'ca-cert' (or point NODE_EXTRA_CA_CERTS at its file).";
-}
-/**
- * Maps a Node/http-client error to a NetworkFailure a user can act on. It
- * names the configured Jenkins URL (`server`), and the host and port where
- * that is what failed.
- */
-function networkFailure(error, url, server, trust) {
-    const err = (typeof error === 'object' && error !== null ? error : {});
-    const code = typeof err.code === 'string' ? err.code : undefined;
-    const text = typeof err.message === 'string' ? err.message : String(error);
-    const where = `${url.hostname}:${url.port || (url.protocol === 'https:' ? '443' : '80')}`;
-    const known = {
-        ECONNREFUSED: `Could not connect to Jenkins at ${server}: ${where} refused the connection`,
-        ENOTFOUND: `Could not resolve ${url.hostname}, the host of Jenkins at ${server}: check the 'url' input`,
-        EAI_AGAIN: `Could not resolve ${url.hostname}, the host of Jenkins at ${server} (temporary DNS failure)`,
-        ECONNRESET: `The connection to Jenkins at ${server} was reset`,
-        EPIPE: `The connection to Jenkins at ${server} was closed while sending (EPIPE)`,
-        ETIMEDOUT: `The connection to Jenkins at ${server} timed out (${where})`,
-        EHOSTUNREACH: `Could not connect to Jenkins at ${server}: ${where} is unreachable (EHOSTUNREACH)`,
-        ENETUNREACH: `Could not connect to Jenkins at ${server}: ${where} is unreachable (ENETUNREACH)`
-    };
-    let message = code !== undefined && Object.hasOwn(known, code) ? known[code] : undefined;
-    // Every one of those is worth another try but a name that does not exist.
-    let transient = message !== undefined && code !== 'ENOTFOUND';
-    if (message === undefined && text.includes('socket hang up')) {
-        message = `The connection to Jenkins at ${server} was closed without an answer (socket hang up)`;
-        transient = true;
-    }
-    else if (message === undefined &&
-        // The certificate failures, and a server that does not speak TLS there.
-        (code === 'EPROTO' ||
-            code === 'ERR_SSL_WRONG_VERSION_NUMBER' ||
-            (code !== undefined && Object.hasOwn(CERTIFICATE_PROBLEMS, code)) ||
-            /certificate|ssl|tls/i.test(text))) {
-        message = `TLS error talking to Jenkins at ${server}: ${tlsProblem(code, text)}. ${tlsHint(code, url, trust)}`;
-    }
-    message ??= `Request to Jenkins at ${server} failed: ${code ? `${code} ` : ''}${text}`;
-    const kind = code === 'ETIMEDOUT' ? 'timeout' : 'network';
-    return new NetworkFailure(new errors/* JenkinsError */.fF(kind, message), code ?? text, {
-        transient,
-        // Refused at connect: the request certainly never left.
-        notSent: code === 'ECONNREFUSED',
-        connect: /^(ECONNREFUSED|ENOTFOUND|EAI_AGAIN|EHOSTUNREACH|ENETUNREACH)$/.test(code ?? '')
-    });
-}
-/*
- * What a TLS failure was, in words a workflow author can act on. Node's own
- * text is not shown as it comes: for a handshake failure it is OpenSSL's
- * error line (`write EPROTO 40FD…:error:0A00010B:SSL routines:…:wrong
- * version number:../deps/openssl/…:77:` and a line break), and since Node 23
- * a certificate failure ends with `try running Node.js with
- * --use-system-ca`, a flag a step's user cannot pass.
- */
-/** OpenSSL's verify codes as Node names them, said for Jenkins' certificate. */
-const CERTIFICATE_PROBLEMS = {
-    DEPTH_ZERO_SELF_SIGNED_CERT: "Jenkins' certificate is self-signed and not trusted",
-    SELF_SIGNED_CERT_IN_CHAIN: "Jenkins' certificate chain ends in a self-signed CA certificate that is not trusted",
-    UNABLE_TO_GET_ISSUER_CERT: "the CA that issued Jenkins' certificate is not trusted",
-    UNABLE_TO_GET_ISSUER_CERT_LOCALLY: "the CA that issued Jenkins' certificate is not trusted",
-    UNABLE_TO_VERIFY_LEAF_SIGNATURE: "Jenkins' certificate could not be verified: its issuer is not trusted, or Jenkins does not send the intermediate certificate",
-    CERT_UNTRUSTED: "Jenkins' certificate is not trusted",
-    CERT_HAS_EXPIRED: "Jenkins' certificate has expired",
-    CERT_NOT_YET_VALID: "Jenkins' certificate is not valid yet",
-    CERT_SIGNATURE_FAILURE: "the signature of Jenkins' certificate does not verify",
-    ERR_TLS_CERT_ALTNAME_INVALID: "Jenkins' certificate names other hosts"
-};
-/** Node's hint for its own command line, after the reason: "; if the root CA is installed locally, try running Node.js with --use-system-ca". */
-const NODE_HINT = /;\s*if the root CA is installed locally.*$/is;
-/**
- * One line saying what failed: ours for a known certificate code, else the
- * reason OpenSSL gave (its `error:…:reason:` field), else the first line of
- * Node's text without Node's hint.
- */
-function tlsProblem(code, text) {
-    const known = code === undefined ? undefined : CERTIFICATE_PROBLEMS[code];
-    if (known)
-        return known;
-    const openssl = /error:[0-9A-Fa-f]+:[^:]*:[^:]*:([^:\r\n]+)/.exec(text)?.[1]?.trim();
-    if (openssl)
-        return `the TLS handshake failed (${openssl})`;
-    const line = (text.split(/[\r\n]/).find(part => part.trim() !== '') ?? '')
-        .replace(NODE_HINT, '')
-        .trim();
-    return line === '' ? `the TLS handshake failed${code ? ` (${code})` : ''}` : line;
-}
-
+// EXTERNAL MODULE: ./src/jenkins/transport/network-errors.ts
+var network_errors = __nccwpck_require__(5092);
 // EXTERNAL MODULE: ./src/util/http-url.ts
 var http_url = __nccwpck_require__(5394);
 // EXTERNAL MODULE: ./src/util/redaction.ts
@@ -9607,11 +9843,8 @@ class Transport {
         }
     }
     redirectTarget(from, location, otherOrigins) {
-        let target;
-        try {
-            target = new URL(location, from);
-        }
-        catch {
+        const target = URL.parse(location, from);
+        if (!target) {
             throw new errors/* JenkinsError */.fF('protocol', `Jenkins redirected to an invalid URL from ${pathOf(from)}`);
         }
         const source = new URL(from);
@@ -9699,7 +9932,7 @@ class Transport {
             // Not once: destroying a request can report the same end more than once.
             request.on('error', error => reject(signal.aborted
                 ? signal.reason
-                : networkFailure(error, target, this.baseUrl, {
+                : (0,network_errors/* networkFailure */.r)(error, target, this.baseUrl, {
                     caCert: this.secureContext !== undefined
                 })));
             if (exchange.upload) {
@@ -9738,12 +9971,7 @@ function headerValueSecrets(value) {
 }
 /** The path of a URL, for messages (queries are left out: they are ours and long). */
 function pathOf(url) {
-    try {
-        return new URL(url).pathname;
-    }
-    catch {
-        return '(invalid URL)';
-    }
+    return URL.parse(url)?.pathname ?? '(invalid URL)';
 }
 /**
  * A secure context trusting what Node trusts by default plus `extra` (the
@@ -10283,6 +10511,58 @@ function parseCommitParameter(value) {
         throw new input_error/* InputError */.d(`Input 'commit-parameter' ('${(0,shorten/* clip */.$)(value)}') is not a parameter name: expected the name of the job's parameter that takes the commit under test, such as SHA (no '=', no control characters).`);
     }
     return value;
+}
+
+;// CONCATENATED MODULE: ./src/jenkins/model/counts.ts
+/**
+ * Counts Jenkins sends (build numbers, queue ids, durations, test counts,
+ * offsets): whole numbers from 0 to Number.MAX_SAFE_INTEGER. Beyond that a
+ * number is no longer exact and prints as `1e+21`, which a shell's `-gt`
+ * cannot read and a URL does not address; a broken or hostile server is the
+ * only source of such values, so they are ignored where they are read.
+ */
+function isCount(value) {
+    return typeof value === 'number' && Number.isSafeInteger(value) && value >= 0;
+}
+/** A build number: a count from 1 (Run.number starts at 1). */
+function isBuildNumber(value) {
+    return isCount(value) && value >= 1;
+}
+/** An estimated duration: a whole number of ms, or -1 when Jenkins has none (Job.getEstimatedDuration). */
+function isEstimate(value) {
+    return Number.isSafeInteger(value);
+}
+/** A count from a header or a path (digits only), or undefined when it is none or too large. */
+function countOf(text) {
+    if (text === undefined || !/^\d{1,16}$/.test(text.trim()))
+        return undefined;
+    const value = Number(text.trim());
+    return isCount(value) ? value : undefined;
+}
+/** A value Jenkins sent, for a message: JSON-quoted (control characters escaped) and cut to `chars` characters. */
+function shownValue(value, chars = 40) {
+    const text = JSON.stringify(value) ?? String(value);
+    return text.length > chars ? `${text.slice(0, chars - 1)}…` : text;
+}
+/** A JSON object (not an array, not null): where every decode of an answer starts. */
+function isRecord(value) {
+    return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+/** A JSON object's fields, or none when it is not an object: a field then reads as undefined. */
+function fields(value) {
+    return isRecord(value) ? value : {};
+}
+/** A JSON list, or none. */
+function list(value) {
+    return Array.isArray(value) ? value : [];
+}
+/** The texts of a JSON list; anything else in it is skipped. */
+function texts(value) {
+    return list(value).filter(v => typeof v === 'string');
+}
+/** A JSON text, or undefined. */
+function counts_text(value) {
+    return typeof value === 'string' ? value : undefined;
 }
 
 ;// CONCATENATED MODULE: ./node_modules/@humanwhocodes/momoa/dist/momoa.js
@@ -13361,8 +13641,8 @@ function isInside(root, target, path = (external_node_path_default())) {
  * Where an artifact goes below `root`, or why not. The lexical check after the
  * join is belt and braces: artifactSegments already refused every way out.
  */
-function artifactTarget(root, relativePath, platform = process.platform) {
-    const segments = artifactSegments(relativePath, platform);
+function artifactTarget(root, relativePath) {
+    const segments = artifactSegments(relativePath);
     if (!Array.isArray(segments))
         return segments;
     const target = (0,external_node_path_namespaceObject.join)(root, ...segments);
@@ -13695,42 +13975,6 @@ async function resolveUploads(files, workspace, where = "Input 'files'") {
     return uploads;
 }
 
-;// CONCATENATED MODULE: ./src/jenkins/model/counts.ts
-/**
- * Counts Jenkins sends (build numbers, queue ids, durations, test counts,
- * offsets): whole numbers from 0 to Number.MAX_SAFE_INTEGER. Beyond that a
- * number is no longer exact and prints as `1e+21`, which a shell's `-gt`
- * cannot read and a URL does not address; a broken or hostile server is the
- * only source of such values, so they are ignored where they are read.
- */
-function isCount(value) {
-    return typeof value === 'number' && Number.isSafeInteger(value) && value >= 0;
-}
-/** A build number: a count from 1 (Run.number starts at 1). */
-function isBuildNumber(value) {
-    return isCount(value) && value >= 1;
-}
-/** A count from a header or a path (digits only), or undefined when it is none or too large. */
-function countOf(text) {
-    if (text === undefined || !/^\d{1,16}$/.test(text.trim()))
-        return undefined;
-    const value = Number(text.trim());
-    return isCount(value) ? value : undefined;
-}
-/** A value Jenkins sent, for a message: JSON-quoted (control characters escaped) and cut to `chars` characters. */
-function shownValue(value, chars = 40) {
-    const text = JSON.stringify(value) ?? String(value);
-    return text.length > chars ? `${text.slice(0, chars - 1)}…` : text;
-}
-/** A JSON object (not an array, not null): where every decode of an answer starts. */
-function isRecord(value) {
-    return typeof value === 'object' && value !== null && !Array.isArray(value);
-}
-/** A JSON list, or none. */
-function list(value) {
-    return Array.isArray(value) ? value : [];
-}
-
 ;// CONCATENATED MODULE: ./src/inputs/build-reference.ts
 /**
  * `build: <number or URL>`: a build the step did not start, to follow as it
@@ -13864,6 +14108,7 @@ function notABuild(shown, jobPage) {
 
 
 
+
 /** What an item's key other than `job` takes besides a string (`parameters` and `files`: an object too; `build`: a number). */
 const ITEM_VALUES = {
     parameters: 'an object such as {"NAME": "value"}, or NAME=value lines in a string',
@@ -13922,7 +14167,7 @@ function rawItem(value, index) {
     const where = `Input 'jobs' item ${index}`;
     if (typeof value === 'string')
         return { index, job: value };
-    if (!jobs_input_isObject(value))
+    if (!isRecord(value))
         throw new input_error/* InputError */.d(`${where} is ${kindOf(value)}: ${jobs_input_FORMS}.`);
     const unknown = Object.keys(value).filter(key => !ITEM_KEYS.includes(key));
     if (unknown.length > 0) {
@@ -13937,16 +14182,13 @@ function rawItem(value, index) {
         const lines = key === 'parameters' || key === 'files';
         if (given === undefined || typeof given === 'string')
             continue;
-        if (lines ? jobs_input_isObject(given) : key === 'build' && typeof given === 'number')
+        if (lines ? isRecord(given) : key === 'build' && typeof given === 'number')
             continue;
         const what = lines ? `'${key}' that are` : `a '${key}' that is`;
         throw new input_error/* InputError */.d(`${where} has ${what} ${kindOf(given)}: expected ${expected}.`);
     }
     // cast: every key is one of ITEM_KEYS, each checked for its kind above.
     return { ...value, index, job };
-}
-function jobs_input_isObject(value) {
-    return value !== null && typeof value === 'object' && !Array.isArray(value);
 }
 function entryOf(item, url, shared) {
     const where = `Input 'jobs' item ${item.index}`;
@@ -14131,7 +14373,10 @@ const INPUT_DEFAULTS = {
  * Pure: reads every input through `get` (tests pass a map) and validates it.
  * @internal
  */
-function parseSettings(get, env = currentEnvironment()) {
+function parseSettings(get, env = {
+    workspace: (0,external_node_path_namespaceObject.resolve)(process.env['GITHUB_WORKSPACE'] || process.cwd()),
+    platform: process.platform
+}) {
     // Multi-line inputs keep their whitespace so that line numbers in messages
     // match what the user wrote; everything else is trimmed like core.getInput does.
     const read = (name) => {
@@ -14184,7 +14429,11 @@ function parseSettings(get, env = currentEnvironment()) {
         : jobEntry(parseJob(read(Input.Job), url, listJobs || settle), shared);
     const { job, branch } = one;
     const scan = parseScan(read(Input.Scan), (jobs?.entries ?? [one]).some(entry => entry.branch !== undefined));
-    const reference = parseGiven(buildText, url, job, jobs !== undefined);
+    // A build number or URL names one build of one job: never with `jobs`.
+    if (jobs && (/^\d+$/.test(buildText) || /^[a-z][a-z0-9+.-]*:\/\//i.test(buildText))) {
+        throw conflict('jobs', 'build', `a build number or URL names one build of one job: give it as that item's "build"`);
+    }
+    const reference = jobs ? undefined : parseBuildReference(buildText, url, job);
     // A lastBuild or lastSuccessfulBuild URL below url is that mode.
     const given = reference?.kind === 'latest' ? undefined : reference;
     const build = reference?.kind === 'latest' ? reference.mode : given ? 'given' : parseBuild(buildText);
@@ -14196,7 +14445,6 @@ function parseSettings(get, env = currentEnvironment()) {
         build,
         hasParameters,
         hasFiles: files.length > 0,
-        commitStatus,
         wait,
         branch: branch !== undefined,
         jobToken: jobToken !== '',
@@ -14291,12 +14539,6 @@ const MULTI_LINE = new Set([
     Input.Artifacts,
     Input.Jobs
 ]);
-function currentEnvironment() {
-    return {
-        workspace: (0,external_node_path_namespaceObject.resolve)(process.env['GITHUB_WORKSPACE'] || process.cwd()),
-        platform: process.platform
-    };
-}
 /**
  * Reads the inputs with core.getInput. The secrets are given to `mask`
  * first (the step's: the runner's masker and the step's redaction,
@@ -14337,16 +14579,6 @@ function urlPasswords(value) {
         // Not percent-encoded: the raw form only.
         return [password];
     }
-}
-/** `build` as a number or URL; undefined for the named modes. Never with `jobs`: one build is of one job. */
-function parseGiven(value, url, job, several) {
-    if (several) {
-        if (/^\d+$/.test(value) || /^[a-z][a-z0-9+.-]*:\/\//i.test(value)) {
-            throw conflict('jobs', 'build', `a build number or URL names one build of one job: give it as that item's "build"`);
-        }
-        return undefined;
-    }
-    return parseBuildReference(value, url, job);
 }
 function parseJob(value, url, listJobs) {
     if (value === '') {
@@ -14474,31 +14706,20 @@ function valuesProblem(definition, values) {
         return oneValueProblem(definition, values[0]);
     return `is given ${values.length} values, but ${kind} takes one (give one value; a parameter that splits its value, such as a multi-select Active Choices parameter, takes them joined: 'a,b')`;
 }
-function oneValueProblem(definition, value) {
-    if (definition.type === 'BooleanParameterDefinition')
-        return booleanProblem(value);
-    if (definition.type === 'ChoiceParameterDefinition')
-        return choiceProblem(definition, value);
-    return undefined;
-}
 /**
  * Jenkins reads a boolean with Boolean.parseBoolean (BooleanParameterDefinition
  * .createValue): `true` in any case is true, and anything else is false,
- * without a word. Only `true` and `false` (in any case) are taken.
- */
-function booleanProblem(value) {
-    if (/^(true|false)$/i.test(value))
-        return undefined;
-    return `is '${shortName(value)}', but a boolean parameter takes true or false: Jenkins would run it as false`;
-}
-/**
- * Jenkins refuses a value its ChoiceParameterDefinition does not list with a
- * 500 (IllegalArgumentException "Illegal choice for parameter NAME: v",
+ * without a word. Only `true` and `false` (in any case) are taken. It refuses
+ * a value its ChoiceParameterDefinition does not list with a 500
+ * (IllegalArgumentException "Illegal choice for parameter NAME: v",
  * jenkins-api.md 3.2). Only core's choice parameter: plugins' choice
  * parameters (Active Choices, Extended Choice) may accept other values.
  */
-function choiceProblem(definition, value) {
-    const choices = definition.choices;
+function oneValueProblem(definition, value) {
+    if (definition.type === 'BooleanParameterDefinition' && !/^(true|false)$/i.test(value)) {
+        return `is '${shortName(value)}', but a boolean parameter takes true or false: Jenkins would run it as false`;
+    }
+    const choices = definition.type === 'ChoiceParameterDefinition' ? definition.choices : undefined;
     if (!choices?.length || choices.includes(value))
         return undefined;
     const shown = choices.slice(0, MAX_CHOICES_SHOWN).map(choice => `'${shortName(choice)}'`);
@@ -14523,19 +14744,19 @@ function isBuildResult(value) {
  * A job's `builds` list (`job/…/api/json?tree=builds[…]`), newest first; an
  * entry without a usable number is skipped.
  */
-function buildsOf(raw, fields = {}) {
+function buildsOf(raw, asked = {}) {
     const builds = [];
-    for (const entry of Array.isArray(raw) ? raw : []) {
-        const build = entry;
-        if (!isBuildNumber(build?.number))
+    for (const entry of list(raw)) {
+        const build = fields(entry);
+        if (!isBuildNumber(build.number))
             continue;
         const recent = {
-            ...(fields.outcome && buildSummaryOf(build)),
+            ...(asked.outcome && buildSummaryOf(build)),
             number: build.number
         };
         if (isCount(build.queueId))
             recent.queueId = build.queueId;
-        if (fields.actions)
+        if (asked.actions)
             Object.assign(recent, actionsOf(build.actions));
         builds.push(recent);
     }
@@ -14543,8 +14764,8 @@ function buildsOf(raw, fields = {}) {
 }
 /** A `builds` entry's number and outcome; undefined unless its number and duration are counts (it only aims polls). */
 function buildSummaryOf(raw) {
-    const b = raw;
-    if (!isBuildNumber(b?.number) || !isCount(b.duration))
+    const b = fields(raw);
+    if (!isBuildNumber(b.number) || !isCount(b.duration))
         return undefined;
     return {
         number: b.number,
@@ -14556,22 +14777,18 @@ function buildSummaryOf(raw) {
 /** Decoded item names from a job URL (`…/job/a/job/b%20c/` → ['a', 'b c']); undefined if not a job URL. */
 function jobNamesFromUrl(url) {
     const segments = (decode_pathOf(url) ?? '').split('/').filter(s => s !== '');
-    const names = [];
     // The context path comes first; item names follow each 'job' marker.
     const start = segments.indexOf('job');
-    if (start < 0)
+    const rest = segments.slice(start);
+    if (start < 0 || rest.length % 2 === 1 || rest.some((s, i) => i % 2 === 0 && s !== 'job')) {
         return undefined;
-    for (let i = start; i < segments.length; i += 2) {
-        if (segments[i] !== 'job' || segments[i + 1] === undefined)
-            return undefined;
-        try {
-            names.push(decodeURIComponent(segments[i + 1]));
-        }
-        catch {
-            return undefined;
-        }
     }
-    return names;
+    try {
+        return rest.filter((_, i) => i % 2 === 1).map(name => decodeURIComponent(name));
+    }
+    catch {
+        return undefined;
+    }
 }
 /**
  * The parameters a build or queue item carries: those of every action that
@@ -14587,8 +14804,8 @@ function jobNamesFromUrl(url) {
  */
 function parametersIn(actions, passwords) {
     return entriesOf(actions, 'parameters')?.flatMap(raw => {
-        const p = raw;
-        if (typeof p?.name !== 'string')
+        const p = fields(raw);
+        if (typeof p.name !== 'string')
             return [];
         const parameter = { name: p.name };
         if (/Password/i.test(String(p._class ?? '')) || passwords?.has(p.name)) {
@@ -14615,10 +14832,9 @@ function actionsOf(actions) {
     const causes = [];
     const userIds = [];
     for (const raw of entriesOf(actions, 'causes') ?? []) {
-        const cause = raw;
-        if (typeof cause?._class === 'string')
-            causes.push(cause._class);
-        const id = cause && 'userId' in cause ? cause.userId : undefined;
+        const { _class, userId: id } = fields(raw);
+        if (typeof _class === 'string')
+            causes.push(_class);
         if (typeof id === 'string' || id === null)
             userIds.push(id);
     }
@@ -14629,47 +14845,20 @@ function actionsOf(actions) {
     };
 }
 /**
- * The entries of the `field` list of every element of `list`, in order (the
+ * The entries of the `field` list of every element of `within`, in order (the
  * `causes` of each of a build's `actions`, the `parameterDefinitions` of each
  * of a job's `property`); undefined when no element has one.
  */
-function entriesOf(list, field) {
-    const lists = (Array.isArray(list) ? list : [])
-        .map(element => element?.[field])
+function entriesOf(within, field) {
+    const lists = list(within)
+        .map(element => fields(element)[field])
         .filter(Array.isArray);
     return lists.length > 0 ? lists.flat() : undefined;
-}
-/**
- * The build on each executor and one-off executor of a `computer` list
- * (executors.ts), one entry per executor: a build on several is listed as
- * often.
- */
-function runningBuildsOf(computers) {
-    const builds = [];
-    for (const computer of list(computers)) {
-        const c = isRecord(computer) ? computer : {};
-        for (const executor of [...list(c.executors), ...list(c.oneOffExecutors)]) {
-            const raw = isRecord(executor) ? executor.currentExecutable : undefined;
-            const build = isRecord(raw) && typeof raw.url === 'string' ? buildOfUrl(raw.url) : undefined;
-            if (!isRecord(raw) || !build)
-                continue;
-            if (isCount(raw.queueId))
-                build.queueId = raw.queueId;
-            if (isCount(raw.timestamp) && raw.timestamp > 0)
-                build.timestamp = raw.timestamp;
-            // -1: Jenkins has no estimate (Job.getEstimatedDuration).
-            if (Number.isSafeInteger(raw.estimatedDuration))
-                build.estimatedDuration = raw.estimatedDuration;
-            builds.push(build);
-        }
-    }
-    return builds;
 }
 /**
  * A build's item names and number from its absolute URL (Jenkins' root URL,
  * which may be another host: only the path counts). The context path comes
  * first; names follow each `job` marker; the number ends it.
- * @internal
  */
 function buildOfUrl(url) {
     const match = /^(.*\/)(\d+)\/?$/.exec(decode_pathOf(url) ?? '');
@@ -14693,31 +14882,30 @@ function decode_pathOf(url) {
  * passwords, in `json`, for the `build` output only.
  */
 function decodeBuild(json, options = {}) {
-    const raw = json;
     const build = {
         number: json.number,
-        building: raw.building === true,
+        building: json.building === true,
         result: json.result,
-        description: typeof raw.description === 'string' ? raw.description : '',
-        displayName: typeof raw.displayName === 'string' ? raw.displayName : `#${json.number}`,
+        description: counts_text(json.description) ?? '',
+        displayName: counts_text(json.displayName) ?? `#${json.number}`,
         json
     };
-    if (typeof raw._class === 'string')
-        build._class = raw._class;
-    if (typeof raw.url === 'string')
-        build.url = raw.url;
-    if (isCount(raw.duration))
-        build.duration = raw.duration;
+    if (typeof json._class === 'string')
+        build._class = json._class;
+    if (typeof json.url === 'string')
+        build.url = json.url;
+    if (isCount(json.duration))
+        build.duration = json.duration;
     // -1: Jenkins has no estimate (Job.getEstimatedDuration).
-    if (Number.isSafeInteger(raw.estimatedDuration))
-        build.estimatedDuration = raw.estimatedDuration;
-    if (isCount(raw.timestamp))
-        build.timestamp = raw.timestamp;
-    if (isCount(raw.queueId))
-        build.queueId = raw.queueId;
-    if (Array.isArray(raw.actions))
-        build.actions = raw.actions;
-    const parameters = parametersIn(raw.actions, options.passwords);
+    if (isEstimate(json.estimatedDuration))
+        build.estimatedDuration = json.estimatedDuration;
+    if (isCount(json.timestamp))
+        build.timestamp = json.timestamp;
+    if (isCount(json.queueId))
+        build.queueId = json.queueId;
+    if (Array.isArray(json.actions))
+        build.actions = json.actions;
+    const parameters = parametersIn(json.actions, options.passwords);
     if (parameters)
         build.parameters = parameters;
     return build;
@@ -14762,11 +14950,7 @@ const CAUSES_TREE = 'actions[causes[shortDescription]]';
  * is exported).
  */
 function isShared(actions, own = 1) {
-    return sharedBeyond(entriesOf(actions, 'causes')?.length ?? 0, own);
-}
-/** The rule itself: `count` exported causes stand for more requests than `own`. */
-function sharedBeyond(count, own) {
-    return count > Math.max(1, own);
+    return (entriesOf(actions, 'causes')?.length ?? 0) > Math.max(1, own);
 }
 /**
  * The cause a request by a signed-in (or anonymous) user records (ParameterizedJobMixIn.getBuildCause).
@@ -14783,7 +14967,7 @@ const USER_ID_CAUSE = 'hudson.model.Cause$UserIdCause';
  */
 function isOwnAlone(found, user) {
     const causes = found.causes ?? [];
-    if (user === undefined || causes.length === 0 || sharedBeyond(causes.length, 1))
+    if (user === undefined || causes.length !== 1)
         return false;
     const id = found.userIds?.length === 1 ? found.userIds[0] : undefined;
     return causes[0] === USER_ID_CAUSE && sameUser(id, user);
@@ -14950,7 +15134,7 @@ function shortMessage(response, body) {
             text = undefined;
         }
     }
-    else if (type.includes('html') || /^\s*</.test(body)) {
+    else if (type.includes('html') || looksLikeHtml(response, body)) {
         const title = /<title>\s*Error\s+\d{3}\s+([^<]+?)\s*<\/title>/i.exec(body);
         text = title?.[1];
     }
@@ -15057,7 +15241,11 @@ function anonymousReadRefused(context) {
 // EXTERNAL MODULE: ./src/jenkins/transport/retry.ts
 var transport_retry = __nccwpck_require__(2858);
 ;// CONCATENATED MODULE: ./src/jenkins/transport/answers.ts
-
+/**
+ * What the request path (requester.ts) makes of an answer: its body read
+ * within bounds, and a failed answer turned into the error to throw or to
+ * retry (TransientFailure).
+ */
 
 
 
@@ -15122,18 +15310,6 @@ function droppedNote(context, part) {
     const whose = part.className === undefined ? '' : ` (${part.className})`;
     return `Jenkins at ${context.server} answered ${context.what} with element ${part.index + 1} of its '${part.field}'${whose} nested more than ${MAX_JSON_DEPTH} levels deep (at character ${part.offset}): it is read without that element, as if Jenkins had not sent it (a plugin's data, or something in front of Jenkins that ignores tree=)`;
 }
-/** A POST answer's body, redacted, as far as it came (the status and headers are the answer). */
-async function postBody(response, context, redact, logger) {
-    try {
-        return redact(await response.text(ERROR_BODY_LIMIT));
-    }
-    catch (error) {
-        if (error instanceof errors/* Interrupted */.j$)
-            throw error;
-        logger.debug(`Could not read the answer to ${context.what}: ${(0,error_text/* errorText */.k)(error)}`);
-        return '';
-    }
-}
 
 ;// CONCATENATED MODULE: ./src/jenkins/reads/reads.ts
 
@@ -15187,13 +15363,9 @@ const FOLDER_CLASSES = new Set([
  * in MultiBranchProject; an OrganizationFolder holds such projects.
  */
 function folderKindOf(className) {
-    if (className === undefined)
-        return 'folder';
-    if (/MultiBranchProject$/.test(className))
+    if (/MultiBranchProject$/.test(className ?? ''))
         return 'multibranch';
-    if (className === 'jenkins.branch.OrganizationFolder')
-        return 'organization';
-    return 'folder';
+    return className === 'jenkins.branch.OrganizationFolder' ? 'organization' : 'folder';
 }
 /**
  * `jobs[name,_class,jobs[…]]` nested `depth` levels.
@@ -15208,6 +15380,10 @@ function listTree(depth) {
 /** The 404 of a job, which may exist unseen by anonymous users (`following`: Requester.anonymousHint). */
 function jobNotFound(http, name, hint = {}) {
     return `Job '${name}' was not found on Jenkins at ${http.baseUrl} (404)${http.anonymousHint(hint)}`;
+}
+/** An answer no real Jenkins sends: `what` names it and says what is wrong with it. */
+function oddAnswer(http, what, status) {
+    return new errors/* JenkinsError */.fF('protocol', `Jenkins at ${http.baseUrl} answered ${what}`, status);
 }
 /** The 404 of a build. */
 function buildNotFound(http, name, number) {
@@ -15258,7 +15434,7 @@ async function getJob(http, job) {
 }
 /** The well-formed entries of a job's `builds`; anything else is skipped (it only aims polls). */
 function buildSummaries(raw) {
-    return (Array.isArray(raw) ? raw : []).flatMap(entry => buildSummaryOf(entry) ?? []);
+    return list(raw).flatMap(entry => buildSummaryOf(entry) ?? []);
 }
 /** Full names of every job below `folder` (root when empty), in one request. */
 async function listJobs(http, folder) {
@@ -15284,7 +15460,7 @@ async function getQueueItem(http, queueId) {
         notFound: `Queue item ${queueId} is not known to Jenkins at ${http.baseUrl} (404): it left the queue more than 5 minutes ago, or Jenkins restarted${http.anonymousHint({ following: true })}`,
         following: true
     }));
-    const refused = (what) => new errors/* JenkinsError */.fF('protocol', `Jenkins at ${http.baseUrl} answered queue item ${queueId} ${what}`);
+    const refused = (what) => oddAnswer(http, `queue item ${queueId} ${what}`);
     if (!isRecord(raw) || typeof raw.id !== 'number')
         throw refused('without an id');
     const field = (name, expected, is) => {
@@ -15345,16 +15521,16 @@ async function getBuild(http, job, which, options = {}) {
             : buildNotFound(http, name, which);
     const build = await http.getJson('build', url, http.context(typeof which === 'number' ? `build #${which} of '${name}'` : `the ${which} of '${name}'`, { notFound, following: true }), { droppable: BUILD_PLUGIN_LISTS });
     if (typeof build !== 'object' || build === null || typeof build.number !== 'number') {
-        throw new errors/* JenkinsError */.fF('protocol', `Jenkins at ${http.baseUrl} answered a build of '${name}' without a number`);
+        throw oddAnswer(http, `a build of '${name}' without a number`);
     }
     if (!isBuildNumber(build.number)) {
-        throw new errors/* JenkinsError */.fF('protocol', `Jenkins at ${http.baseUrl} answered a build of '${name}' with the number ${shownValue(build.number)}: expected a whole number from 1 to ${Number.MAX_SAFE_INTEGER}`);
+        throw oddAnswer(http, `a build of '${name}' with the number ${shownValue(build.number)}: expected a whole number from 1 to ${Number.MAX_SAFE_INTEGER}`);
     }
     const result = build.result;
     // Only hudson.model.Result's five names exist (jenkins-api.md 5.2); anything
     // else is a broken or hostile server, and would reach outputs and messages.
     if (result !== undefined && result !== null && !isBuildResult(result)) {
-        throw new errors/* JenkinsError */.fF('protocol', `Jenkins at ${http.baseUrl} answered build #${build.number} of '${name}' with an unexpected result ${shownValue(result, 60)}: expected one of ${BUILD_RESULTS.join(', ')}, or null while it runs`);
+        throw oddAnswer(http, `build #${build.number} of '${name}' with an unexpected result ${shownValue(result, 60)}: expected one of ${BUILD_RESULTS.join(', ')}, or null while it runs`);
     }
     return decodeBuild(build, { passwords: options.passwords });
 }
@@ -15362,9 +15538,9 @@ async function getBuild(http, job, which, options = {}) {
 async function getQueue(http) {
     const data = await http.getJson('queue', `${http.baseUrl}/queue/api/json?tree=${encodeURIComponent(QUEUE_TREE)}`, http.context('the queue'));
     const items = [];
-    for (const item of Array.isArray(data.items) ? data.items : []) {
-        const url = isRecord(item) && isRecord(item.task) ? item.task.url : undefined;
-        if (!isRecord(item) || !isCount(item.id) || typeof url !== 'string')
+    for (const item of list(data.items).map(fields)) {
+        const url = fields(item.task).url;
+        if (!isCount(item.id) || typeof url !== 'string')
             continue;
         const names = jobNamesFromUrl(url);
         if (!names)
@@ -15412,7 +15588,7 @@ async function progressiveText(http, build, start) {
         // Streamed, not buffered: a console can be hundreds of MB. The stream
         // is still bounded (limits.ts: stall guard, deadline, cancel).
         return { body: response.stream(), ...offsets };
-    }, http.deadline);
+    });
 }
 /**
  * X-Text-Size and X-More-Data of a progressiveText answer (LargeText): the
@@ -15423,7 +15599,7 @@ function logOffsets(http, response, context) {
     const textSize = countOf(response.header('x-text-size'));
     if (textSize === undefined) {
         response.discard();
-        throw new errors/* JenkinsError */.fF('protocol', `Jenkins at ${http.baseUrl} answered ${context.what} without a usable X-Text-Size header`);
+        throw oddAnswer(http, `${context.what} without a usable X-Text-Size header`);
     }
     return { textSize, moreData: response.header('x-more-data') === 'true' };
 }
@@ -15444,8 +15620,8 @@ function collectJobs(http, items, prefix, names) {
     push(items, prefix, 1);
     let skipped = false;
     for (let next = stack.pop(); next; next = stack.pop()) {
-        const item = next.item;
-        if (typeof item?.name !== 'string')
+        const item = fields(next.item);
+        if (typeof item.name !== 'string')
             continue;
         const path = `${next.prefix}${item.name}`;
         if (Array.isArray(item.jobs)) {
@@ -15480,9 +15656,8 @@ function parameterDefinitions(property) {
         else if (isRecord(def.defaultParameterValue) && 'value' in def.defaultParameterValue) {
             definition.defaultValue = def.defaultParameterValue.value;
         }
-        if (Array.isArray(def.choices)) {
-            definition.choices = def.choices.filter((c) => typeof c === 'string');
-        }
+        if (Array.isArray(def.choices))
+            definition.choices = texts(def.choices);
         return [definition];
     });
 }
@@ -15519,27 +15694,13 @@ const AMBIGUOUS_STATUSES = new Set([500, 502, 504]);
  */
 async function trigger(http, info, job, params, options = {}) {
     const name = fullName(job);
-    checkBuildable(http, info, name, params);
-    const undefinedNames = unknownParameters(info, params);
+    const { fields, undefinedNames } = triggerFields(http, info, name, params, options);
     const parameterized = info.parameterDefinitions.length > 0;
     const form = new URLSearchParams();
-    // A job without parameters defines none of them: nothing is sent.
-    for (const [key, value] of Object.entries(params)) {
-        if (undefinedNames.includes(key))
-            continue;
-        // Multi-value parameters are repeated fields.
+    // Multi-value parameters are repeated fields.
+    for (const [key, value] of fields) {
         for (const item of typeof value === 'string' ? [value] : value)
             form.append(key, item);
-    }
-    // The job token travels in the form, never in the URL (where proxies and
-    // access logs would keep it). A request with `token` is recorded as a
-    // RemoteCause with `cause` as its note (ParameterizedJobMixIn.getBuildCause).
-    // An anonymous POST still needs a crumb: the CrumbFilter exempts only API
-    // tokens (ApiCrumbExclusion), and the crumb issuer needs Overall/Read.
-    if (http.jobToken) {
-        form.append('token', http.jobToken);
-        if (options.cause)
-            form.append('cause', options.cause);
     }
     // /build on a parameterized job wants a `json` form and skips defaults;
     // /buildWithParameters fills in defaults (jenkins-api.md 3.2, 3.3).
@@ -15609,6 +15770,27 @@ async function trigger(http, info, job, params, options = {}) {
         http.logger.info(`Trigger answer lost (${lost.reason}); Jenkins shows no such queued item or build; sending it again.`);
     }
 }
+/**
+ * Checks that `job` can be built with `params` (checkBuildable), and says
+ * what a trigger sends: the values of the parameters the job defines (a job
+ * without parameters defines none: nothing is sent), but those in `skip`;
+ * then the job token, in the body, never in the URL (where proxies and
+ * access logs would keep it). A request with `token` is recorded as a
+ * RemoteCause with `cause` as its note (ParameterizedJobMixIn.getBuildCause).
+ * An anonymous POST still needs a crumb: the CrumbFilter exempts only API
+ * tokens (ApiCrumbExclusion), and the crumb issuer needs Overall/Read.
+ */
+function triggerFields(http, info, name, params, options) {
+    checkBuildable(http, info, name, params);
+    const undefinedNames = unknownParameters(info, params);
+    const fields = Object.entries(params).filter(([key]) => !undefinedNames.includes(key) && !options.skip?.has(key));
+    if (http.jobToken) {
+        fields.push(['token', http.jobToken]);
+        if (options.cause)
+            fields.push(['cause', options.cause]);
+    }
+    return { fields, undefinedNames };
+}
 /** Names in `params` the job does not define: Jenkins drops them silently. */
 function unknownParameters(info, params) {
     const defined = new Set(info.parameterDefinitions.map(definition => definition.name));
@@ -15668,8 +15850,7 @@ async function triggerOnce(http, url, payload, context, name) {
                     slow: failure.error.kind === 'timeout'
                 };
                 return failure.error;
-            },
-            deadline: http.deadline
+            }
         });
     }
     catch (error) {
@@ -15828,8 +16009,8 @@ function closestNames(name, candidates, max = 3) {
         .map(x => x.candidate);
 }
 
-// EXTERNAL MODULE: ./src/util/wait.ts
-var wait = __nccwpck_require__(1643);
+// EXTERNAL MODULE: ./src/util/wait.ts + 1 modules
+var wait = __nccwpck_require__(8802);
 ;// CONCATENATED MODULE: ./src/follow/build-parts.ts
 /**
  * The parts of following a build that every item of the step shares:
@@ -15845,6 +16026,10 @@ var wait = __nccwpck_require__(1643);
 
 
 
+/** A build's reference: its job, its number, its URL on the configured base. */
+function buildRef(api, job, number) {
+    return { job, number, url: api.buildUrl(job, number) };
+}
 /** `build: last` / `last-successful`: the job's existing build; 404s told apart (no job, not a job, no build). */
 async function lastBuild(api, job, mode) {
     const name = fullName(job);
@@ -16389,7 +16574,6 @@ async function cancelQueueItem(http, queueId) {
     // 500 is Jenkins' answer for an item that already left (jenkins-api.md 4), not a failure to retry.
     const { response, body } = await http.post('cancel', url, context, {
         retryStatuses: new Set([429, 502, 503, 504]),
-        retryNetwork: failure => failure.transient,
         deadline: http.actionDeadline()
     });
     // Before 2.211 every answer was a redirect back (JENKINS-21311): 302 = cancelled.
@@ -16422,7 +16606,6 @@ async function disableJob(http, job) {
 async function postForRedirect(http, label, url, context) {
     const { response, body } = await http.post(label, url, context, {
         retryStatuses: RETRYABLE_STATUSES,
-        retryNetwork: failure => failure.transient,
         deadline: http.actionDeadline()
     });
     const status = response.status;
@@ -16458,12 +16641,7 @@ async function listArtifacts(http, build, limit = MAX_ARTIFACTS) {
     }), 
     // A proxy that ignores tree= sends the whole build, plugins' data included.
     { droppable: BUILD_PLUGIN_LISTS });
-    const paths = [];
-    for (const raw of Array.isArray(data.artifacts) ? data.artifacts : []) {
-        const path = raw?.relativePath;
-        if (typeof path === 'string')
-            paths.push(path);
-    }
+    const paths = texts(list(data.artifacts).map(raw => fields(raw).relativePath));
     return { paths: paths.slice(0, limit), truncated: paths.length > limit };
 }
 /**
@@ -16549,7 +16727,7 @@ function getArtifact(http, build, { relativePath, notFound }, take) {
             throw htmlError(context, response.status);
         }
         return take(response, context);
-    }, http.deadline, { crossOriginRedirects: true });
+    }, { crossOriginRedirects: true });
 }
 /**
  * Each segment percent-encoded, as Run.addArtifacts builds `href` with Util.rawEncode.
@@ -16607,6 +16785,7 @@ async function copy(body, sink) {
  */
 
 
+
 const EXECUTABLE = 'currentExecutable[url,number,queueId,timestamp,estimatedDuration]';
 /**
  * What the list asks for: each executor's and one-off executor's build, and only that.
@@ -16622,11 +16801,23 @@ const EXECUTORS_TREE = `computer[executors[${EXECUTABLE}],oneOffExecutors[${EXEC
 async function runningBuilds(http, options = {}) {
     const data = await http.getJson('computer', `${http.baseUrl}/computer/api/json?tree=${encodeURIComponent(EXECUTORS_TREE)}`, http.context('the running builds (computer/api/json)'), { deadline: options.deadline ?? http.deadline });
     const builds = new Map();
-    for (const build of runningBuildsOf(data.computer)) {
-        const key = runningKey(build.job, build.number);
-        const known = builds.get(key);
-        // Each entry holds only the fields it has: the first one's win.
-        builds.set(key, { ...build, ...known });
+    for (const computer of list(fields(data).computer)) {
+        const c = fields(computer);
+        for (const executor of [...list(c.executors), ...list(c.oneOffExecutors)]) {
+            const raw = fields(fields(executor).currentExecutable);
+            const build = buildOfUrl(counts_text(raw.url) ?? '');
+            if (!build)
+                continue;
+            if (isCount(raw.queueId))
+                build.queueId = raw.queueId;
+            if (isCount(raw.timestamp) && raw.timestamp > 0)
+                build.timestamp = raw.timestamp;
+            if (isEstimate(raw.estimatedDuration))
+                build.estimatedDuration = raw.estimatedDuration;
+            const key = runningKey(build.job, build.number);
+            // Each entry holds only the fields it has: the first one's win.
+            builds.set(key, { ...build, ...builds.get(key) });
+        }
     }
     return [...builds.values()];
 }
@@ -16663,9 +16854,7 @@ async function scanMultibranch(http, project) {
         jobTokenOnly: false
     });
     const { response, body } = await http.post('scan', `${jobUrl(http.baseUrl, project)}build?delay=0sec`, context, {
-        retryStatuses: new Set([429, 502, 503, 504]),
-        retryNetwork: failure => failure.transient,
-        deadline: http.deadline
+        retryStatuses: new Set([429, 502, 503, 504])
     });
     const status = response.status;
     if ((status >= 200 && status < 300) || (status >= 301 && status <= 303))
@@ -16687,10 +16876,11 @@ async function indexingLog(http, project, start) {
         const offsets = logOffsets(http, response, context);
         const text = await response.text(LOG_CHUNK_LIMIT);
         return { text, ...offsets, truncated: Buffer.byteLength(text) >= LOG_CHUNK_LIMIT };
-    }, http.deadline);
+    });
 }
 
 ;// CONCATENATED MODULE: ./src/jenkins/reads/stages.ts
+
 
 
 
@@ -16709,30 +16899,28 @@ async function describeRun(http, build) {
     if (data === undefined)
         return undefined;
     if (typeof data !== 'object' || data === null) {
-        throw new errors/* JenkinsError */.fF('protocol', `Jenkins at ${http.baseUrl} answered the stages of build #${build.number} of '${name}' without an object`);
+        throw oddAnswer(http, `the stages of build #${build.number} of '${name}' without an object`);
     }
+    const run = fields(data);
     const stages = [];
-    for (const raw of (Array.isArray(data.stages) ? data.stages : []).slice(0, MAX_STAGES)) {
-        const stage = raw;
-        if (typeof stage?.name !== 'string')
+    for (const raw of list(run.stages).slice(0, MAX_STAGES)) {
+        const stage = fields(raw);
+        if (typeof stage.name !== 'string')
             continue;
         const out = {
-            id: typeof stage.id === 'string' ? stage.id : '',
+            id: counts_text(stage.id) ?? '',
             name: stage.name,
-            status: typeof stage.status === 'string' ? stage.status : 'NOT_EXECUTED',
+            status: counts_text(stage.status) ?? 'NOT_EXECUTED',
             durationMillis: count(stage.durationMillis),
             startTimeMillis: count(stage.startTimeMillis),
             pauseDurationMillis: count(stage.pauseDurationMillis)
         };
-        const error = stage.error?.message;
-        if (typeof error === 'string')
+        const error = counts_text(fields(stage.error).message);
+        if (error !== undefined)
             out.error = error;
         stages.push(out);
     }
-    return {
-        status: typeof data.status === 'string' ? data.status : undefined,
-        stages
-    };
+    return { status: counts_text(run.status), stages };
 }
 function count(value) {
     return isCount(value) ? value : 0;
@@ -16774,21 +16962,8 @@ const JAVA_IDENTIFIER_PART =
  * @internal
  */
 function caseBaseName(displayName) {
-    let out = '';
-    for (let i = 0; i < displayName.length; i++) {
-        const unit = displayName.charAt(i);
-        out += JAVA_IDENTIFIER_PART.test(unit) ? unit : '_';
-    }
-    return out;
-}
-/** CaseResult.getPackageName: up to the last '.', or "(root)". */
-function packageName(className) {
-    const dot = className.lastIndexOf('.');
-    return dot < 0 ? '(root)' : className.slice(0, dot);
-}
-/** CaseResult.getSimpleName: after the last '.'. */
-function simpleName(className) {
-    return className.slice(className.lastIndexOf('.') + 1);
+    // Without the u flag, each match is one UTF-16 unit.
+    return displayName.replace(/[\s\S]/g, unit => (JAVA_IDENTIFIER_PART.test(unit) ? unit : '_'));
 }
 /**
  * Names the cases of one test report in the order the plugin meets them
@@ -16796,22 +16971,18 @@ function simpleName(className) {
  * their class in that order), uniquifying within each class.
  */
 class CaseNamer {
+    /** Cases seen by `<package>/<class>/<case>` (no part holds a '/': safe and caseBaseName replace it). */
     taken = new Map();
     /** The URL path of a case below the report: `<package>/<class>/<case>`, each segment encoded. */
     path(className, displayName) {
-        const pkg = safe(packageName(className));
-        const cls = safe(simpleName(className));
-        const key = `${pkg}/${cls}`;
-        let bases = this.taken.get(key);
-        if (!bases) {
-            bases = new Map();
-            this.taken.set(key, bases);
-        }
+        // CaseResult.getPackageName (up to the last '.', or "(root)") and getSimpleName.
+        const dot = className.lastIndexOf('.');
+        const pkg = safe(dot < 0 ? '(root)' : className.slice(0, dot));
+        const cls = safe(className.slice(dot + 1));
         const base = caseBaseName(displayName);
-        const seen = (bases.get(base) ?? 0) + 1;
-        bases.set(base, seen);
-        const name = seen === 1 ? base : `${base}_${seen}`;
-        return [pkg, cls, name].map(segment).join('/');
+        const seen = (this.taken.get(`${pkg}/${cls}/${base}`) ?? 0) + 1;
+        this.taken.set(`${pkg}/${cls}/${base}`, seen);
+        return [pkg, cls, seen === 1 ? base : `${base}_${seen}`].map(segment).join('/');
     }
 }
 /** One path segment, percent-encoded; a lone surrogate (a broken name) cannot be, so it becomes U+FFFD. */
@@ -16953,12 +17124,9 @@ async function readFailedTests(http, build, options = {}) {
     const reports = new Map();
     const own = { base: reportUrl, namer: new CaseNamer(), blocks: new Set() };
     const stateOf = (url) => {
-        let state = reports.get(url);
-        if (!state) {
-            const base = `${(options.rebase ?? (u => u))(url)}${encodeURIComponent(urlName)}/`;
-            state = { base, namer: new CaseNamer(), blocks: new Set() };
-            reports.set(url, state);
-        }
+        const base = `${(options.rebase ?? (u => u))(url)}${encodeURIComponent(urlName)}/`;
+        const state = reports.get(url) ?? { base, namer: new CaseNamer(), blocks: new Set() };
+        reports.set(url, state);
         return state;
     };
     /** The budget is spent: what was read so far. */
@@ -17030,7 +17198,7 @@ async function readFailedTests(http, build, options = {}) {
             return stop();
         if (lastGoesOn || page.cut?.openKeys.join('/') === 'suites/cases') {
             // The rest of the last suite: from its first case not read whole.
-            const lastCases = Math.max(0, ...parts.map(p => list(p.suites[widest - 1]?.cases).length));
+            const lastCases = Math.max(0, ...parts.map(p => list(fields(p.suites[widest - 1]).cases).length));
             suitesDone += widest - 1;
             range = nextRange(range.from + widest - 1, lastCases + (widest === 1 ? range.caseFrom : 0));
             continue;
@@ -17043,15 +17211,13 @@ async function readFailedTests(http, build, options = {}) {
     }
     /** The build's own report, or one per child build of an aggregated one, with its suites. */
     function reportsOf(data) {
-        const parts = Array.isArray(data.suites)
-            ? [{ state: own, suites: data.suites }]
-            : [];
+        const parts = Array.isArray(data.suites) ? [{ state: own, suites: data.suites }] : [];
         for (const child of list(data.childReports)) {
-            const entry = child;
-            const url = entry?.child?.url;
-            if (typeof url !== 'string' || !entry?.result)
+            const entry = fields(child);
+            const url = fields(entry.child).url;
+            if (typeof url !== 'string' || !entry.result)
                 continue;
-            parts.push({ state: stateOf(url), suites: list(entry.result.suites) });
+            parts.push({ state: stateOf(url), suites: list(fields(entry.result).suites) });
         }
         return parts;
     }
@@ -17075,7 +17241,7 @@ const BLOCKS_TREE = 'suites[enclosingBlocks],childReports[child[url],result[suit
 /** Adds the first enclosing block of each suite (the one TestResult.hasMultipleBlocks compares). */
 function addBlocks(state, suites) {
     for (const suite of list(suites)) {
-        const first = stringList(suite?.enclosingBlocks)[0];
+        const first = texts(fields(suite).enclosingBlocks)[0];
         if (first !== undefined)
             state.blocks.add(first);
     }
@@ -17094,19 +17260,19 @@ function reportTree({ from, to, caseFrom, caseTo }, traces = true) {
 /** Reads one suite's cases (those of the page's range); returns how many there were. */
 function scanSuite(suite, state, read, want) {
     addBlocks(state, [suite]);
-    const blockNames = stringList(suite.enclosingBlockNames);
-    const rawCases = Array.isArray(suite.cases) ? suite.cases : [];
-    for (const raw of rawCases) {
+    const blockNames = texts(fields(suite).enclosingBlockNames);
+    const rawCases = list(fields(suite).cases);
+    for (const raw of rawCases.map(fields)) {
         read.casesRead++;
-        const className = typeof raw?.className === 'string' ? raw.className : '';
-        const caseName = typeof raw?.name === 'string' && raw.name !== '' ? raw.name : '(?)';
+        const className = counts_text(raw.className) ?? '';
+        const caseName = counts_text(raw.name) || '(?)';
         // CaseResult.getDisplayName: the stages around the junit step lead the
         // name when the report holds tests of more than one block.
         const displayName = state.blocks.size > 1 && blockNames.length > 0
             ? `${[...blockNames].reverse().join(' / ')} / ${caseName}`
             : caseName;
         const path = state.namer.path(className, displayName);
-        const status = typeof raw?.status === 'string' ? raw.status : '';
+        const status = counts_text(raw.status) ?? '';
         if ((status !== 'FAILED' && status !== 'REGRESSION') || read.failed.length >= want)
             continue;
         const test = {
@@ -17160,278 +17326,12 @@ async function readPage(http, url, context, limit) {
         if (typeof data !== 'object' || data === null) {
             throw new errors/* JenkinsError */.fF('protocol', `Jenkins at ${http.baseUrl} answered ${context.what} without an object`);
         }
-        return { data: data, bytes, ...(cut ? { cut } : {}) };
-    }, http.deadline);
-}
-function stringList(value) {
-    return Array.isArray(value) ? value.filter((v) => typeof v === 'string') : [];
+        return { data: fields(data), bytes, ...(cut ? { cut } : {}) };
+    });
 }
 
-// EXTERNAL MODULE: external "node:stream"
-var external_node_stream_ = __nccwpck_require__(7075);
-// EXTERNAL MODULE: ./src/jenkins/transport/silence.ts
-var silence = __nccwpck_require__(3083);
-;// CONCATENATED MODULE: ./src/jenkins/transport/limits.ts
-
-
-
-
-
-/** setTimeout's largest delay. */
-const MAX_TIMER_MS = 2 ** 31 - 1;
-/**
- * With a signal, the deadline is its backstop only: the signal is meant to
- * fire at the deadline (the step's timeout, an abort budget) and its
- * Interrupted error is the one to report, so the clamp comes a little later.
- */
-const BACKSTOP_MS = 250;
-/** The bounds of one exchange (see the file comment). */
-class ExchangeLimits {
-    settings;
-    what;
-    server;
-    controller = new AbortController();
-    started = Date.now();
-    phase = 'headers';
-    timer;
-    slowTimer;
-    message;
-    /** Body bytes received (for messages). */
-    received = 0;
-    released = false;
-    onStepAbort = () => this.cut(this.interruption());
-    constructor(settings, 
-    /** What is asked, for messages, e.g. "build #4 of 'app'". */
-    what, 
-    /** The configured Jenkins URL, for messages. */
-    server) {
-        this.settings = settings;
-        this.what = what;
-        this.server = server;
-        settings.signal?.addEventListener('abort', this.onStepAbort, { once: true });
-        this.arm(Math.min(settings.requestTimeoutMs, settings.headersTimeoutMs ?? Infinity));
-        const slow = settings.slow;
-        if (slow) {
-            this.slowTimer = setTimeout(() => slow.notify(Date.now() - this.started), slow.afterMs);
-        }
-    }
-    /** Fires when the exchange must end: the request and the body are destroyed with `signal.reason`. */
-    get signal() {
-        return this.controller.signal;
-    }
-    async text(message, limit, overflow) {
-        this.begin(message, 'body');
-        const declared = Number(message.headers['content-length']);
-        if (overflow === 'fail' && declared > limit) {
-            this.discard(message);
-            throw this.tooLarge(`${declared} bytes`, limit);
-        }
-        const chunks = [];
-        let size = 0;
-        try {
-            for await (const chunk of message) {
-                const buffer = chunk;
-                this.received += buffer.length;
-                if (size + buffer.length > limit) {
-                    if (overflow === 'fail')
-                        throw this.tooLarge(`more than ${size + buffer.length} bytes`, limit);
-                    chunks.push(buffer.subarray(0, limit - size));
-                    break;
-                }
-                chunks.push(buffer);
-                size += buffer.length;
-            }
-        }
-        catch (error) {
-            throw this.bodyFailure(error);
-        }
-        finally {
-            this.discard(message);
-        }
-        return Buffer.concat(chunks).toString('utf8');
-    }
-    stream(message) {
-        this.begin(message, 'stream');
-        return new GuardedBody(message, this);
-    }
-    discard(message) {
-        if (!message.readableEnded)
-            message.destroy();
-        this.release();
-    }
-    /** Ends the bounds without a body (the exchange failed, or its answer is not read). */
-    release() {
-        if (this.released)
-            return;
-        this.released = true;
-        clearTimeout(this.timer);
-        clearTimeout(this.slowTimer);
-        this.settings.signal?.removeEventListener('abort', this.onStepAbort);
-    }
-    /**
-     * Notes request body bytes sent (an upload): the answer's time, and a
-     * stalled upload's, runs from the last of them rather than from the start,
-     * so a large file on a slow link is not cut by the request timeout.
-     */
-    sending() {
-        if (this.phase === 'headers' && !this.released)
-            this.arm(this.settings.requestTimeoutMs);
-    }
-    /** Ends the exchange with `error`: the request and the body are destroyed with it. */
-    cut(error) {
-        if (this.released || this.controller.signal.aborted)
-            return;
-        this.message?.destroy(error);
-        this.controller.abort(error);
-        this.release();
-    }
-    /** The error for a body that failed: why it was cut, or a broken connection. */
-    bodyFailure(error) {
-        if (this.controller.signal.aborted)
-            return this.controller.signal.reason;
-        if (error instanceof errors/* JenkinsError */.fF)
-            return error;
-        return new errors/* JenkinsError */.fF('network', `The connection to Jenkins at ${this.server} broke off while receiving ${this.what} (${this.received} bytes received)`);
-    }
-    /** A stalled stream. */
-    stalled(windowBytes) {
-        this.cut(new errors/* JenkinsError */.fF('timeout', `Jenkins at ${this.server} stopped sending ${this.what}: ${windowBytes} bytes in ${(0,silence/* seconds */.Y)(this.settings.stallMs)} (${this.received} bytes in all)`));
-    }
-    begin(message, phase) {
-        this.message = message;
-        this.phase = phase;
-        clearTimeout(this.slowTimer);
-        // A stream may be long (a big console): from here the stall guard and the deadline bound it.
-        if (phase === 'stream')
-            this.arm(Infinity);
-        else if (this.settings.headersTimeoutMs !== undefined) {
-            // The headers came in time: the body has what is left of the request's time.
-            const total = this.settings.requestTimeoutMs;
-            this.arm(total - (Date.now() - this.started), total);
-        }
-    }
-    /** Arms the one timer for `ms` from now (`said`: the limit a cut names), or for the deadline when that comes first. */
-    arm(ms, said = ms) {
-        clearTimeout(this.timer);
-        const { deadline, signal } = this.settings;
-        const toDeadline = deadline === undefined ? Infinity : deadline + (signal ? BACKSTOP_MS : 0) - Date.now();
-        const wait = Math.min(ms, toDeadline);
-        if (wait === Infinity)
-            return;
-        const byDeadline = toDeadline <= ms;
-        this.timer = setTimeout(() => this.cut(this.timeUp(byDeadline ? 'deadline' : said)), Math.min(MAX_TIMER_MS, Math.max(0, wait)));
-    }
-    elapsed() {
-        return (0,silence/* seconds */.Y)(Date.now() - this.started);
-    }
-    /** The whole time the request waited: all its tries, when this is not the first. */
-    waited() {
-        const attempt = this.settings.attempt;
-        if (!attempt || attempt.number <= 1)
-            return this.elapsed();
-        return `${(0,silence/* seconds */.Y)(Date.now() - attempt.started)} (${attempt.number} tries; this one ${this.elapsed()})`;
-    }
-    interruption() {
-        const state = this.phase === 'headers'
-            ? `no answer to ${this.what} after ${this.waited()}`
-            : `it had sent ${this.received} bytes of ${this.what} in ${this.elapsed()}`;
-        return new errors/* Interrupted */.j$(`Stopped waiting for Jenkins at ${this.server}: ${state}`, {
-            sent: true
-        });
-    }
-    /** The cut when the request's time ran out: its timeout (ms), or the step's deadline. */
-    timeUp(limit) {
-        const deadline = limit === 'deadline';
-        const within = deadline ? 'before the deadline' : `within ${(0,silence/* seconds */.Y)(limit)}`;
-        if (this.phase === 'headers') {
-            return new NetworkFailure(new errors/* JenkinsError */.fF('timeout', `No answer from Jenkins at ${this.server} to ${this.what} ${within}`), deadline ? 'deadline' : 'timeout', { transient: !deadline });
-        }
-        const sending = deadline
-            ? `had not finished sending ${this.what} at the deadline`
-            : `did not finish sending ${this.what} ${within}`;
-        return new errors/* JenkinsError */.fF('timeout', `Jenkins at ${this.server} ${sending} (${this.received} bytes received)`);
-    }
-    tooLarge(size, limit) {
-        return new errors/* JenkinsError */.fF('protocol', `Jenkins at ${this.server} answered ${this.what} with ${size}, more than the ${(0,bytes/* formatBytes */.z)(limit)} this action reads: the answer is too large`);
-    }
-}
-/**
- * A response body handed on as a stream, with the stall guard: the clock
- * runs only while this stream wants data (its buffer is not full), so a
- * slow consumer never looks like a stalled server.
- */
-class GuardedBody extends external_node_stream_.Readable {
-    message;
-    limits;
-    windowBytes = 0;
-    /** Waiting time already spent in this window, before the current wait. */
-    windowWaited = 0;
-    waitingSince;
-    stallTimer;
-    ended = false;
-    constructor(message, limits) {
-        super();
-        this.message = message;
-        this.limits = limits;
-        message.on('data', (chunk) => {
-            limits.received += chunk.length;
-            this.windowBytes += chunk.length;
-            if (this.windowBytes >= limits.settings.stallBytes)
-                this.newWindow();
-            if (!this.push(chunk)) {
-                this.stopWaiting();
-                message.pause();
-            }
-        });
-        message.once('end', () => {
-            this.ended = true;
-            this.stopWaiting();
-            limits.discard(message);
-            this.push(null);
-        });
-        message.on('error', error => this.destroy(limits.bodyFailure(error)));
-        // A body whose connection closed before all of it came, without an error event.
-        message.once('close', () => {
-            if (!message.complete && !this.ended && !this.destroyed) {
-                this.destroy(limits.bodyFailure(undefined));
-            }
-        });
-        this.startWaiting();
-    }
-    _read() {
-        if (this.ended)
-            return;
-        this.startWaiting();
-        this.message.resume();
-    }
-    _destroy(error, callback) {
-        this.stopWaiting();
-        this.limits.discard(this.message);
-        callback(error);
-    }
-    newWindow() {
-        this.windowBytes = 0;
-        this.windowWaited = 0;
-        if (this.waitingSince !== undefined) {
-            this.stopWaiting();
-            this.startWaiting();
-        }
-    }
-    startWaiting() {
-        if (this.waitingSince !== undefined)
-            return;
-        this.waitingSince = Date.now();
-        this.stallTimer = setTimeout(() => this.limits.stalled(this.windowBytes), Math.max(0, this.limits.settings.stallMs - this.windowWaited));
-    }
-    stopWaiting() {
-        if (this.waitingSince === undefined)
-            return;
-        this.windowWaited += Date.now() - this.waitingSince;
-        this.waitingSince = undefined;
-        clearTimeout(this.stallTimer);
-    }
-}
-
+// EXTERNAL MODULE: ./src/jenkins/transport/limits.ts
+var limits = __nccwpck_require__(1318);
 ;// CONCATENATED MODULE: ./src/jenkins/transport/locate.ts
 
 
@@ -17443,14 +17343,14 @@ const USUAL_CONTEXT_PATH = '/jenkins';
  * far as can be told.
  */
 async function locateJenkins(baseUrl, look) {
-    if (await isJenkins(baseUrl, look))
+    if (await isJenkins(baseUrl, look, { root: false }))
         return undefined;
     const origin = new URL(baseUrl).origin;
     const redirected = await rootRedirect(origin, look);
     for (const candidate of [redirected, `${origin}${USUAL_CONTEXT_PATH}`]) {
         if (candidate === undefined || candidate === baseUrl)
             continue;
-        if (await isJenkins(candidate, look)) {
+        if (await isJenkins(candidate, look, { root: false })) {
             const how = candidate === redirected ? ' (the server redirects / there)' : '';
             return `Jenkins answers at ${candidate}${how}: set 'url' to ${candidate}.`;
         }
@@ -17469,7 +17369,7 @@ const ROOT_LOOKS = 3;
  * segment, then the shorter paths, the nearest first.
  */
 async function locateRoot(baseUrl, look, what) {
-    if (await isJenkinsRoot(baseUrl, look))
+    if (await isJenkins(baseUrl, look))
         return undefined;
     const { origin, pathname } = new URL(baseUrl);
     const segments = pathname.split('/').filter(Boolean);
@@ -17480,7 +17380,7 @@ async function locateRoot(baseUrl, look, what) {
     ].map(path => (path.length > 0 ? `${origin}/${path.join('/')}` : origin));
     const candidates = [...new Set(paths)].slice(0, ROOT_LOOKS - 1);
     for (const candidate of candidates) {
-        if (!(await isJenkinsRoot(candidate, look)))
+        if (!(await isJenkins(candidate, look)))
             continue;
         const page = item >= 0 ? itemOf(segments.slice(item)) : undefined;
         return `'url' is not the address of Jenkins: Jenkins answers at ${candidate}, and at ${baseUrl} it has neither ${what} nor its login page. Set 'url' to ${candidate}${page ? `; ${baseUrl} is the page of ${page}, whose path goes in 'job'` : ''}.`;
@@ -17500,18 +17400,20 @@ function itemOf(segments) {
     }
     return names.length > 0 ? `'${shortName(names.join('/'))}'` : undefined;
 }
-/** Whether Jenkins' root answers at `base`: its login page, a success that carries X-Jenkins (below the root, Jenkins answers /login with its 404). */
-async function isJenkinsRoot(base, look) {
+/**
+ * Whether a Jenkins answers at `base`: its login page carries X-Jenkins. Its
+ * root (`root`) answers it with a success (below the root, Jenkins answers
+ * /login with its 404).
+ */
+async function isJenkins(base, look, { root = true } = {}) {
     const answer = await look(`${base}/login`, { follow: true });
-    return answer?.header('x-jenkins') !== undefined && answer.status >= 200 && answer.status < 300;
+    if (answer?.header('x-jenkins') === undefined)
+        return false;
+    return !root || (answer.status >= 200 && answer.status < 300);
 }
 /** The error for a request whose 404 showed that `baseUrl` is not Jenkins' address. */
 function notJenkinsError(baseUrl, what, where) {
     return new errors/* JenkinsError */.fF('not-jenkins', `The server at ${baseUrl} answered ${what} with a 404 that is not Jenkins' (no X-Jenkins header), and ${baseUrl}/login is no Jenkins page either: 'url' is not the address of Jenkins. ${where}`, 404);
-}
-/** Whether a Jenkins answers at `base`: its login page carries X-Jenkins. */
-async function isJenkins(base, look) {
-    return (await look(`${base}/login`, { follow: true }))?.header('x-jenkins') !== undefined;
 }
 /** Where the server's root redirects on the same origin, as a base URL, if it does. */
 async function rootRedirect(origin, look) {
@@ -17519,19 +17421,13 @@ async function rootRedirect(origin, look) {
     const location = answer?.header('location');
     if (!answer || answer.status < 300 || answer.status >= 400 || !location)
         return undefined;
-    try {
-        const target = new URL(location, `${origin}/`);
-        if (target.origin !== origin || target.pathname === '/')
-            return undefined;
-        return origin + target.pathname.replace(/\/+$/, '');
-    }
-    catch {
+    const target = URL.parse(location, `${origin}/`);
+    if (!target || target.origin !== origin || target.pathname === '/')
         return undefined;
-    }
+    return origin + target.pathname.replace(/\/+$/, '');
 }
 
 ;// CONCATENATED MODULE: ./src/jenkins/transport/requester.ts
-
 
 
 
@@ -17559,10 +17455,20 @@ const PROBE_TIMEOUT_MS = 5000;
  */
 const FIRST_CONTACT_HEADERS_MS = 10_000;
 const FIRST_CONTACT_SILENT_ATTEMPTS = 2;
-/** A request unanswered this long is said in the normal log, and each of its retries after that (silence.ts). */
+/**
+ * What the log says while Jenkins does not answer. Retries are debug lines,
+ * but a request left unanswered for a while is news: without a visible line,
+ * a Jenkins that accepts connections and never answers showed nothing for
+ * minutes. A request that has waited SLOW_NOTICE_MS (its own exchange, or all
+ * its tries together) is said once, and each retry after that too, in the
+ * normal log, never more than one line every NOTICE_GAP_MS across a client (a
+ * burst of quick retries, or several requests at once, says it once).
+ */
 const SLOW_NOTICE_MS = 10_000;
 /** The same, before Jenkins ever answered the step. */
 const FIRST_CONTACT_NOTICE_MS = 5_000;
+/** Lines about unanswered requests closer together than this are left to the debug log. */
+const NOTICE_GAP_MS = 4_000;
 /**
  * The one request path of the client, over its Transport (http.ts: the
  * connection, credentials, cookies and the redaction list): every operation goes through `read`
@@ -17594,8 +17500,8 @@ class Requester extends Transport {
     jenkinsSeen = false;
     /** Where Jenkins answers, when `url` turned out not to be it (asked once, on the first foreign 404: locate.ts). */
     located;
-    /** The visible lines about requests Jenkins leaves unanswered. */
-    notices;
+    /** When the last line about an unanswered request went out (NOTICE_GAP_MS). */
+    noticeAt = -Infinity;
     /** Parts of answers left out as too deep, said once each (every poll of a build may carry them). */
     droppedSaid = new Set();
     constructor(options) {
@@ -17612,7 +17518,6 @@ class Requester extends Transport {
             stallBytes: options.stall?.bytes ?? DEFAULT_STALL_BYTES
         };
         this.policy = { ...transport_retry/* DEFAULT_RETRY_POLICY */.cO, ...options.retry };
-        this.notices = new silence/* SilenceNotices */.D(this.logger, () => this.firstContact() ? FIRST_CONTACT_NOTICE_MS : SLOW_NOTICE_MS);
         // Another client's crumb: nothing is fetched until Jenkins rejects it.
         const crumb = options.session?.crumb;
         if (crumb !== undefined) {
@@ -17692,15 +17597,17 @@ class Requester extends Transport {
             this.logger.warning(droppedNote(context, part));
         };
         const options = droppable && { droppable, onDropped };
-        return this.read(label, url, context, response => jsonBody(response, context, options), deadline);
+        return this.read(label, url, context, response => jsonBody(response, context, options), {
+            deadline
+        });
     }
     /**
      * A GET with read retries: a non-2xx answer is turned into an error here,
      * a 2xx one is handed to `accept`, which reads (or streams) the body and
      * may throw to fail or retry the attempt.
      */
-    async read(label, url, context, accept, deadline, options = {}) {
-        return this.guarded(() => (0,transport_retry/* withRetry */.bD)(async (number, started) => {
+    async read(label, url, context, accept, { deadline = this.deadline, ...options } = {}) {
+        return (0,transport_retry/* withRetry */.bD)(async (number, started) => {
             const exchange = { method: 'GET', url, label, ...options };
             const response = await this.send(exchange, context.what, { attempt: { started, number } });
             if (response.status < 200 || response.status >= 300) {
@@ -17716,7 +17623,7 @@ class Requester extends Transport {
                 response.discard();
                 throw error;
             }
-        }, this.retryOptions(`GET ${context.what}`, deadline, { read: true })));
+        }, this.retryOptions(`GET ${context.what}`, deadline, { read: true }));
     }
     /**
      * A POST with the crumb: fetched before the first POST, and on a "No valid
@@ -17739,9 +17646,16 @@ class Requester extends Transport {
         };
         const sendOnce = async (attempt) => {
             const response = await this.send(exchange, context.what, { ...options, attempt });
-            return { response, body: await postBody(response, context, this.redact, this.logger) };
+            // Read as far as it came: the status and headers are the answer.
+            const body = await response.text(ERROR_BODY_LIMIT).then(this.redact, (error) => {
+                if (error instanceof errors/* Interrupted */.j$)
+                    throw error;
+                this.logger.debug(`Could not read the answer to ${context.what}: ${(0,error_text/* errorText */.k)(error)}`);
+                return '';
+            });
+            return { response, body };
         };
-        return this.guarded(() => (0,transport_retry/* withRetry */.bD)(async (number, started) => {
+        return (0,transport_retry/* withRetry */.bD)(async (number, started) => {
             await this.ensureCrumb();
             let answer = await sendOnce({ started, number });
             if (isCrumbRejection(answer.response.status, answer.body) && !refreshed) {
@@ -17760,7 +17674,7 @@ class Requester extends Transport {
                     throw error;
             }
             return answer;
-        }, this.retryOptions(`POST ${context.what}`, options.deadline)));
+        }, this.retryOptions(`POST ${context.what}`, options.deadline ?? this.deadline));
     }
     /**
      * The error for a failed answer: a 404 before Jenkins ever answered that
@@ -17808,24 +17722,6 @@ class Requester extends Transport {
             ? '; if it exists, anonymous users may not read it: give user/token, or use wait: false'
             : '; if it exists, anonymous users may not see it, and a job token alone cannot reach a job they cannot read: give user/token';
     }
-    /**
-     * Runs an operation so that whatever it throws is scrubbed (belt and
-     * braces: no message leaves with a credential, crumb or session in it).
-     * Every operation of the client goes through it.
-     */
-    async guarded(operation) {
-        try {
-            return await operation();
-        }
-        catch (error) {
-            if (error instanceof Error && this.redact(error.message) !== error.message) {
-                error.message = this.redact(error.message);
-                if (error.stack)
-                    error.stack = this.redact(error.stack);
-            }
-            throw error;
-        }
-    }
     // ---------------------------------------------------------------------------
     /**
      * One exchange within its bounds; a request that got no answer becomes
@@ -17840,25 +17736,22 @@ class Requester extends Transport {
             ? Math.min(FIRST_CONTACT_HEADERS_MS, this.limits.requestTimeoutMs)
             : undefined;
         const waitsUpTo = headersTimeoutMs ?? this.limits.requestTimeoutMs;
-        const bounds = new ExchangeLimits({
-            ...this.limits,
-            headersTimeoutMs,
-            attempt,
-            // The first try says it is waiting; the retries after it say so themselves (retry.ts).
-            slow: attempt.number === 1
-                ? {
-                    afterMs: this.notices.afterMs(),
-                    notify: waited => this.notices.say(`No answer yet from Jenkins at ${this.baseUrl} to ${what} after ${(0,silence/* seconds */.Y)(waited)}; waiting up to ${(0,silence/* seconds */.Y)(waitsUpTo)} for it`)
-                }
-                : undefined
-        }, what, this.baseUrl);
+        const bounds = new limits/* ExchangeLimits */.s({ ...this.limits, headersTimeoutMs, attempt }, what, this.baseUrl);
+        // The first try says it is waiting; the retries after it say so themselves (retry.ts).
+        const started = Date.now();
+        const slow = setTimeout(() => {
+            if (attempt.number !== 1)
+                return;
+            const waited = (0,limits/* seconds */.Y)(Date.now() - started);
+            this.notice(`No answer yet from Jenkins at ${this.baseUrl} to ${what} after ${waited}; waiting up to ${(0,limits/* seconds */.Y)(waitsUpTo)} for it`);
+        }, this.noticeAfterMs());
         let response;
         try {
             response = await this.request({ ...exchange, bounds });
         }
         catch (error) {
             bounds.release();
-            if (!(error instanceof NetworkFailure))
+            if (!(error instanceof network_errors/* NetworkFailure */.p))
                 throw error;
             if (!retryNetwork(error))
                 throw onNetworkFailure(error);
@@ -17871,10 +17764,25 @@ class Requester extends Transport {
             }
             throw new transport_retry/* TransientFailure */.$r(error.error, error.reason);
         }
+        finally {
+            clearTimeout(slow);
+        }
         this.answered = true;
         if (response.header('x-jenkins') !== undefined)
             this.jenkinsSeen = true;
         return response;
+    }
+    /** A request unanswered this long is said (the step's client: shorter before Jenkins ever answered). */
+    noticeAfterMs() {
+        return this.firstContact() ? FIRST_CONTACT_NOTICE_MS : SLOW_NOTICE_MS;
+    }
+    /** Logs `message` in the normal log unless another such line went out less than NOTICE_GAP_MS ago; whether it did. */
+    notice(message) {
+        if (Date.now() - this.noticeAt < NOTICE_GAP_MS)
+            return false;
+        this.noticeAt = Date.now();
+        this.logger.info(message);
+        return true;
     }
     /** Whether nothing has answered the step's own client yet (only it counts first contact). */
     firstContact() {
@@ -17894,7 +17802,7 @@ class Requester extends Transport {
             logger: this.logger,
             what,
             signal: this.signal,
-            notice: { afterMs: this.notices.afterMs(), say: (line) => this.notices.say(line) }
+            notice: { afterMs: this.noticeAfterMs(), say: (line) => this.notice(line) }
         };
     }
     /** Where Jenkins' root is when `url` is a path below it (locate.ts): a sentence for the message, or undefined. */
@@ -17904,7 +17812,7 @@ class Requester extends Transport {
     /** One GET that only looks (status and headers), short and bounded; undefined when it got no answer. */
     async probe(url, { follow }) {
         const requestTimeoutMs = Math.min(this.limits.requestTimeoutMs, PROBE_TIMEOUT_MS);
-        const bounds = new ExchangeLimits({ ...this.limits, requestTimeoutMs }, 'a look for Jenkins', this.baseUrl);
+        const bounds = new limits/* ExchangeLimits */.s({ ...this.limits, requestTimeoutMs }, 'a look for Jenkins', this.baseUrl);
         try {
             const response = await this.request({
                 method: 'GET',
@@ -18185,23 +18093,17 @@ function checkUploads(info, name, files) {
 /** Queues one build of `job` with `files` uploaded; see the file comment. */
 async function triggerUpload(http, info, job, params, files, options = {}) {
     const name = fullName(job);
-    checkBuildable(http, info, name, params);
-    checkUploads(info, name, files);
-    const undefinedNames = unknownParameters(info, params);
-    const fields = [];
     const uploaded = new Set(files.map(file => file.name));
-    for (const [key, value] of Object.entries(params)) {
-        if (undefinedNames.includes(key) || uploaded.has(key))
-            continue;
-        // Stapler keeps the last part of a name: several values go as one, comma-joined.
-        fields.push([key, typeof value === 'string' ? value : value.join(',')]);
-    }
-    // The job token travels in the body, never in the URL (access logs).
-    if (http.jobToken) {
-        fields.push(['token', http.jobToken]);
-        if (options.cause)
-            fields.push(['cause', options.cause]);
-    }
+    const { fields: given, undefinedNames } = triggerFields(http, info, name, params, {
+        ...options,
+        skip: uploaded
+    });
+    checkUploads(info, name, files);
+    // Stapler keeps the last part of a name: several values go as one, comma-joined.
+    const fields = given.map(([key, value]) => [
+        key,
+        typeof value === 'string' ? value : value.join(',')
+    ]);
     const unsendable = [...fields.map(([key]) => key), ...files.map(file => file.name)].find(key => UNSENDABLE.test(key));
     if (unsendable !== undefined) {
         throw new errors/* JenkinsError */.fF('bad-request', `Parameter name ${JSON.stringify(unsendable)} cannot be sent in a multipart body (it holds a quote or a line break). Nothing was triggered.`);
@@ -18234,10 +18136,6 @@ async function triggerUpload(http, info, job, params, files, options = {}) {
             complete.delete(file);
     }
     const base = { job, user: http.user, firstBuildNumber: info.nextBuildNumber };
-    const expectation = () => ({
-        ...base,
-        parameters: finished ? complete : broken
-    });
     const started = Date.now();
     let outcome;
     try {
@@ -18246,7 +18144,11 @@ async function triggerUpload(http, info, job, params, files, options = {}) {
     catch (error) {
         if (error instanceof errors/* Interrupted */.j$ && error.sent) {
             // A cancel mid-upload: the abort path looks for what this request queued.
-            throw new errors/* Interrupted */.j$(`${error.message} (the upload to '${name}' was cut at ${(0,bytes/* formatBytes */.z)(sent)} of ${(0,bytes/* formatBytes */.z)(body.length)}: Jenkins may have queued a build ${finished ? 'with the files' : 'without them'})`, { sent: true, lostTrigger: expectation(), lastFailure: error.lastFailure });
+            throw new errors/* Interrupted */.j$(`${error.message} (the upload to '${name}' was cut at ${(0,bytes/* formatBytes */.z)(sent)} of ${(0,bytes/* formatBytes */.z)(body.length)}: Jenkins may have queued a build ${finished ? 'with the files' : 'without them'})`, {
+                sent: true,
+                lostTrigger: { ...base, parameters: finished ? complete : broken },
+                lastFailure: error.lastFailure
+            });
         }
         throw error;
     }
@@ -18333,9 +18235,26 @@ class JenkinsClient {
     buildUrl(job, number) {
         return buildUrl(this.baseUrl, job, number);
     }
-    /** An operation over this client's requester, whatever it throws scrubbed (Requester.guarded). */
+    /**
+     * An operation over this client's requester, whatever it throws scrubbed
+     * (belt and braces: no message leaves with a credential, crumb or session
+     * in it). Every operation of the client goes through it.
+     */
     guarded(operation) {
-        return (...args) => this.http.guarded(() => operation(this.http, ...args));
+        return async (...args) => {
+            try {
+                return await operation(this.http, ...args);
+            }
+            catch (error) {
+                const redact = this.http.redact;
+                if (error instanceof Error && redact(error.message) !== error.message) {
+                    error.message = redact(error.message);
+                    if (error.stack)
+                        error.stack = redact(error.stack);
+                }
+                throw error;
+            }
+        };
     }
     getJob = this.guarded(async (http, job) => {
         const info = await getJob(http, job);
@@ -18482,6 +18401,7 @@ function queueItemJob(item) {
 
 
 
+
 /**
  * Why a scan is left running on cancel or timeout. Jenkins folds every scan
  * request for a project into the one queued item (ComputedFolder.doBuild →
@@ -18538,7 +18458,7 @@ async function abortRemote(api, target, logger, { timings = DEFAULT_ABORT_TIMING
             if (lost.buildNumber === undefined)
                 queueId = lost.queueId;
             else
-                build = refOf(api, target.job, lost.buildNumber);
+                build = buildRef(api, target.job, lost.buildNumber);
         }
         if (!build && queueId !== undefined) {
             const id = queueId;
@@ -18575,7 +18495,7 @@ async function abortRemote(api, target, logger, { timings = DEFAULT_ABORT_TIMING
                 number = await buildNumberByQueueId(api, target.job, id);
             if (number === undefined)
                 return `queue item ${id} was no longer queued and started no build`;
-            build = refOf(api, target.job, number);
+            build = buildRef(api, target.job, number);
         }
         if (!build)
             return 'nothing was running in Jenkins yet';
@@ -18606,9 +18526,6 @@ function leftShared(what) {
 function briefly(read, ms) {
     const late = (0,external_node_events_.once)(AbortSignal.timeout(ms), 'abort').then(() => undefined);
     return Promise.race([read.catch(() => undefined), late]);
-}
-function refOf(api, job, number) {
-    return { job, number, url: api.buildUrl(job, number) };
 }
 /** A LeftItem: it carries `executable` (maybe null) and `cancelled` (jenkins-api.md 4). */
 function hasLeft(item) {
@@ -18687,15 +18604,6 @@ function onCancelSignals(controller, logger) {
 }
 
 ;// CONCATENATED MODULE: ./src/util/logger.ts
-/**
- * A logger that drops everything (for library use and tests that do not care).
- * @internal
- */
-const silentLogger = {
-    debug: () => undefined,
-    info: () => undefined,
-    warning: () => undefined
-};
 /** A logger whose info lines start with `name: ` (several builds' lines that say "build #N" only). */
 function namedLogger(logger, name) {
     return { ...logger, info: message => logger.info(`${name}: ${message}`) };
@@ -18739,6 +18647,7 @@ class StepBounds {
 }
 
 ;// CONCATENATED MODULE: ./src/step/remote-work.ts
+
 
 
 /**
@@ -18870,7 +18779,7 @@ class RemoteWork {
 }
 /** A queue item's work as a target to stop (`name`: its job's). */
 function targetOf({ job, queueId, number, own, shared }, api) {
-    const build = number === undefined ? undefined : { job, number, url: api.buildUrl(job, number) };
+    const build = number === undefined ? undefined : buildRef(api, job, number);
     // Every request of ours folded into one already queued: not ours alone.
     return { name: fullName(job), job, queueId, build, shared, ownRequests: own };
 }
@@ -19437,6 +19346,20 @@ async function readStatuses(client, { owner, repo, sha, signal }) {
 }
 
 ;// CONCATENATED MODULE: ./src/outcome/commit-under-test.ts
+/**
+ * The one rule for the commit under test and the pull request a run is
+ * tied to, used by every report (commit status, pull request comment, the
+ * `commit` output): GITHUB_SHA is the wrong commit for most events a team
+ * builds pull requests from. The `commit` input overrides the rule; a pull
+ * request that cannot be read throws (no report rather than one on the wrong
+ * commit). Per event: docs/internals.md, "The commit under test". The
+ * event itself is read here from the runner's environment, once per use, and
+ * never by @actions/github's context, which parses the file when its module
+ * loads and throws there on a file that is not JSON or is a folder: a broken
+ * event file is said, not thrown.
+ */
+
+
 
 
 /** Events whose payload has the pull request, with its head. */
@@ -19451,7 +19374,7 @@ const HEAD_SHA_EVENTS = new Set(['workflow_run', 'check_suite', 'check_run', 'me
 /** The commit under test and its pull request; throws when a pull request's head is needed and cannot be read. */
 async function commitUnderTest(ctx, inputs, 
 /** What reads a pull request's head: none for an empty github-token. */
-{ client, signal }) {
+{ session, signal }) {
     const { owner, repo } = ctx.repo;
     const pullRequest = inputs.pullRequest ?? pullRequestOf(ctx);
     const tied = pullRequest === undefined ? {} : { pullRequest };
@@ -19463,9 +19386,9 @@ async function commitUnderTest(ctx, inputs,
     // A comment on a pull request, or a pull request named by the input:
     // its head now (the payload has no commit), read once.
     if (pullRequest !== undefined) {
-        if (!client)
+        if (!session)
             throw new Error('github-token is empty');
-        const { sha } = await readPullHead(client, { owner, repo, number: pullRequest, signal });
+        const { sha } = await readPullHead(session.client, { owner, repo, number: pullRequest, signal });
         return { owner, repo, sha, pullRequest, from: `pull request #${pullRequest}'s head` };
     }
     const sha = SHA.decode(ctx.sha);
@@ -19526,6 +19449,41 @@ function intoThisRepository(entry, payload) {
     const here = field(payload, 'repository', 'id');
     return base === undefined || here === undefined || base === here;
 }
+/** GITHUB_REPOSITORY as owner and name; undefined outside a workflow (or not a repository's name). */
+function repositoryOf(env) {
+    const parts = (env.GITHUB_REPOSITORY ?? '').split('/').map(part => REPO_NAME.decode(part));
+    const [owner, repo, ...rest] = parts;
+    return owner && repo && rest.length === 0 ? { owner, repo } : undefined;
+}
+/** The event of the run, from the runner's environment. */
+function readEvent(env) {
+    const repo = repositoryOf(env);
+    if (!repo)
+        return { kind: 'outside' };
+    const eventName = env.GITHUB_EVENT_NAME ?? '';
+    const broken = (why) => ({ kind: 'broken', eventName, why });
+    let payload = {};
+    try {
+        if (env.GITHUB_EVENT_PATH)
+            payload = JSON.parse((0,external_node_fs_namespaceObject.readFileSync)(env.GITHUB_EVENT_PATH, 'utf8'));
+    }
+    catch (error) {
+        const code = (0,error_text/* errorCode */.C)(error);
+        if (error instanceof SyntaxError)
+            return broken('is not JSON');
+        // No event file (a terminal run): GITHUB_SHA is the commit, as for push.
+        if (code !== 'ENOENT') {
+            return broken(code === 'EISDIR' ? 'is a folder' : `cannot be read (${code ?? 'error'})`);
+        }
+    }
+    if (!github_values_isRecord(payload))
+        return broken('holds no JSON object');
+    return { kind: 'read', context: { eventName, payload, sha: env.GITHUB_SHA ?? '', repo } };
+}
+/** The sentence that names a broken event file: `the event file (GITHUB_EVENT_PATH) is not JSON`. */
+function brokenEvent(why) {
+    return `the event file (GITHUB_EVENT_PATH) ${why}`;
+}
 
 // EXTERNAL MODULE: ./src/outcome/github-transport.ts
 var github_transport = __nccwpck_require__(4053);
@@ -19563,17 +19521,17 @@ async function admitCommentCommand(o) {
 }
 /** One GitHub read of the check (`what` it reads): each failure a refusal, unless the step was stopped. */
 async function read(o, what, request, refusal) {
-    if (!o.client) {
+    if (!o.session) {
         throw new CommentCommandRefused(`'github-token' is empty, so ${what} cannot be read`, 'leave github-token out to use the workflow token');
     }
     try {
-        return await request(o.client);
+        return await request(o.session.client);
     }
     catch (error) {
         // Once the step is stopped, the stop is the news.
         if (o.signal?.aborted)
             throw error;
-        throw refusal((0,github_transport/* failureEnd */.m5)(error, o.redact));
+        throw refusal((0,github_transport/* failureEnd */.m5)(error, o.session.redact));
     }
 }
 /** Refuses a commenter below `comment-permission`. */
@@ -19626,55 +19584,7 @@ async function decoded(read) {
     }
 }
 
-;// CONCATENATED MODULE: ./src/outcome/github-event.ts
-/**
- * The event that started the run, as the runner gives it: GITHUB_EVENT_NAME,
- * the payload at GITHUB_EVENT_PATH, GITHUB_SHA and GITHUB_REPOSITORY. Read
- * here, once per use, and never by @actions/github's context, which parses
- * the file when its module loads and throws there on a file that is not
- * JSON or is a folder: a broken event file is said, not thrown.
- */
-
-
-
-/** GITHUB_REPOSITORY as owner and name; undefined outside a workflow (or not a repository's name). */
-function repositoryOf(env) {
-    const parts = (env.GITHUB_REPOSITORY ?? '').split('/').map(part => REPO_NAME.decode(part));
-    const [owner, repo, ...rest] = parts;
-    return owner && repo && rest.length === 0 ? { owner, repo } : undefined;
-}
-/** The event of the run, from the runner's environment. */
-function readEvent(env) {
-    const repo = repositoryOf(env);
-    if (!repo)
-        return { kind: 'outside' };
-    const eventName = env.GITHUB_EVENT_NAME ?? '';
-    const broken = (why) => ({ kind: 'broken', eventName, why });
-    let payload = {};
-    try {
-        if (env.GITHUB_EVENT_PATH)
-            payload = JSON.parse((0,external_node_fs_namespaceObject.readFileSync)(env.GITHUB_EVENT_PATH, 'utf8'));
-    }
-    catch (error) {
-        const code = (0,error_text/* errorCode */.C)(error);
-        if (error instanceof SyntaxError)
-            return broken('is not JSON');
-        // No event file (a terminal run): GITHUB_SHA is the commit, as for push.
-        if (code !== 'ENOENT') {
-            return broken(code === 'EISDIR' ? 'is a folder' : `cannot be read (${code ?? 'error'})`);
-        }
-    }
-    if (!github_values_isRecord(payload))
-        return broken('holds no JSON object');
-    return { kind: 'read', context: { eventName, payload, sha: env.GITHUB_SHA ?? '', repo } };
-}
-/** The sentence that names a broken event file: `the event file (GITHUB_EVENT_PATH) is not JSON`. */
-function brokenEvent(why) {
-    return `the event file (GITHUB_EVENT_PATH) ${why}`;
-}
-
 ;// CONCATENATED MODULE: ./src/outcome/commit-gate.ts
-
 
 
 
@@ -19699,38 +19609,22 @@ async function settleCommit(settings, o) {
             : new Error(`${needs}, but ${brokenEvent(event.why)}. Nothing was sent to Jenkins.`);
     }
     const ctx = event.context;
-    // Loaded only now that the event file is known to parse (github-event.ts).
-    const github = await Promise.resolve(/* import() eager */).then(__nccwpck_require__.bind(__nccwpck_require__, 4317));
-    const token = settings.githubToken;
-    const client = token === ''
-        ? undefined
-        : github.githubClient({
-            token,
-            logger: o.logger,
-            fetch: o.fetch,
-            session: new github.GithubSession({ logger: o.logger, bounds: o.bounds })
-        });
-    const redact = github.redactor(token);
+    // Loaded only now that the event file is known to parse (commit-under-test.ts).
+    const github = await Promise.resolve(/* import() eager */).then(__nccwpck_require__.bind(__nccwpck_require__, 792));
+    const session = github.githubSession(settings.githubToken, o);
     if (comment) {
-        const admitted = await admitCommentCommand({
-            ctx,
-            settings,
-            client,
-            redact,
-            logger: o.logger,
-            signal: o.signal
-        });
+        const admitted = await admitCommentCommand({ ctx, settings, session, ...o });
         return withCommit(settings, admitted, o);
     }
     try {
-        const target = await commitUnderTest(ctx, settings, { client, signal: o.signal });
+        const target = await commitUnderTest(ctx, settings, { session, signal: o.signal });
         const pullRequest = target.pullRequest;
         return withCommit(settings, { sha: target.sha, ...(pullRequest === undefined ? {} : { pullRequest }) }, o);
     }
     catch (error) {
         if (o.signal?.aborted)
             throw error;
-        throw new Error(`${needs}, which could not be read${(0,github_transport/* failureEnd */.m5)(error, redact)}. Nothing was sent to Jenkins.`);
+        throw new Error(`${needs}, which could not be read${(0,github_transport/* failureEnd */.m5)(error, session?.redact ?? (text => text))}. Nothing was sent to Jenkins.`);
     }
 }
 /** `settings` with the commit settled: as `commit`, its pull request, and the `commit-parameter` of every build. */
@@ -21644,6 +21538,7 @@ function waitingNews(track, why, now) {
 
 
 
+
 /** Fields polled while a build runs: enough to know whether it is over and when to look again. */
 const POLL_TREE = 'number,url,building,result,duration,estimatedDuration,timestamp,queueId';
 /** How long a list read may retry before the round gives up on it (ms): the next round is better. */
@@ -21676,7 +21571,7 @@ class BuildsFollower {
         this.options = options;
         this.now = options.now ?? Date.now;
         this.policy = options.policy ?? DEFAULT_SCHEDULE_POLICY;
-        this.schedule = new SharedSchedule((job, number) => ({ job, number, url: options.api.buildUrl(job, number) }), this.policy);
+        this.schedule = new SharedSchedule((job, number) => buildRef(options.api, job, number), this.policy);
     }
     /** Follows a queue item to its build and the build to its end; returns its id for the hooks. */
     addQueued(job, queueId, { console, ...parts } = {}) {
@@ -21729,10 +21624,6 @@ class BuildsFollower {
         this.schedule.expedite(id, this.now());
         this.wakeUp?.();
     }
-    /** Whether the running list still serves (false: every build is polled on its own). */
-    get batched() {
-        return this.schedule.usesRunningList;
-    }
     /** Runs until no build is followed; on cancel or timeout throws what the read in flight threw, or StepAborted. */
     async run() {
         const { signal } = this.options;
@@ -21749,10 +21640,14 @@ class BuildsFollower {
             for (const read of reads)
                 this.launch(read);
             if (!this.schedule.active && this.inFlight.size === 0 && this.holds.size === 0)
-                return;
+                break;
             if (reads.length > 0)
                 continue;
             await this.wait(nextAt === undefined ? undefined : nextAt - this.now());
+        }
+        if (this.policy.rounds && !this.schedule.usesRunningList) {
+            const why = 'Jenkins did not show them in computer/api/json';
+            this.options.logger.debug(`Followed the builds one by one: ${why}.`);
         }
     }
     // ---------------------------------------------------------------------------
@@ -21809,7 +21704,7 @@ class BuildsFollower {
         });
         this.schedule.sawInputs(track, this.now(), { more: run !== undefined });
         if (run && run !== 'failed')
-            hooks.inputs?.(track, run);
+            hooks.inputs(track, run);
     }
     async round({ queue, running }) {
         const { api, logger } = this.options;
@@ -21869,12 +21764,12 @@ class BuildsFollower {
         // A left item is kept for 5 minutes, and none survive a restart
         // (jenkins-api.md 4): the build is found by its queue id instead.
         const { job } = this.followedOf(track);
-        const name = fullName(job);
-        const byQueueId = buildNumberByQueueId(api, job, queueId);
-        const number = await this.attempt(track, byQueueId.then(found => found ?? null));
+        const byQueueId = buildNumberByQueueId(api, job, queueId).then(found => found ?? null);
+        const number = await this.attempt(track, byQueueId);
         if (number === undefined)
             return;
         if (number === null) {
+            const name = fullName(job);
             return this.fail(track, new QueueItemEnded(`Queue item ${queueId} of ${name} is gone from Jenkins (it expires 5 minutes after leaving the queue, and on restart) and no recent build of ${name} has that queue id.`, 'gone', queueId));
         }
         const found = { id: queueId, executable: { number } };
@@ -21919,7 +21814,7 @@ class BuildsFollower {
             throw new Error(`BuildsFollower: no build ${track}`);
         return followed;
     }
-    /** The track cannot be followed further: told to the drain or the hook, else run() ends with it. */
+    /** The track cannot be followed further: told to the drain or the hook. */
     fail(track, error) {
         if (error instanceof errors/* Interrupted */.j$)
             throw error;
@@ -21928,10 +21823,8 @@ class BuildsFollower {
         const { drained } = this.followed.get(track) ?? {};
         if (drained)
             drained.reject(lost);
-        else if (this.options.hooks.failed)
-            this.options.hooks.failed(track, lost);
         else
-            this.failure ??= lost;
+            this.options.hooks.failed(track, lost);
     }
     tell(events) {
         const { hooks } = this.options;
@@ -21940,11 +21833,11 @@ class BuildsFollower {
             const { job } = followed;
             switch (event.kind) {
                 case 'waiting':
-                    hooks.waiting?.(event.track, event.why);
+                    hooks.waiting(event.track, event.why);
                     break;
                 case 'started': {
                     const { ref, seenAt, startSlackMs, inQueueSince } = event;
-                    hooks.started?.(event.track, ref, { seenAt, startSlackMs, inQueueSince });
+                    hooks.started(event.track, ref, { seenAt, startSlackMs, inQueueSince });
                     // After the hook, which says the start before the console opens; before the first read.
                     if (this.schedule.active)
                         followed.console ??= followed.consoleOf?.(ref);
@@ -21954,7 +21847,7 @@ class BuildsFollower {
                     followed.drained?.resolve();
                     break;
                 case 'ended':
-                    hooks.ended?.(event.track, event.build);
+                    hooks.ended(event.track, event.build);
                     break;
                 case 'left-without-build': {
                     const name = fullName(job);
@@ -22273,7 +22166,7 @@ class CommitStatusReporter {
         return this.last;
     }
     async set(state, description, targetUrl) {
-        const { client, target, context, gate, session, logger, redact, stillOurs } = this.o;
+        const { target, context, gate, session, logger, redact, stillOurs } = this.o;
         const skipped = () => {
             if (!gate.closed && session.open)
                 return false;
@@ -22294,7 +22187,7 @@ class CommitStatusReporter {
         // Checked, but sent as given (the href would normalise it).
         const url = (0,http_url/* httpHref */.Ge)(targetUrl) && targetUrl;
         try {
-            const request = client.rest.repos.createCommitStatus({
+            const request = session.client.rest.repos.createCommitStatus({
                 ...target,
                 state,
                 context,
@@ -22568,9 +22461,9 @@ class PullRequestComment {
      * the edit (then creating says whether the token may comment at all).
      */
     async update(id, body) {
-        const { client, owner, repo, number, logger } = this.o;
+        const { session, owner, repo, number, logger } = this.o;
         try {
-            await client.rest.issues.updateComment({ owner, repo, comment_id: id, body });
+            await session.client.rest.issues.updateComment({ owner, repo, comment_id: id, body });
             logger.debug(`Updated comment ${id} on pull request #${number}.`);
             return true;
         }
@@ -22587,8 +22480,8 @@ class PullRequestComment {
         }
     }
     async create(body) {
-        const { client, owner, repo, number, logger, identity } = this.o;
-        const created = await client.rest.issues.createComment({
+        const { session, owner, repo, number, logger, identity } = this.o;
+        const created = await session.client.rest.issues.createComment({
             owner,
             repo,
             issue_number: number,
@@ -22628,16 +22521,19 @@ class PullRequestComment {
      * comment carries the marker.
      */
     async find() {
-        const { client, owner, repo, number, marker, identity, logger } = this.o;
+        const { session, owner, repo, number, marker, identity, logger } = this.o;
         const list = async (page) => {
-            const answer = await client.rest.issues.listComments({
+            const answer = await session.client.rest.issues.listComments({
                 owner,
                 repo,
                 issue_number: number,
                 per_page: PAGE_SIZE,
                 page
             });
-            return { comments: decodeComments(answer.data), link: answer.headers.link };
+            // A page as GitHub lists it: the comments that decode.
+            const data = answer.data;
+            const comments = (Array.isArray(data) ? data : []).map(decodeComment);
+            return { comments: comments.filter(c => c !== undefined), link: answer.headers.link };
         };
         const first = await list(1);
         const last = lastPage(first.link) ?? 1;
@@ -22675,10 +22571,6 @@ function decodeComment(value) {
         body: typeof body === 'string' ? body : '',
         author: typeof login === 'string' && login !== '' ? login : undefined
     };
-}
-/** A page of comments as GitHub lists them: those that decode. */
-function decodeComments(value) {
-    return (Array.isArray(value) ? value : []).map(decodeComment).filter(c => c !== undefined);
 }
 /**
  * The page number of `rel="last"` in a Link header (RFC 8288), if any.
@@ -22737,9 +22629,9 @@ class TokenIdentity {
         this.learned = author;
     }
     async ask() {
-        const { client, session, logger } = this.o;
+        const { session, logger } = this.o;
         try {
-            const { data } = await client.rest.users.getAuthenticated();
+            const { data } = await session.client.rest.users.getAuthenticated();
             const login = field(data, 'login');
             if (typeof login === 'string' && login !== '') {
                 logger.debug(`The github-token acts as ${login} (GET /user).`);
@@ -22772,7 +22664,6 @@ class TokenIdentity {
 
 
 
-
 /** The step's reports on GitHub. */
 class GithubReports {
     o;
@@ -22790,9 +22681,8 @@ class GithubReports {
     /** Resolves the commit under test (reading the pull request when the rule needs it) and sets the `commit` output. Never throws. */
     static async start(o) {
         const { settings, logger } = o;
-        const env = o.env ?? process.env;
         const reports = settings.commitStatus || settings.prComment;
-        const event = readEvent(env);
+        const event = readEvent(o.env ?? process.env);
         if (event.kind !== 'read') {
             if (reports) {
                 logger.warning(event.kind === 'outside'
@@ -22817,7 +22707,7 @@ class GithubReports {
         try {
             github =
                 reports || readsPull
-                    ? await Promise.resolve(/* import() eager */).then(__nccwpck_require__.bind(__nccwpck_require__, 4317))
+                    ? await Promise.resolve(/* import() eager */).then(__nccwpck_require__.bind(__nccwpck_require__, 792))
                     : undefined;
         }
         catch (error) {
@@ -22825,13 +22715,10 @@ class GithubReports {
             return new GithubReports(o, null);
         }
         const { redact } = o;
-        const session = github && new github.GithubSession({ logger, bounds: o.bounds });
-        const client = settings.githubToken === '' || !github
-            ? undefined
-            : github.githubClient({ token: settings.githubToken, logger, fetch: o.fetch, session });
+        const session = o.session ?? github?.githubSession(settings.githubToken, o);
         let target;
         try {
-            target = await commitUnderTest(ctx, settings, { client });
+            target = await commitUnderTest(ctx, settings, { session });
             logger.debug(`Commit under test: ${target.sha} (${target.from}).`);
             o.setOutput(Output.Commit, target.sha);
         }
@@ -22842,15 +22729,14 @@ class GithubReports {
                 `No commit status or pull request comment is set (rather than on the wrong commit); the build goes on.`);
         }
         let comment;
-        if (settings.prComment && target && client && session) {
+        if (settings.prComment && target && session) {
             if (target.pullRequest === undefined) {
                 logger.info(`pr-comment: this run (${ctx.eventName}) is tied to no pull request: no comment is written (the pull-request input names one).`);
             }
             else {
                 comment = new PullRequestComment({
-                    client,
                     session,
-                    identity: new TokenIdentity({ client, session, logger }),
+                    identity: new TokenIdentity({ session, logger }),
                     owner: target.owner,
                     repo: target.repo,
                     number: target.pullRequest,
@@ -22860,20 +22746,19 @@ class GithubReports {
                 });
             }
         }
-        return new GithubReports(o, target, { comment, runUrl: runUrlOf(env), session, client });
+        return new GithubReports(o, target, { comment, session });
     }
     /**
      * A commit status reporter for `context` (every one of the step shares one
      * gate: one warning for the step); none without a commit under test.
      */
     status(context, { stillOurs } = {}) {
-        const { client, session } = this.parts;
-        if (!this.target || !client || !session) {
+        const { session } = this.parts;
+        if (!this.target || !session) {
             this.o.logger.debug(`Commit status '${context}' is off: no commit under test.`);
             return undefined;
         }
         return new CommitStatusReporter({
-            client,
             context,
             logger: this.o.logger,
             gate: this.gate,
@@ -22910,7 +22795,7 @@ class GithubReports {
         return comment.write(renderComment({
             name: this.o.reportName,
             builds,
-            runUrl: this.parts.runUrl,
+            runUrl: runUrlOf(this.o.env ?? process.env),
             jenkinsUrl: this.o.settings.url
         }));
     }
@@ -23008,17 +22893,13 @@ const HISTORY_KEPT = 10;
  * said in the debug log only.
  */
 async function readHistory(api, job, before, logger) {
-    try {
-        const builds = await api.recentBuilds(job, HISTORY_READ, { outcome: true });
-        const earlier = builds.filter(b => b.number < before);
-        return historyOf(earlier, n => api.buildUrl(job, n)).slice(0, HISTORY_KEPT);
-    }
-    catch (error) {
+    const builds = await api.recentBuilds(job, HISTORY_READ, { outcome: true }).catch(error => {
         if (error instanceof errors/* Interrupted */.j$)
             throw error;
         logger.debug(`Could not read the job's earlier builds: ${(0,error_text/* errorText */.k)(error)}`);
-        return undefined;
-    }
+    });
+    const earlier = builds?.filter(b => b.number < before);
+    return earlier && historyOf(earlier, n => api.buildUrl(job, n)).slice(0, HISTORY_KEPT);
 }
 
 ;// CONCATENATED MODULE: ./src/outcome/stages.ts
@@ -23073,27 +22954,23 @@ function failedStage(stages, result) {
  * (`<build>/input/`, pipeline-input-step's InputAction): without it a step
  * waiting for a person looks hung. The engine looks (follow-builds.ts).
  */
-class InputNotices {
-    ref;
-    announced = new Set();
-    constructor(ref) {
-        this.ref = ref;
-    }
-    /** The lines to say for what a look at the run's stages showed. */
-    saw(run) {
+function inputNotices(ref) {
+    let announced = new Set();
+    // The lines to say for what a look at the run's stages showed.
+    return run => {
         const paused = run.stages.filter(s => s.status === 'PAUSED_PENDING_INPUT');
         // An input outside any stage pauses the run only.
         const pausedRun = run.status === 'PAUSED_PENDING_INPUT' ? [''] : [];
         const keys = new Set(paused.length > 0 ? paused.map(s => s.id) : pausedRun);
-        const news = [...keys].filter(key => !this.announced.has(key));
+        const news = [...keys].filter(key => !announced.has(key));
         // Once answered, a later pause of the same stage is news again.
-        this.announced = keys;
+        announced = keys;
         return news.map(key => {
             const stage = paused.find(s => s.id === key);
             const where = stage ? ` in stage ${JSON.stringify(shortName(stage.name))}` : '';
-            return `Jenkins build #${this.ref.number} is waiting for input${where}: answer it at ${this.ref.url}input/`;
+            return `Jenkins build #${ref.number} is waiting for input${where}: answer it at ${ref.url}input/`;
         });
-    }
+    };
 }
 
 ;// CONCATENATED MODULE: ./src/step/build-begun.ts
@@ -23118,29 +22995,24 @@ async function queueBuild({ api, work }, log, { index, entry: { job, parameters 
     }
     if (info.history)
         outcome.history = historyOf(info.history, n => api.buildUrl(job, n));
-    let queued;
-    try {
-        // The queue item of the build branch indexing started counts as merged
-        // (shared): every run that scanned for the branch follows this one build,
-        // and Jenkins cannot say which do (the build carries one
-        // BranchIndexingCause whoever asked for the scan: branch-api's
-        // MultiBranchProject.scheduleBuild), so no run stops it.
-        queued =
-            indexing && uploads.length === 0
-                ? {
-                    queueId: indexing.queueId,
-                    queueUrl: queueItemUrl(api.baseUrl, indexing.queueId),
-                    merged: true,
-                    unknownParameters: unknownParameters(info, parameters)
-                }
-                : await api.trigger(info, job, parameters, uploads);
-    }
-    catch (error) {
-        if (error instanceof errors/* Interrupted */.j$ && error.lostTrigger) {
-            work.maybeQueued(index, error.lostTrigger);
+    // The queue item of the build branch indexing started counts as merged
+    // (shared): every run that scanned for the branch follows this one build,
+    // and Jenkins cannot say which do (the build carries one
+    // BranchIndexingCause whoever asked for the scan: branch-api's
+    // MultiBranchProject.scheduleBuild), so no run stops it.
+    const queued = indexing && uploads.length === 0
+        ? {
+            queueId: indexing.queueId,
+            queueUrl: queueItemUrl(api.baseUrl, indexing.queueId),
+            merged: true,
+            unknownParameters: unknownParameters(info, parameters)
         }
-        throw error;
-    }
+        : await api.trigger(info, job, parameters, uploads).catch((error) => {
+            if (error instanceof errors/* Interrupted */.j$ && error.lostTrigger) {
+                work.maybeQueued(index, error.lostTrigger);
+            }
+            throw error;
+        });
     work.queued(index, queued.queueId, queued.merged);
     warnUnknownParameters(queued.unknownParameters, info, name, log);
     outcome.queueUrl = queued.queueUrl;
@@ -23923,10 +23795,8 @@ class Printer {
             warning: message => this.say(() => io.logger.warning(message))
         };
     }
-    /** An error annotation, held like a line. */
-    annotate(message, title, where) {
-        this.say(() => this.io.annotate(message, title, where));
-    }
+    /** An error annotation, held like a line (a function of its own: reportEnded passes it on). */
+    annotate = (message, title, where) => this.say(() => this.io.annotate(message, title, where));
     /**
      * Runs `fn` inside a group titled `title`, after the groups already asked
      * for. What `fn` writes must end at a line start (the group's end marker
@@ -24011,6 +23881,10 @@ async function scanAndWait(options) {
     out.startGroup(`Scan of ${projectName}`);
     try {
         found = await watchScan(options, log, scan);
+        // The branch can show up between a read of the log and the next: what the scan
+        // wrote by then (the build it scheduled) belongs before the fold closes.
+        if (found !== 'missing' && !scan.finished)
+            await log.poll();
     }
     finally {
         log.end(found !== undefined && scan.finished);
@@ -24456,8 +24330,7 @@ class BuildsRun {
     stop(description) {
         const open = this.items.filter(item => !this.step.work.item(item.index).done);
         const finishing = Promise.all([
-            ...this.items.map(({ status, index }) => status?.finished ||
-                status?.finish('error', description, { url: this.step.work.item(index).ref?.url })),
+            this.endStatuses(this.items, description),
             this.finishComment(description)
         ]);
         const report = async (said) => {
@@ -24472,6 +24345,12 @@ class BuildsRun {
             await writeSummary(this.step.io.summary, this.reports, this.log, this.present);
         };
         return { finishing, report };
+    }
+    /** Ends the items' statuses still pending with `why`: one left pending would block a protected branch for good. */
+    endStatuses(items, why) {
+        const { work } = this.step;
+        const url = (index) => work.item(index).ref?.url;
+        return Promise.all(items.map(({ status, index }) => status?.finished || status?.finish('error', why, { url: url(index) })));
     }
     /** The comment's final text: every build as it ended, `error` on those still open. Never rejects. */
     finishComment(error) {
@@ -24510,7 +24389,7 @@ class BuildsRun {
             return;
         }
         if (begin.kind === 'build') {
-            const ref = this.refOf(item, begin.build.number);
+            const ref = buildRef(this.step.api, item.entry.job, begin.build.number);
             this.side(buildKnown(this.step, this.log, item, ref, begin.mode));
             outcome.build = begin.build;
             // Not triggered here: no job read to take them from, so one bounded read.
@@ -24565,14 +24444,11 @@ class BuildsRun {
             });
         }
         await this.follower.run();
-        if (this.slots.length > 1 && !this.follower.batched) {
-            this.log.debug('Followed the builds one by one: Jenkins did not show them in computer/api/json.');
-        }
     }
     /** A build the step did not start: judged as read when it is over (its console shown if it was given), else followed to its end. */
     followBuild(item, { build, mode }) {
         const { settings } = this.step;
-        const ref = this.refOf(item, build.number);
+        const ref = buildRef(this.step.api, item.entry.job, build.number);
         if (settings.wait === 'started') {
             this.side(this.startedOnly([item], ref, build));
             return;
@@ -24696,10 +24572,10 @@ class BuildsRun {
         const ref = first && this.step.work.item(first.index).ref;
         if (!first || !ref)
             return;
-        first.inputs ??= new InputNotices(ref);
+        first.inputs ??= inputNotices(ref);
         // Its lines say "build #N" only: named after its job when there are several.
         const log = this.present.several ? namedLogger(this.log, first.entry.jobName) : this.log;
-        for (const line of first.inputs.saw(run))
+        for (const line of first.inputs(run))
             log.info(line);
     }
     // ---- the end ---------------------------------------------------------------
@@ -24718,7 +24594,7 @@ class BuildsRun {
             return;
         const tail = first.live?.streamer.tail();
         first.live?.close();
-        const ref = this.refOf(first, final.number);
+        const ref = buildRef(this.step.api, first.entry.job, final.number);
         const { outcome } = first.report;
         const accepted = judgeEnd(outcome, final, { ref, accept: settings.accept, logger: this.log });
         outcome.queueWaitMs ??= queueWaitMs(first.inQueueSince, final);
@@ -24738,10 +24614,7 @@ class BuildsRun {
                     final,
                     outcome,
                     signal,
-                    out: {
-                        logger: this.log,
-                        annotate: (message, title, where) => this.printer.annotate(message, title, where)
-                    },
+                    out: this.printer,
                     reports: this.github,
                     owners
                 });
@@ -24756,9 +24629,7 @@ class BuildsRun {
                     item.report.error = (0,error_text/* errorText */.k)(error);
                     item.failure = error;
                 }
-                // A status left pending would block a protected branch for good.
-                const why = statusFailure(error, signal);
-                await Promise.all(owners.map(i => i.status?.finished || i.status?.finish('error', why, { url: ref.url })));
+                await this.endStatuses(owners, statusFailure(error, signal));
             }
         };
         this.side(complete());
@@ -24816,8 +24687,7 @@ class BuildsRun {
             // Nothing of it runs: the post step has nothing to stop.
             work.noted(item.index, State.Ended, `${error.shown}, ${queueItemUrl(api.baseUrl, error.queueId)}`);
         }
-        const ref = work.item(item.index).ref;
-        this.side(item.status?.finish('error', message.split('\n')[0] ?? 'Failed', { url: ref?.url }));
+        this.side(this.endStatuses([item], message.split('\n')[0] ?? 'Failed'));
         this.failFast(item);
     }
     // ---- fail-fast -------------------------------------------------------------
@@ -24885,10 +24755,6 @@ class BuildsRun {
     owners(track) {
         return this.items.filter(item => item.track === track);
     }
-    refOf(item, number) {
-        const { job } = item.entry;
-        return { job, number, url: this.step.api.buildUrl(job, number) };
-    }
     /** Work on the side: awaited before the run ends, and the engine runs until it settled (it may drain a console). */
     side(work) {
         if (!work)
@@ -24925,6 +24791,7 @@ async function pendingHandOffs(o) {
     const { client, owner, repo, signal, logger } = o;
     const commits = await commitsToRead(o);
     const found = [];
+    /** Who the token is, once asked and not the creator: undefined when it cannot be told. */
     let me = null;
     const read = new Set();
     for (const { sha: given, pull } of commits) {
@@ -24945,11 +24812,10 @@ async function pendingHandOffs(o) {
                 continue;
             if (o.context !== undefined && status.context !== o.context)
                 continue;
-            // Asked once, and only when there is a hand-off to own.
-            if (me === null)
-                me = (await o.identity.login())?.toLowerCase();
-            if (me === undefined || status.creator?.toLowerCase() !== me) {
-                logger.debug(`Settle: '${status.context}' on ${where} was written by ${status.creator ?? 'nobody known'}, not by the github-token's identity (${me ?? 'unknown'}): left alone.`);
+            // Asked once (TokenIdentity), and only when there is a hand-off to own.
+            if (!(await o.identity.owns(status.creator))) {
+                me = await o.identity.login();
+                logger.debug(`Settle: '${status.context}' on ${where} was written by ${status.creator ?? 'nobody known'}, not by the github-token's identity (${me?.toLowerCase() ?? 'unknown'}): left alone.`);
                 continue;
             }
             const job = handOffJob(status.targetUrl, o.baseUrl);
@@ -25050,6 +24916,7 @@ async function commitsToRead(o) {
 
 
 
+
 /** Settles the hand-offs whose builds ended; the `settled` output and a summary row for each. */
 async function settleHandOffs(step) {
     const { settings, io, signal } = step;
@@ -25060,20 +24927,19 @@ async function settleHandOffs(step) {
     }
     const { owner, repo } = repository;
     // Octokit loads only in this mode (start-up cost); "eager" keeps it in the one bundle file.
-    const github = await Promise.resolve(/* import() eager */).then(__nccwpck_require__.bind(__nccwpck_require__, 4317));
-    const session = new github.GithubSession({ logger: log, bounds: step.githubBounds });
-    const client = github.githubClient({ token: settings.githubToken, logger: log, session });
-    const where = { client, owner, repo, logger: log, signal };
+    const github = await Promise.resolve(/* import() eager */).then(__nccwpck_require__.bind(__nccwpck_require__, 792));
+    // One session for the step: its rate limits and what is said once hold across the hand-offs.
+    const session = new github.GithubSession({
+        token: settings.githubToken,
+        logger: log,
+        bounds: step.githubBounds
+    });
+    const where = { client: session.client, owner, repo, logger: log, signal };
     let found;
     try {
         found = await pendingHandOffs({
             ...where,
-            identity: new TokenIdentity({
-                client,
-                session,
-                logger: log,
-                configured: settings.settle?.creator
-            }),
+            identity: new TokenIdentity({ session, logger: log, configured: settings.settle?.creator }),
             baseUrl: settings.url,
             commit: settings.commit,
             context: settings.settle?.context,
@@ -25086,7 +24952,7 @@ async function settleHandOffs(step) {
     }
     const settled = [];
     for (const handOff of found) {
-        const done = await settleOne(step, handOff, () => stillPending(where, handOff));
+        const done = await settleOne(step, session, handOff, () => stillPending(where, handOff));
         if (done)
             settled.push(done);
     }
@@ -25097,7 +24963,7 @@ async function settleHandOffs(step) {
         await writeSummary(io.summary, reports, log, { several: true });
 }
 /** One hand-off: nothing while its work goes on; else its end reported as a followed build's. */
-async function settleOne(step, h, stillOurs) {
+async function settleOne(step, session, h, stillOurs) {
     const { api, settings, io, signal } = step;
     const log = io.logger;
     const name = fullName(h.job);
@@ -25117,7 +24983,7 @@ async function settleOne(step, h, stillOurs) {
         setOutput: () => undefined,
         redact: text => io.redact(text),
         reportName: h.context,
-        bounds: step.githubBounds
+        session
     });
     const status = reports.status(h.context, { stillOurs });
     const report = { outcome: { jobName: name, jobUrl: api.jobUrl(h.job) }, tail: [] };
@@ -25191,7 +25057,7 @@ async function whereIs({ api }, h) {
     const build = await (0,errors/* unlessNotFound */.CA)(api.getBuild(h.job, number), undefined);
     if (!build)
         return { kind: 'no-build', why: `Jenkins no longer has build #${number} of ${name}` };
-    const ref = { job: h.job, number, url: api.buildUrl(h.job, number) };
+    const ref = buildRef(api, h.job, number);
     if (build.building)
         return { kind: 'going', what: `Jenkins build ${name} #${number} is still running` };
     return { kind: 'ended', build, ref };
@@ -25277,7 +25143,7 @@ async function runStep(settings, io) {
 
 /***/ }),
 
-/***/ 4317:
+/***/ 792:
 /***/ ((__unused_webpack_module, __webpack_exports__, __nccwpck_require__) => {
 
 // ESM COMPAT FLAG
@@ -25286,8 +25152,8 @@ __nccwpck_require__.r(__webpack_exports__);
 // EXPORTS
 __nccwpck_require__.d(__webpack_exports__, {
   GithubSession: () => (/* binding */ GithubSession),
-  githubClient: () => (/* binding */ githubClient),
-  redactor: () => (/* binding */ redactor)
+  githubSession: () => (/* binding */ githubSession),
+  rateLimitOf: () => (/* binding */ rateLimitOf)
 });
 
 // EXTERNAL MODULE: external "fs"
@@ -30004,28 +29870,27 @@ function getOctokit(token, options, ...additionalPlugins) {
     return new GitHubWithPlugins(getOctokitOptions(token, options));
 }
 //# sourceMappingURL=github.js.map
-// EXTERNAL MODULE: ./src/util/redaction.ts
-var redaction = __nccwpck_require__(3801);
 // EXTERNAL MODULE: ./src/jenkins/transport/retry.ts
 var retry = __nccwpck_require__(2858);
 // EXTERNAL MODULE: ./src/util/duration.ts
 var duration = __nccwpck_require__(6518);
-// EXTERNAL MODULE: ./src/util/wait.ts
-var util_wait = __nccwpck_require__(1643);
+// EXTERNAL MODULE: ./src/util/redaction.ts
+var redaction = __nccwpck_require__(3801);
+// EXTERNAL MODULE: ./src/util/wait.ts + 1 modules
+var util_wait = __nccwpck_require__(8802);
 // EXTERNAL MODULE: ./src/outcome/github-transport.ts
 var github_transport = __nccwpck_require__(4053);
-;// CONCATENATED MODULE: ./src/outcome/github-rate-limit.ts
+;// CONCATENATED MODULE: ./src/outcome/github-client.ts
 /**
- * GitHub's rate limits, waited out as GitHub documents ("Rate limits for the
- * REST API", Exceeding the rate limit): a 403 or 429 with `retry-after`
- * waits that many seconds; with `x-ratelimit-remaining: 0`, until
- * `x-ratelimit-reset`; a secondary limit without either, one minute, doubling
- * while it lasts, at most MAX_TRIES tries. While GitHub holds requests back,
- * every request of the step waits (GitHub asks to stop sending), but never
- * past the deadline nor longer than MAX_WAIT_MS at a time: such a request
- * fails as rate-limited without being sent, and sending resumes once the
- * limit has passed. A 403 without these signs is a refusal, not a limit.
+ * The step's GitHub: one GithubSession holds its REST client (@actions/github's
+ * Octokit on GITHUB_API_URL, through the runner's proxy settings, its own
+ * console warnings sent to the debug log with the token taken out), the
+ * bounds of every request (github-transport.ts), GitHub's rate limits and
+ * the failures said once for the step.
  */
+
+
+
 
 
 
@@ -30069,9 +29934,22 @@ async function rateLimitOf(response, now = Date.now()) {
     }
     return undefined;
 }
-/** The step's rate-limit state, shared by all its GitHub requests. */
-class RateLimits {
-    logger;
+/** The step's session for `token`, the one way each mode makes it; none for an empty token (nothing is sent). */
+function githubSession(token, o) {
+    return token === '' ? undefined : new GithubSession({ token, ...o });
+}
+/**
+ * What a step's GitHub requests share: one client, their bounds, GitHub's
+ * rate limits, and the one warning for a GitHub that does not answer in
+ * time, after which the step's reports stop (each would wait as long again).
+ */
+class GithubSession {
+    o;
+    client;
+    /** Takes the token out: it must never reach a log line, whatever a library puts in a message. */
+    redact;
+    /** The failures said once for the step (a timeout, a rate limit). */
+    said = new Set();
     now;
     /** Epoch ms before which GitHub holds requests back. */
     resumeAt = 0;
@@ -30079,12 +29957,65 @@ class RateLimits {
     /** Secondary limits in a row: each doubles the wait. */
     secondaryRun = 0;
     saidFor = 0;
-    constructor(logger, now = Date.now) {
-        this.logger = logger;
-        this.now = now;
+    constructor(o) {
+        this.o = o;
+        const secrets = new redaction/* Redaction */.k();
+        secrets.add(o.token);
+        this.redact = text => secrets.redact(text);
+        this.now = o.now ?? Date.now;
+        const bounds = () => o.bounds?.current() ?? {};
+        // cast: @actions/github types its request defaults loosely; its fetch is the global one, proxied.
+        const base = o.fetch ?? defaults.request?.fetch ?? fetch;
+        const { requestTimeoutMs, maxBodyBytes } = o;
+        const bounded = (0,github_transport/* boundedFetch */.A)({ base, bounds, requestTimeoutMs, maxBodyBytes });
+        this.client = getOctokit(o.token, {
+            request: { fetch: this.rateLimited(bounded, bounds) },
+            // Octokit would otherwise print its own warnings to the console.
+            log: {
+                debug: () => undefined,
+                info: () => undefined,
+                warn: (message) => o.logger.debug(this.redact(message)),
+                error: (message) => o.logger.debug(this.redact(message))
+            }
+        });
     }
-    /** A fetch that waits out rate limits around `inner` (see the file comment). */
-    fetch(inner, bounds) {
+    /** Whether reports still go: not once GitHub left a request unanswered. */
+    get open() {
+        return !this.said.has('timeout');
+    }
+    /**
+     * Says a failure that is GitHub's and not the report's (no answer in time,
+     * a rate limit, the step stopping it) once for the step, `what` naming
+     * the report; true when it was one (the caller says nothing more).
+     */
+    handled({ kind, message }, what) {
+        const log = this.o.logger;
+        if (kind === 'stopped')
+            log.info(`${message}.`);
+        else if (kind !== 'timeout' && kind !== 'rate-limited')
+            return false;
+        else if (this.said.has(kind))
+            log.debug(`${what}: ${message}.`);
+        else {
+            this.said.add(kind);
+            log.warning(kind === 'timeout'
+                ? `${message}: no further commit status or pull request comment is sent in this step (one already set stays as it is). The build itself is not affected.`
+                : `${message}: ${what} is not sent. That is GitHub's rate limit for the github-token, not a missing permission; reports resume once it has passed. The build itself is not affected.`);
+        }
+        return true;
+    }
+    /**
+     * `inner`, rate limits waited out as GitHub documents ("Rate limits for the
+     * REST API", Exceeding the rate limit): a 403 or 429 with `retry-after` waits
+     * that many seconds; with `x-ratelimit-remaining: 0`, until `x-ratelimit-reset`;
+     * a secondary limit without either, one minute, doubling while it lasts, at
+     * most MAX_TRIES tries. While GitHub holds requests back, every request of the
+     * step waits (GitHub asks to stop sending), but never past the deadline nor
+     * longer than MAX_WAIT_MS at a time: such a request fails as rate-limited
+     * without being sent, and sending resumes once the limit has passed. A 403
+     * without these signs is a refusal, not a limit.
+     */
+    rateLimited(inner, bounds) {
         return async (input, init) => {
             const { what } = (0,github_transport/* requestName */.ZK)(input, init);
             for (let attempt = 1;; attempt++) {
@@ -30114,7 +30045,7 @@ class RateLimits {
         }
         if (this.saidFor !== this.resumeAt) {
             this.saidFor = this.resumeAt;
-            this.logger.info(`GitHub's rate limit holds requests back (HTTP ${this.held?.status}, ${this.held?.sign}): waiting ${(0,duration/* formatDuration */.a3)(wait)} before ${what}, as GitHub asks.`);
+            this.o.logger.info(`GitHub's rate limit holds requests back (HTTP ${this.held?.status}, ${this.held?.sign}): waiting ${(0,duration/* formatDuration */.a3)(wait)} before ${what}, as GitHub asks.`);
         }
         try {
             await (0,util_wait/* sleep */.yy)(wait, bounds.signal);
@@ -30136,93 +30067,6 @@ class RateLimits {
     }
 }
 
-;// CONCATENATED MODULE: ./src/outcome/github-client.ts
-/**
- * The GitHub REST client every report of the step uses (commit statuses,
- * the pull request and its comments), made one way: @actions/github's
- * Octokit on GITHUB_API_URL, through the runner's proxy settings, every
- * request bounded (github-transport.ts) and rate limits waited out
- * (github-rate-limit.ts), its own console warnings sent to the debug log with
- * the token taken out. The step's clients share one GithubSession: its
- * bounds, its rate-limit state, and the one warning for a GitHub that does
- * not answer.
- */
-
-
-
-
-
-/** An Octokit for `token`, bounded by the session; its own log lines go to debug, redacted. */
-function githubClient(options) {
-    const redact = redactor(options.token);
-    const session = options.session ?? new GithubSession({ logger: options.logger });
-    // cast: @actions/github types its request defaults loosely; its fetch is the global one, proxied.
-    const base = options.fetch ?? defaults.request?.fetch ?? fetch;
-    return getOctokit(options.token, {
-        request: { fetch: session.fetch(base) },
-        // Octokit would otherwise print its own warnings to the console.
-        log: {
-            debug: () => undefined,
-            info: () => undefined,
-            warn: (message) => options.logger.debug(redact(message)),
-            error: (message) => options.logger.debug(redact(message))
-        }
-    });
-}
-/**
- * What a step's GitHub requests share: their bounds, GitHub's rate limits,
- * and the one warning for a GitHub that does not answer in time, after
- * which the step's reports stop (each would wait as long again).
- */
-class GithubSession {
-    o;
-    rateLimits;
-    /** The failures said once for the step (a timeout, a rate limit). */
-    said = new Set();
-    constructor(o) {
-        this.o = o;
-        this.rateLimits = new RateLimits(o.logger);
-    }
-    /** `base` with the bounds and the rate limits. */
-    fetch(base) {
-        const { bounds: step, requestTimeoutMs, maxBodyBytes } = this.o;
-        const bounds = () => step?.current() ?? {};
-        const bounded = (0,github_transport/* boundedFetch */.A)({ base, bounds, requestTimeoutMs, maxBodyBytes });
-        return this.rateLimits.fetch(bounded, bounds);
-    }
-    /** Whether reports still go: not once GitHub left a request unanswered. */
-    get open() {
-        return !this.said.has('timeout');
-    }
-    /**
-     * Says a failure that is GitHub's and not the report's (no answer in time,
-     * a rate limit, the step stopping it) once for the step, `what` naming
-     * the report; true when it was one (the caller says nothing more).
-     */
-    handled({ kind, message }, what) {
-        const log = this.o.logger;
-        if (kind === 'stopped')
-            log.info(`${message}.`);
-        else if (kind !== 'timeout' && kind !== 'rate-limited')
-            return false;
-        else if (this.said.has(kind))
-            log.debug(`${what}: ${message}.`);
-        else {
-            this.said.add(kind);
-            log.warning(kind === 'timeout'
-                ? `${message}: no further commit status or pull request comment is sent in this step (one already set stays as it is). The build itself is not affected.`
-                : `${message}: ${what} is not sent. That is GitHub's rate limit for the github-token, not a missing permission; reports resume once it has passed. The build itself is not affected.`);
-        }
-        return true;
-    }
-}
-/** The token must never reach a log line, whatever a library puts in a message (util/redaction.ts). */
-function redactor(token) {
-    const secrets = new redaction/* Redaction */.k();
-    secrets.add(token);
-    return text => secrets.redact(text);
-}
-
 
 /***/ }),
 
@@ -30236,9 +30080,9 @@ function redactor(token) {
 /* harmony export */   eQ: () => (/* binding */ githubFailure),
 /* harmony export */   m5: () => (/* binding */ failureEnd)
 /* harmony export */ });
-/* harmony import */ var _jenkins_transport_silence_js__WEBPACK_IMPORTED_MODULE_1__ = __nccwpck_require__(3083);
+/* harmony import */ var _jenkins_transport_limits_js__WEBPACK_IMPORTED_MODULE_0__ = __nccwpck_require__(1318);
 /* harmony import */ var _util_bytes_js__WEBPACK_IMPORTED_MODULE_2__ = __nccwpck_require__(1671);
-/* harmony import */ var _util_error_text_js__WEBPACK_IMPORTED_MODULE_0__ = __nccwpck_require__(1992);
+/* harmony import */ var _util_error_text_js__WEBPACK_IMPORTED_MODULE_1__ = __nccwpck_require__(1992);
 /**
  * The bounds of every request to GitHub, as the Jenkins client bounds its
  * own (jenkins/transport/limits.ts): an exchange ends on the first of the
@@ -30284,15 +30128,15 @@ function githubFailure(error) {
     const status = error instanceof Error ? Reflect.get(error, 'status') : undefined;
     const response = error instanceof Error ? Reflect.get(error, 'response') : undefined;
     if (typeof status === 'number' && response !== undefined) {
-        return { kind: 'answered', status, message: (0,_util_error_text_js__WEBPACK_IMPORTED_MODULE_0__/* .errorText */ .k)(error) };
+        return { kind: 'answered', status, message: (0,_util_error_text_js__WEBPACK_IMPORTED_MODULE_1__/* .errorText */ .k)(error) };
     }
-    return { kind: 'network', message: (0,_util_error_text_js__WEBPACK_IMPORTED_MODULE_0__/* .errorText */ .k)(error) };
+    return { kind: 'network', message: (0,_util_error_text_js__WEBPACK_IMPORTED_MODULE_1__/* .errorText */ .k)(error) };
 }
 /** A failed request as a message's end: ` (HTTP 404): Not Found`, or `: <why>` without an answer; `redact` takes the secrets out. */
 function failureEnd(error, redact) {
     const failure = githubFailure(error);
     const status = failure.kind === 'answered' ? ` (HTTP ${failure.status})` : '';
-    return `${status}: ${redact((0,_util_error_text_js__WEBPACK_IMPORTED_MODULE_0__/* .errorText */ .k)(error))}`;
+    return `${status}: ${redact((0,_util_error_text_js__WEBPACK_IMPORTED_MODULE_1__/* .errorText */ .k)(error))}`;
 }
 /** "GET /repos/o/r/pulls/7" and the server's origin, for messages (no query, no credentials). */
 function requestName(input, init) {
@@ -30309,7 +30153,7 @@ function boundedFetch(o) {
             throw new GithubTransportError('stopped', `Did not send ${what} to GitHub at ${server}: the step was stopped`);
         }
         const started = Date.now();
-        const elapsed = () => (0,_jenkins_transport_silence_js__WEBPACK_IMPORTED_MODULE_1__/* .seconds */ .Y)(Date.now() - started);
+        const elapsed = () => (0,_jenkins_transport_limits_js__WEBPACK_IMPORTED_MODULE_0__/* .seconds */ .Y)(Date.now() - started);
         const limit = o.requestTimeoutMs ?? GITHUB_REQUEST_TIMEOUT_MS;
         const controller = new AbortController();
         let answered = false;
@@ -30327,7 +30171,7 @@ function boundedFetch(o) {
         signal?.addEventListener('abort', onStop, { once: true });
         const toDeadline = deadline === undefined ? Infinity : deadline + (signal ? BACKSTOP_MS : 0) - started;
         const byDeadline = toDeadline < limit;
-        const when = byDeadline ? 'before the deadline' : `within ${(0,_jenkins_transport_silence_js__WEBPACK_IMPORTED_MODULE_1__/* .seconds */ .Y)(limit)}`;
+        const when = byDeadline ? 'before the deadline' : `within ${(0,_jenkins_transport_limits_js__WEBPACK_IMPORTED_MODULE_0__/* .seconds */ .Y)(limit)}`;
         const timer = setTimeout(() => cut(new GithubTransportError('timeout', answered
             ? `GitHub at ${server} did not finish sending its answer to ${what} ${when} (${received} bytes received)`
             : `No answer from GitHub at ${server} to ${what} ${when}`)), Math.max(0, Math.min(limit, toDeadline)));
@@ -30371,7 +30215,7 @@ function boundedFetch(o) {
 /** undici says "fetch failed" and puts the reason in `cause`. */
 function causeText(error) {
     const cause = error instanceof Error ? error.cause : undefined;
-    return cause instanceof Error ? `${(0,_util_error_text_js__WEBPACK_IMPORTED_MODULE_0__/* .errorText */ .k)(error)} (${cause.message})` : (0,_util_error_text_js__WEBPACK_IMPORTED_MODULE_0__/* .errorText */ .k)(error);
+    return cause instanceof Error ? `${(0,_util_error_text_js__WEBPACK_IMPORTED_MODULE_1__/* .errorText */ .k)(error)} (${cause.message})` : (0,_util_error_text_js__WEBPACK_IMPORTED_MODULE_1__/* .errorText */ .k)(error);
 }
 
 
@@ -30860,33 +30704,31 @@ function cutParts(text, forms) {
     for (let at = text.indexOf(ELLIPSIS); at >= 0; at = text.indexOf(ELLIPSIS, at + 1)) {
         const after = at + ELLIPSIS.length;
         for (const form of forms) {
-            const head = longestHead(text, at, form);
+            const head = longestPart(text, at, form, 'head');
             if (head > 0)
                 ranges.push([at - head, at]);
-            const tail = longestTail(text, after, form);
+            const tail = longestPart(text, after, form, 'tail');
             if (tail > 0)
                 ranges.push([after, after + tail]);
         }
     }
     return ranges;
 }
-/** The most characters (at least MIN_CHARS, fewer than the form's) that end at `end` in `text` and start `form`; 0 if none. */
-function longestHead(text, end, form) {
-    const first = form.charCodeAt(0);
-    for (let n = Math.min(form.length - 1, end); n >= MIN_CHARS; n--) {
-        if (text.charCodeAt(end - n) === first && text.startsWith(form.slice(0, n), end - n))
+/**
+ * The most characters (at least MIN_CHARS, fewer than the form's) of `form`
+ * found in `text` next to `at`: its start ending there (`head`), or its end
+ * starting there (`tail`); 0 if none. The outer character is compared
+ * before a slice is made.
+ */
+function longestPart(text, at, form, side) {
+    const head = side === 'head';
+    const edge = form.charCodeAt(head ? 0 : form.length - 1);
+    for (let n = Math.min(form.length - 1, head ? at : text.length - at); n >= MIN_CHARS; n--) {
+        const start = head ? at - n : at;
+        if (text.charCodeAt(head ? start : start + n - 1) !== edge)
+            continue;
+        if (text.startsWith(head ? form.slice(0, n) : form.slice(form.length - n), start))
             return n;
-    }
-    return 0;
-}
-/** The most characters (at least MIN_CHARS, fewer than the form's) that start at `start` in `text` and end `form`; 0 if none. */
-function longestTail(text, start, form) {
-    const last = form.charCodeAt(form.length - 1);
-    for (let n = Math.min(form.length - 1, text.length - start); n >= MIN_CHARS; n--) {
-        if (text.charCodeAt(start + n - 1) === last &&
-            text.startsWith(form.slice(form.length - n), start)) {
-            return n;
-        }
     }
     return 0;
 }
@@ -30944,18 +30786,22 @@ async function fetch(input, init = {}) {
 
 /***/ }),
 
-/***/ 1643:
+/***/ 8802:
 /***/ ((__unused_webpack_module, __webpack_exports__, __nccwpck_require__) => {
 
-/* harmony export */ __nccwpck_require__.d(__webpack_exports__, {
-/* harmony export */   Js: () => (/* binding */ abortReason),
-/* harmony export */   M4: () => (/* binding */ StepAborted),
-/* harmony export */   Te: () => (/* binding */ throwIfAborted),
-/* harmony export */   pN: () => (/* binding */ settleBy),
-/* harmony export */   yy: () => (/* binding */ sleep)
-/* harmony export */ });
-/* harmony import */ var node_timers_promises__WEBPACK_IMPORTED_MODULE_0__ = __nccwpck_require__(8500);
-/* harmony import */ var node_timers_promises__WEBPACK_IMPORTED_MODULE_0___default = /*#__PURE__*/__nccwpck_require__.n(node_timers_promises__WEBPACK_IMPORTED_MODULE_0__);
+
+// EXPORTS
+__nccwpck_require__.d(__webpack_exports__, {
+  M4: () => (/* binding */ StepAborted),
+  Js: () => (/* binding */ abortReason),
+  pN: () => (/* binding */ settleBy),
+  yy: () => (/* binding */ sleep),
+  Te: () => (/* binding */ throwIfAborted)
+});
+
+;// CONCATENATED MODULE: external "node:timers/promises"
+const promises_namespaceObject = __WEBPACK_EXTERNAL_createRequire(import.meta.url)("node:timers/promises");
+;// CONCATENATED MODULE: ./src/util/wait.ts
 
 /** Thrown when the step is cancelled or times out while waiting; `reason` says which. */
 class StepAborted extends Error {
@@ -30979,7 +30825,7 @@ function throwIfAborted(signal) {
 function sleep(ms, signal) {
     throwIfAborted(signal);
     // eslint-disable-next-line local/no-positional-undefined -- node:timers/promises takes the value to resolve with before its options
-    return (0,node_timers_promises__WEBPACK_IMPORTED_MODULE_0__.setTimeout)(ms, undefined, { signal }).catch((error) => {
+    return (0,promises_namespaceObject.setTimeout)(ms, undefined, { signal }).catch((error) => {
         throw signal?.aborted ? new StepAborted(abortReason(signal)) : error;
     });
 }
@@ -30990,7 +30836,7 @@ async function settleBy(work, until) {
     await Promise.race([
         work.then(ignore, ignore),
         // eslint-disable-next-line local/no-positional-undefined -- node:timers/promises: the value before the options
-        (0,node_timers_promises__WEBPACK_IMPORTED_MODULE_0__.setTimeout)(Math.max(0, until - Date.now()), undefined, { signal: done.signal }).catch(ignore)
+        (0,promises_namespaceObject.setTimeout)(Math.max(0, until - Date.now()), undefined, { signal: done.signal }).catch(ignore)
     ]);
     done.abort();
 }
@@ -31135,13 +30981,6 @@ module.exports = __WEBPACK_EXTERNAL_createRequire(import.meta.url)("node:queryst
 /***/ ((module) => {
 
 module.exports = __WEBPACK_EXTERNAL_createRequire(import.meta.url)("node:stream");
-
-/***/ }),
-
-/***/ 8500:
-/***/ ((module) => {
-
-module.exports = __WEBPACK_EXTERNAL_createRequire(import.meta.url)("node:timers/promises");
 
 /***/ }),
 

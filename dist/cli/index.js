@@ -63,17 +63,6 @@ function readActionInputs(path) {
         };
     });
 }
-/**
- * The `default:` of every input that has one, by name.
- * @internal
- */
-function inputDefaults(inputs) {
-    const defaults = {};
-    for (const input of inputs)
-        if (input.default !== undefined)
-            defaults[input.name] = input.default;
-    return defaults;
-}
 function isRecord(value) {
     return typeof value === 'object' && value !== null && !Array.isArray(value);
 }
@@ -189,14 +178,23 @@ function parseCommandLine(argv, inputs, env) {
         throw new Error(`action.yml input '${clash.name}' clashes with jenkins-build's own --${clash.name}`);
     }
     const table = new Map(inputs.map(input => [input.name, input]));
-    const line = { given: {}, json: false, verbose: false, help: false, warnings: [] };
+    /** Input values given as flags or by the environment, by input name. */
+    const given = {};
+    /** `json`: the outputs as JSON on stdout (the log then goes to stderr); `verbose`: debug lines (ACTIONS_STEP_DEBUG on the runner). */
+    const own = { json: false, verbose: false, help: false };
+    /** Where the job summary goes: a file, or stdout for `-` (STDOUT). */
+    let summary;
+    /** How the `files` input was given, for the messages that name it. */
+    let fileFlag;
+    /** Said before the run: a secret on the command line. */
+    const warnings = [];
     const params = [];
     const files = [];
     const flagged = new Set();
     for (let i = 0; i < argv.length; i++) {
         const arg = argv[i] ?? '';
         if (arg === '-h' || arg === '--help') {
-            line.help = true;
+            own.help = true;
             continue;
         }
         // `-pNAME=value` is `--param=NAME=value`; `-p NAME=value`, `--param NAME=value`.
@@ -210,22 +208,22 @@ function parseCommandLine(argv, inputs, env) {
         const name = long.slice(2, eq < 0 ? undefined : eq);
         const inline = eq < 0 ? undefined : long.slice(eq + 1);
         // The value after `=`, else the next argument.
-        const given = () => {
+        const value = () => {
             const next = inline ?? argv[++i];
             if (next === undefined)
                 throw new UsageError(`${arg} needs a value`);
             return next;
         };
         if (name === 'param')
-            params.push(param(given(), params.length + 1));
+            params.push(param(value(), params.length + 1));
         else if (name === 'file')
-            files.push(fileSpec(given(), files.length + 1));
+            files.push(fileSpec(value(), files.length + 1));
         else if (name === 'summary')
-            line.summary = given();
+            summary = value();
         else if (name === 'json' || name === 'verbose') {
             if (inline !== undefined)
                 throw new UsageError(`--${name} takes no value`);
-            line[name] = true;
+            own[name] = true;
         }
         // The command's own flags are done; the rest name inputs.
         if (['param', 'file', 'summary', 'json', 'verbose'].includes(name))
@@ -237,7 +235,7 @@ function parseCommandLine(argv, inputs, env) {
             }
             if (inline !== undefined)
                 throw new UsageError(`--${name} takes no value`);
-            line.given[negated.name] = 'false';
+            given[negated.name] = 'false';
             flagged.add(negated.name);
             continue;
         }
@@ -246,46 +244,46 @@ function parseCommandLine(argv, inputs, env) {
             throw new UsageError(`unknown option --${name}${suggestion(name, table)}`);
         const next = argv[i + 1];
         if (inline !== undefined)
-            line.given[name] = inline;
+            given[name] = inline;
         // A switch alone is on; a word after it is its value (`--wait started`).
         else if (isSwitch(input) && (next === undefined || next.startsWith('-'))) {
-            line.given[name] = 'true';
+            given[name] = 'true';
         }
         else
-            line.given[name] = given();
+            given[name] = value();
         flagged.add(name);
     }
     if (params.length > 0) {
         if (flagged.has('parameters'))
             throw new UsageError('give either --parameters or -p, not both');
         // JSON carries any value as it is (a line break, a leading `{`).
-        line.given.parameters = JSON.stringify(groupByName(params));
+        given.parameters = JSON.stringify(groupByName(params));
     }
     if (files.length > 0) {
         if (flagged.has('files'))
             throw new UsageError('give either --files or --file, not both');
-        line.given.files = files.join('\n');
-        line.fileFlag = '--file';
-        line.fileValues = files;
+        given.files = files.join('\n');
+        fileFlag = '--file';
     }
     else if (flagged.has('files'))
-        line.fileFlag = '--files';
-    if (line.json && line.summary === STDOUT) {
+        fileFlag = '--files';
+    if (own.json && summary === STDOUT) {
         throw new UsageError('give either --json or --summary -, not both: each writes to stdout');
     }
     for (const [name, variable] of Object.entries(ENV_INPUTS)) {
         const fromEnv = env[variable];
         if (!flagged.has(name) && fromEnv)
-            line.given[name] = fromEnv;
+            given[name] = fromEnv;
     }
     for (const name of SECRET_INPUTS) {
         if (!flagged.has(name))
             continue;
         const variable = name === 'github-token' ? 'GITHUB_TOKEN' : ENV_INPUTS[name];
-        line.warnings.push(`--${name} on the command line lands in your shell history, and in the process list while this runs` +
+        warnings.push(`--${name} on the command line lands in your shell history, and in the process list while this runs` +
             (variable ? `; set ${variable} in the environment instead.` : '.'));
     }
-    return line;
+    /** `fileValues`: the `--file` values, in order (each a line of `files`). */
+    return { given, ...own, summary, fileFlag, fileValues: files, warnings };
 }
 /**
  * Every input's value for the step, as the runner would pass it: action.yml's
@@ -756,33 +754,31 @@ function cutParts(text, forms) {
     for (let at = text.indexOf(ELLIPSIS); at >= 0; at = text.indexOf(ELLIPSIS, at + 1)) {
         const after = at + ELLIPSIS.length;
         for (const form of forms) {
-            const head = longestHead(text, at, form);
+            const head = longestPart(text, at, form, 'head');
             if (head > 0)
                 ranges.push([at - head, at]);
-            const tail = longestTail(text, after, form);
+            const tail = longestPart(text, after, form, 'tail');
             if (tail > 0)
                 ranges.push([after, after + tail]);
         }
     }
     return ranges;
 }
-/** The most characters (at least MIN_CHARS, fewer than the form's) that end at `end` in `text` and start `form`; 0 if none. */
-function longestHead(text, end, form) {
-    const first = form.charCodeAt(0);
-    for (let n = Math.min(form.length - 1, end); n >= MIN_CHARS; n--) {
-        if (text.charCodeAt(end - n) === first && text.startsWith(form.slice(0, n), end - n))
+/**
+ * The most characters (at least MIN_CHARS, fewer than the form's) of `form`
+ * found in `text` next to `at`: its start ending there (`head`), or its end
+ * starting there (`tail`); 0 if none. The outer character is compared
+ * before a slice is made.
+ */
+function longestPart(text, at, form, side) {
+    const head = side === 'head';
+    const edge = form.charCodeAt(head ? 0 : form.length - 1);
+    for (let n = Math.min(form.length - 1, head ? at : text.length - at); n >= MIN_CHARS; n--) {
+        const start = head ? at - n : at;
+        if (text.charCodeAt(head ? start : start + n - 1) !== edge)
+            continue;
+        if (text.startsWith(head ? form.slice(0, n) : form.slice(form.length - n), start))
             return n;
-    }
-    return 0;
-}
-/** The most characters (at least MIN_CHARS, fewer than the form's) that start at `start` in `text` and end `form`; 0 if none. */
-function longestTail(text, start, form) {
-    const last = form.charCodeAt(form.length - 1);
-    for (let n = Math.min(form.length - 1, text.length - start); n >= MIN_CHARS; n--) {
-        if (text.charCodeAt(start + n - 1) === last &&
-            text.startsWith(form.slice(form.length - n), start)) {
-            return n;
-        }
     }
     return 0;
 }
@@ -1027,13 +1023,8 @@ class CommandReader {
  */
 
 
-const STYLES = {
-    error: ['\x1b[31m', '\x1b[39m'],
-    warning: ['\x1b[33m', '\x1b[39m'],
-    notice: ['\x1b[36m', '\x1b[39m'],
-    debug: ['\x1b[2m', '\x1b[22m'],
-    heading: ['\x1b[1m', '\x1b[22m']
-};
+/** Each style's SGR code: a colour (reset by 39), or dim or bold (reset by 22). */
+const STYLES = { error: 31, warning: 33, notice: 36, debug: 2, heading: 1 };
 const PREFIX = {
     error: ['Error: ', 'error'],
     warning: ['Warning: ', 'warning'],
@@ -1191,7 +1182,8 @@ class StepLog {
     /** A line of the step's, or of the command's own, under the masking and terminal rules. */
     note(text, style) {
         const { color } = this.options;
-        const [open, close] = style && color ? STYLES[style] : ['', ''];
+        const code = style && color ? STYLES[style] : undefined;
+        const [open, close] = code ? [`\x1b[${code}m`, `\x1b[${code > 9 ? 39 : 22}m`] : ['', ''];
         for (const line of this.masker.redact(text).split(/\r\n|\r|\n/)) {
             this.write(`${open}${terminalSafe(line, color)}${close}\n`, style);
         }
@@ -1262,22 +1254,20 @@ function startStep(spec) {
     (0,external_node_fs_namespaceObject.writeFileSync)(eventPath, JSON.stringify(spec.event.payload));
     const workspace = spec.workspace ?? dir;
     const env = {
-        ...spec.env,
         GITHUB_WORKSPACE: workspace,
         RUNNER_TEMP: dir,
         GITHUB_EVENT_NAME: spec.event.name,
         GITHUB_EVENT_PATH: eventPath,
         ...files
     };
-    if (spec.noSummary)
-        delete env.GITHUB_STEP_SUMMARY;
     // The runner passes an input as INPUT_<NAME>, spaces as `_`, hyphens kept.
     for (const [name, value] of Object.entries(spec.inputs)) {
         env[`INPUT_${name.replace(/ /g, '_').toUpperCase()}`] = value;
     }
     for (const [key, value] of Object.entries(spec.state ?? {}))
         env[`STATE_${key}`] = value;
-    Object.assign(env, spec.overrides);
+    // spawn leaves out a variable whose value is undefined.
+    Object.assign(env, spec.env);
     const started = Date.now();
     const child = (0,external_node_child_process_namespaceObject.spawn)(spec.node, [spec.bundle], {
         env,
@@ -1295,8 +1285,7 @@ function startStep(spec) {
                 return;
             // The process could not be started: 'close' may still follow.
             failed = true;
-            if (!spec.keep)
-                (0,external_node_fs_namespaceObject.rmSync)(dir, { recursive: true, force: true });
+            (0,external_node_fs_namespaceObject.rmSync)(dir, { recursive: true, force: true });
             reject(error);
         });
         child.on('close', (code, signal) => {
@@ -1315,8 +1304,7 @@ function startStep(spec) {
                 workspace
             };
             // Thousands of runs a test suite: what was read is all a caller needs.
-            if (!spec.keep)
-                (0,external_node_fs_namespaceObject.rmSync)(dir, { recursive: true, force: true });
+            (0,external_node_fs_namespaceObject.rmSync)(dir, { recursive: true, force: true });
             resolve(result);
         });
     });
@@ -1529,7 +1517,7 @@ const BUILD_RESULTS = (/* unused pure expression or super */ null && (['SUCCESS'
 /** The clone the command runs from: src/cli/ and dist/cli/ both sit two levels down. */
 const ROOT = (0,external_node_path_namespaceObject.resolve)((0,external_node_path_namespaceObject.dirname)((0,external_node_url_namespaceObject.fileURLToPath)(import.meta.url)), '..', '..');
 /** Variables the command owns or the runner sets per step: never inherited from the caller. */
-const NOT_INHERITED = /^(INPUT_|STATE_|GITHUB_(OUTPUT|STATE|ENV|PATH|STEP_SUMMARY)$|RUNNER_DEBUG$|JENKINS_(URL|USER|TOKEN|JOB_TOKEN)$)/;
+const NOT_INHERITED = /^(INPUT_|STATE_|GITHUB_(OUTPUT|STATE|ENV|PATH|STEP_SUMMARY|WORKSPACE|EVENT_NAME|EVENT_PATH)$|RUNNER_(DEBUG|TEMP)$|JENKINS_(URL|USER|TOKEN|JOB_TOKEN)$)/;
 /** Runs the command; resolves to its exit status. */
 async function run(argv) {
     const actionYml = (0,external_node_path_namespaceObject.join)(ROOT, 'action.yml');
@@ -1561,15 +1549,13 @@ async function run(argv) {
         process.stdout.write(helpText(inputs, Math.min(100, process.stdout.columns ?? 100)));
         return 0;
     }
-    const node = installedNode24(ROOT) ?? currentNode();
+    const node = installedNode24(ROOT) ??
+        (Number(process.versions.node.split('.')[0]) >= 20 ? process.execPath : undefined);
     if (!node) {
         process.stderr.write(`jenkins-build: the action needs Node 20 or newer to run (this is ${process.version}); 'npm run node24' installs Node 24 into tools/node24, which the command then uses.\n`);
         return 2;
     }
     return runSteps(line, inputs, node, bundle);
-}
-function currentNode() {
-    return Number(process.versions.node.split('.')[0]) >= 20 ? process.execPath : undefined;
 }
 /** The main step, then the post step (the runner's `post-if: always()`), then the outputs. */
 async function runSteps(line, inputs, node, bundle) {
@@ -1665,7 +1651,8 @@ async function runSteps(line, inputs, node, bundle) {
     finally {
         canceller.close();
     }
-    let code = main_status(main) || (post ? main_status(post) : 0);
+    // Killed by a signal (no code) is a failure; a failed post step fails the job too.
+    let code = (main.code ?? 1) || (post ? (post.code ?? 1) : 0);
     if (line.summary !== undefined) {
         const summary = masker.redact(main.summary + (post?.summary ?? ''));
         try {
@@ -1682,7 +1669,7 @@ async function runSteps(line, inputs, node, bundle) {
     if (line.json) {
         const outputs = Object.fromEntries(Object.entries(main.outputs).map(([name, value]) => [name, masker.redact(value)]));
         // Why the step failed, as its last error said it; outputs hold no such field.
-        if (main_status(main) !== 0) {
+        if (main.code !== 0) {
             outputs.error =
                 mainLog?.errors.at(-1) ??
                     `the step ended ${main.signal ? `by ${main.signal}` : `with exit status ${main.code}`}`;
@@ -1716,10 +1703,6 @@ function outputLines(outputs) {
         'Outputs (--json prints every one):',
         ...set.map(name => `  ${name.padEnd(width)}  ${outputs[name] ?? ''}`)
     ];
-}
-/** A step's exit status; killed by a signal is a failure. A failed post step fails the job too. */
-function main_status(step) {
-    return step.code ?? 1;
 }
 /**
  * Ends the process with `status`. After a signal, the command ends by that
