@@ -25,7 +25,6 @@ const MUTATE = [
   // The GitHub client: its bounds, rate limits, whose comment is the action's.
   'src/outcome/github-client.ts',
   'src/outcome/github-transport.ts',
-  'src/outcome/github-rate-limit.ts',
   'src/outcome/github-identity.ts',
   'src/outcome/pr-comment.ts'
 ]
