@@ -6,7 +6,7 @@ import { locateJenkins, locateRoot, notJenkinsError } from './locate.js'
 import type { UploadBody } from './multipart.js'
 import { NetworkFailure } from './network-errors.js'
 import type { DroppedPart } from './json.js'
-import type { Crumb, JenkinsSession, RequestSettings } from './request-settings.js'
+import type { Crumb, RequestSettings } from './request-settings.js'
 import {
   RETRYABLE_STATUSES,
   errorForResponse,
@@ -88,10 +88,8 @@ export class Requester extends Transport {
   readonly signal: AbortSignal | undefined
   /** The job's "Trigger builds remotely" token, or undefined. */
   readonly jobToken: string | undefined
-  /** The crumb, fetched once for every POST; a failed fetch is not kept, the next POST asks again. */
-  private crumb: Promise<Crumb | undefined> | undefined
-  /** The crumb once fetched (null: Jenkins has no crumb issuer); undefined while unknown. */
-  private crumbKnown: Crumb | null | undefined
+  /** The crumb's fetch, shared by every POST; a failed fetch is not kept, the next POST asks again. */
+  private crumbFetch: Promise<Crumb | null> | undefined
   private readonly policy: RetryPolicy
   private readonly limits: LimitSettings
   private readonly firstContactAttempts: number | undefined
@@ -123,9 +121,8 @@ export class Requester extends Transport {
     // Another client's crumb: nothing is fetched until Jenkins rejects it.
     const crumb = options.session?.crumb
     if (crumb !== undefined) {
-      this.crumbKnown = crumb
-      this.crumb = Promise.resolve(crumb ?? undefined)
-      this.setCrumb(crumb ?? undefined)
+      this.crumbFetch = Promise.resolve(crumb)
+      this.setCrumb(crumb)
     }
   }
 
@@ -140,19 +137,18 @@ export class Requester extends Transport {
    * interrupts the crumb's GET, and the POST was never sent (a trigger queued nothing).
    */
   private async ensureCrumb(): Promise<void> {
-    if (!this.crumb) {
-      const pending = this.readCrumb().then(crumb => {
-        this.setCrumb(crumb)
-        if (this.crumb === pending) this.crumbKnown = crumb ?? null
-        return crumb
-      })
-      pending.catch(() => {
-        if (this.crumb === pending) this.crumb = undefined
-      })
-      this.crumb = pending
+    if (!this.crumbFetch) {
+      const pending = this.readCrumb()
+      this.crumbFetch = pending
+      pending.then(
+        crumb => this.setCrumb(crumb),
+        () => {
+          if (this.crumbFetch === pending) this.crumbFetch = undefined
+        }
+      )
     }
     try {
-      await this.crumb
+      await this.crumbFetch
     } catch (error) {
       if (!(error instanceof Interrupted && error.sent)) throw error
       throw new Interrupted(error.message, { sent: false, lastFailure: error.lastFailure })
@@ -165,7 +161,7 @@ export class Requester extends Transport {
    * from something else than Jenkins (kind 'not-jenkins', locate.ts) is a
    * wrong url, and thrown like any failure.
    */
-  private async readCrumb(): Promise<Crumb | undefined> {
+  private async readCrumb(): Promise<Crumb | null> {
     const url = `${this.baseUrl}/crumbIssuer/api/json`
     const data = await unlessNotFound(
       this.getJson<{ crumb?: unknown; crumbRequestField?: unknown }>(
@@ -173,11 +169,11 @@ export class Requester extends Transport {
         url,
         this.context('the CSRF crumb')
       ),
-      undefined
+      null
     )
-    if (data === undefined) {
+    if (data === null) {
       this.logger.debug(`Jenkins at ${this.baseUrl} has no crumb issuer: CSRF protection is off`)
-      return undefined
+      return null
     }
     const { crumb, crumbRequestField: field } = data
     if (typeof crumb !== 'string' || typeof field !== 'string' || !field) {
@@ -188,12 +184,6 @@ export class Requester extends Transport {
     }
     this.logger.debug(`Got a CSRF crumb (header ${field})`)
     return { field, value: crumb }
-  }
-
-  /** This client's session, for another client to continue (RequestSettings.session). */
-  session(): JenkinsSession | undefined {
-    const cookies = this.cookies()
-    return cookies && { cookies, crumb: this.crumbKnown }
   }
 
   /**
@@ -302,7 +292,7 @@ export class Requester extends Transport {
             `Jenkins rejected the crumb for ${context.what}; getting a new session and crumb`
           )
           await this.clearCookies()
-          this.crumb = this.crumbKnown = undefined
+          this.crumbFetch = undefined
           this.setCrumb(undefined)
           await this.ensureCrumb()
           answer = await sendOnce({ started, number })
