@@ -195,10 +195,7 @@ export class Requester extends Transport {
     label: string,
     url: string,
     context: ErrorContext,
-    {
-      deadline = this.deadline,
-      droppable
-    }: { deadline?: number; droppable?: readonly string[] } = {}
+    { deadline, droppable }: { deadline?: number; droppable?: readonly string[] } = {}
   ): Promise<T> {
     const onDropped = (part: DroppedPart): void => {
       const key = `${context.what}\n${part.field}\n${part.className ?? part.index}`
@@ -207,9 +204,8 @@ export class Requester extends Transport {
       this.logger.warning(droppedNote(context, part))
     }
     const options = droppable && { droppable, onDropped }
-    return this.read(label, url, context, response => jsonBody<T>(response, context, options), {
-      deadline
-    })
+    const json = (response: HttpResponse) => jsonBody<T>(response, context, options)
+    return this.read(label, url, context, json, { deadline })
   }
 
   /**
@@ -222,10 +218,7 @@ export class Requester extends Transport {
     url: string,
     context: ErrorContext,
     accept: (response: HttpResponse) => Promise<T> | T,
-    {
-      deadline = this.deadline,
-      ...options
-    }: { deadline?: number } & Pick<Exchange, 'crossOriginRedirects'> = {}
+    { deadline, ...options }: { deadline?: number } & Pick<Exchange, 'crossOriginRedirects'> = {}
   ): Promise<T> {
     return withRetry(
       async (number, started) => {
@@ -244,7 +237,7 @@ export class Requester extends Transport {
           throw error
         }
       },
-      this.retryOptions(`GET ${context.what}`, deadline, { read: true })
+      this.retryOptions(`GET ${context.what}`, deadline ?? this.deadline, { read: true })
     )
   }
 
@@ -265,13 +258,8 @@ export class Requester extends Transport {
     options: PostOptions
   ): Promise<{ response: HttpResponse; body: string }> {
     let refreshed = false
-    const exchange = {
-      method: 'POST' as const,
-      url,
-      label,
-      form: options.form,
-      upload: options.upload
-    }
+    const { form, upload } = options
+    const exchange = { method: 'POST' as const, url, label, form, upload }
     const sendOnce = async (attempt: Attempt) => {
       const response = await this.send(exchange, context.what, { ...options, attempt })
       // Read as far as it came: the status and headers are the answer.
