@@ -55,6 +55,8 @@ type Phase = 'headers' | 'body' | 'stream'
 /** The bounds of one exchange (see the file comment). */
 export class ExchangeLimits {
   private readonly controller = new AbortController()
+  /** Fires when the exchange must end: the request and the body are destroyed with `signal.reason`. */
+  readonly signal = this.controller.signal
   private readonly started = Date.now()
   private phase: Phase = 'headers'
   private timer: NodeJS.Timeout | undefined
@@ -73,11 +75,6 @@ export class ExchangeLimits {
   ) {
     settings.signal?.addEventListener('abort', this.onStepAbort, { once: true })
     this.arm(Math.min(settings.requestTimeoutMs, settings.headersTimeoutMs ?? Infinity))
-  }
-
-  /** Fires when the exchange must end: the request and the body are destroyed with `signal.reason`. */
-  get signal(): AbortSignal {
-    return this.controller.signal
   }
 
   async text(message: IncomingMessage, limit: number, overflow: 'cut' | 'fail'): Promise<string> {
@@ -134,7 +131,7 @@ export class ExchangeLimits {
 
   /** Ends the exchange with `error`: the request and the body are destroyed with it. */
   cut(error: Error): void {
-    if (this.released || this.controller.signal.aborted) return
+    if (this.released || this.signal.aborted) return
     this.message?.destroy(error)
     this.controller.abort(error)
     this.release()
@@ -142,7 +139,7 @@ export class ExchangeLimits {
 
   /** The error for a body that failed: why it was cut, or a broken connection. */
   bodyFailure(error: unknown): Error {
-    if (this.controller.signal.aborted) return this.controller.signal.reason as Error
+    if (this.signal.aborted) return this.signal.reason as Error
     if (error instanceof JenkinsError) return error
     return new JenkinsError(
       'network',
