@@ -70,6 +70,9 @@ const FIRST_CONTACT_NOTICE_MS = 5_000
 /** Lines about unanswered requests closer together than this are left to the debug log. */
 const NOTICE_GAP_MS = 4_000
 
+/** The crumb issuer's answer, checked field by field (readCrumb). */
+type CrumbAnswer = { crumb?: unknown; crumbRequestField?: unknown }
+
 /**
  * The one request path of the client, over its Transport (http.ts: the
  * connection, credentials, cookies and the redaction list): every operation goes through `read`
@@ -163,14 +166,8 @@ export class Requester extends Transport {
    */
   private async readCrumb(): Promise<Crumb | null> {
     const url = `${this.baseUrl}/crumbIssuer/api/json`
-    const data = await unlessNotFound(
-      this.getJson<{ crumb?: unknown; crumbRequestField?: unknown }>(
-        'crumb',
-        url,
-        this.context('the CSRF crumb')
-      ),
-      null
-    )
+    const context = this.context('the CSRF crumb')
+    const data = await unlessNotFound(this.getJson<CrumbAnswer>('crumb', url, context), null)
     if (data === null) {
       this.logger.debug(`Jenkins at ${this.baseUrl} has no crumb issuer: CSRF protection is off`)
       return null
