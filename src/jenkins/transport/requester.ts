@@ -373,11 +373,8 @@ export class Requester extends Transport {
       ? Math.min(FIRST_CONTACT_HEADERS_MS, this.limits.requestTimeoutMs)
       : undefined
     const waitsUpTo = headersTimeoutMs ?? this.limits.requestTimeoutMs
-    const bounds = new ExchangeLimits(
-      { ...this.limits, headersTimeoutMs, attempt },
-      what,
-      this.baseUrl
-    )
+    const limits = { ...this.limits, headersTimeoutMs, attempt }
+    const bounds = new ExchangeLimits(limits, what, this.baseUrl)
     // The first try says it is waiting; the retries after it say so themselves (retry.ts).
     const started = Date.now()
     const slow = setTimeout(() => {
@@ -462,19 +459,10 @@ export class Requester extends Transport {
   /** One GET that only looks (status and headers), short and bounded; undefined when it got no answer. */
   private async probe(url: string, { follow }: { follow: boolean }) {
     const requestTimeoutMs = Math.min(this.limits.requestTimeoutMs, PROBE_TIMEOUT_MS)
-    const bounds = new ExchangeLimits(
-      { ...this.limits, requestTimeoutMs },
-      'a look for Jenkins',
-      this.baseUrl
-    )
+    const limits = { ...this.limits, requestTimeoutMs }
+    const bounds = new ExchangeLimits(limits, 'a look for Jenkins', this.baseUrl)
     try {
-      const response = await this.request({
-        method: 'GET',
-        url,
-        label: 'probe',
-        follow,
-        bounds
-      })
+      const response = await this.request({ method: 'GET', url, label: 'probe', follow, bounds })
       response.discard()
       return response
     } catch (error) {
