@@ -200,21 +200,18 @@ export class Transport {
     let url = exchange.url
     for (let hops = 0; ; hops++) {
       const response = await this.once(exchange, url)
+      const location = response.header('location')
       if (
         exchange.method !== 'GET' ||
         exchange.follow === false ||
         !REDIRECTS.has(response.status) ||
-        response.header('location') === undefined
+        location === undefined
       ) {
         return response
       }
       // Not drained: a redirect's body is worth nothing, and draining a slow one would hold the exchange.
       response.message.destroy()
-      const target = this.redirectTarget(
-        url,
-        response.header('location') ?? '',
-        exchange.crossOriginRedirects ?? false
-      )
+      const target = this.redirectTarget(url, location, exchange.crossOriginRedirects ?? false)
       if (hops >= MAX_REDIRECTS) {
         throw new JenkinsError(
           'redirect',

@@ -260,10 +260,8 @@ class GuardedBody extends Readable {
   override _read(): void {
     const since = Date.now()
     const { stallMs, stallBytes } = this.limits.settings
-    const stall = setTimeout(
-      () => this.limits.stalled(this.windowBytes),
-      Math.max(0, stallMs - this.windowWaited)
-    )
+    const left = Math.max(0, stallMs - this.windowWaited)
+    const stall = setTimeout(() => this.limits.stalled(this.windowBytes), left)
     this.chunks.next().then(
       ({ done, value }) => {
         clearTimeout(stall)
