@@ -9,12 +9,12 @@ import { readFileSync } from 'node:fs'
 import tls from 'node:tls'
 import type { Readable } from 'node:stream'
 import { HttpClient } from '@actions/http-client'
-import { CookieJar, type SerializedCookieJar } from 'tough-cookie'
+import { CookieJar } from 'tough-cookie'
 import { JenkinsError } from './errors.js'
 import { networkFailure } from './network-errors.js'
 import type { UploadBody } from './multipart.js'
 import type { ExchangeLimits } from './limits.js'
-import type { Crumb, RequestSettings } from './request-settings.js'
+import type { Crumb, JenkinsSession, RequestSettings } from './request-settings.js'
 import type { Logger } from '../../util/logger.js'
 import { parseHttpUrl } from '../../util/http-url.js'
 import { Redaction, redactingLogger } from '../../util/redaction.js'
@@ -114,7 +114,8 @@ export class Transport {
   private readonly origin: string
   private readonly authorization: string | undefined
   private readonly headers: RequestSettings['headers']
-  private crumbHeader: Crumb | undefined
+  /** The crumb sent with every POST once fetched (null: Jenkins has no crumb issuer); undefined while unknown. */
+  private crumb: Crumb | null | undefined
   /** With ca-cert: Node's default CAs plus the given ones (trustWith); never process-wide. */
   private readonly secureContext: tls.SecureContext | undefined
   /** Adds a crumb or session cookie value Jenkins gave to the list, and tells RequestSettings.onSecret, before anything could print it. */
@@ -172,14 +173,15 @@ export class Transport {
     }
   }
 
-  /** The session cookies, for another client to continue the session (RequestSettings.session). */
-  protected cookies(): SerializedCookieJar | undefined {
-    return this.jar.serializeSync()
+  /** This client's session, for another client to continue (RequestSettings.session). */
+  session(): JenkinsSession | undefined {
+    const cookies = this.jar.serializeSync()
+    return cookies && { cookies, crumb: this.crumb }
   }
 
-  /** Sends the crumb header with every later POST (undefined stops sending it). */
-  protected setCrumb(crumb: Crumb | undefined): void {
-    this.crumbHeader = crumb
+  /** Sends the crumb header with every later POST (null or undefined stops sending it). */
+  protected setCrumb(crumb: Crumb | null | undefined): void {
+    this.crumb = crumb
     if (crumb) this.secret(crumb.value)
   }
 
@@ -198,21 +200,18 @@ export class Transport {
     let url = exchange.url
     for (let hops = 0; ; hops++) {
       const response = await this.once(exchange, url)
+      const location = response.header('location')
       if (
         exchange.method !== 'GET' ||
         exchange.follow === false ||
         !REDIRECTS.has(response.status) ||
-        response.header('location') === undefined
+        location === undefined
       ) {
         return response
       }
       // Not drained: a redirect's body is worth nothing, and draining a slow one would hold the exchange.
       response.message.destroy()
-      const target = this.redirectTarget(
-        url,
-        response.header('location') ?? '',
-        exchange.crossOriginRedirects ?? false
-      )
+      const target = this.redirectTarget(url, location, exchange.crossOriginRedirects ?? false)
       if (hops >= MAX_REDIRECTS) {
         throw new JenkinsError(
           'redirect',
@@ -277,8 +276,8 @@ export class Transport {
       if (this.authorization) headers['authorization'] = this.authorization
       // Only POSTs are checked (CrumbFilter, jenkins-api.md 1.5): a GET that
       // carried the crumb would hand it to whatever echoes requests.
-      if (this.crumbHeader && exchange.method === 'POST') {
-        headers[this.crumbHeader.field.toLowerCase()] = this.crumbHeader.value
+      if (this.crumb && exchange.method === 'POST') {
+        headers[this.crumb.field.toLowerCase()] = this.crumb.value
       }
     }
     const cookie = await this.jar.getCookieString(url.href)

@@ -55,6 +55,8 @@ type Phase = 'headers' | 'body' | 'stream'
 /** The bounds of one exchange (see the file comment). */
 export class ExchangeLimits {
   private readonly controller = new AbortController()
+  /** Fires when the exchange must end: the request and the body are destroyed with `signal.reason`. */
+  readonly signal = this.controller.signal
   private readonly started = Date.now()
   private phase: Phase = 'headers'
   private timer: NodeJS.Timeout | undefined
@@ -75,11 +77,6 @@ export class ExchangeLimits {
     this.arm(Math.min(settings.requestTimeoutMs, settings.headersTimeoutMs ?? Infinity))
   }
 
-  /** Fires when the exchange must end: the request and the body are destroyed with `signal.reason`. */
-  get signal(): AbortSignal {
-    return this.controller.signal
-  }
-
   async text(message: IncomingMessage, limit: number, overflow: 'cut' | 'fail'): Promise<string> {
     this.begin(message, 'body')
     const declared = Number(message.headers['content-length'])
@@ -88,26 +85,21 @@ export class ExchangeLimits {
       throw this.tooLarge(`${declared} bytes`, limit)
     }
     const chunks: Buffer[] = []
-    let size = 0
     try {
-      for await (const chunk of message) {
-        const buffer = chunk as Buffer
-        this.received += buffer.length
-        if (size + buffer.length > limit) {
-          if (overflow === 'fail')
-            throw this.tooLarge(`more than ${size + buffer.length} bytes`, limit)
-          chunks.push(buffer.subarray(0, limit - size))
-          break
-        }
-        chunks.push(buffer)
-        size += buffer.length
+      // cast: a response without an encoding yields Buffers
+      for await (const chunk of message as AsyncIterable<Buffer>) {
+        this.received += chunk.length
+        chunks.push(chunk)
+        if (this.received <= limit) continue
+        if (overflow === 'fail') throw this.tooLarge(`more than ${this.received} bytes`, limit)
+        break
       }
     } catch (error) {
       throw this.bodyFailure(error)
     } finally {
       this.discard(message)
     }
-    return Buffer.concat(chunks).toString('utf8')
+    return Buffer.concat(chunks).subarray(0, limit).toString('utf8')
   }
 
   stream(message: IncomingMessage): Readable {
@@ -139,7 +131,7 @@ export class ExchangeLimits {
 
   /** Ends the exchange with `error`: the request and the body are destroyed with it. */
   cut(error: Error): void {
-    if (this.released || this.controller.signal.aborted) return
+    if (this.released || this.signal.aborted) return
     this.message?.destroy(error)
     this.controller.abort(error)
     this.release()
@@ -147,7 +139,7 @@ export class ExchangeLimits {
 
   /** The error for a body that failed: why it was cut, or a broken connection. */
   bodyFailure(error: unknown): Error {
-    if (this.controller.signal.aborted) return this.controller.signal.reason as Error
+    if (this.signal.aborted) return this.signal.reason as Error
     if (error instanceof JenkinsError) return error
     return new JenkinsError(
       'network',
@@ -246,81 +238,54 @@ export class ExchangeLimits {
 
 /**
  * A response body handed on as a stream, with the stall guard: the clock
- * runs only while this stream wants data (its buffer is not full), so a
- * slow consumer never looks like a stalled server.
+ * runs only while this stream waits for a chunk it asked for (its buffer is
+ * not full), so a slow consumer never looks like a stalled server.
  */
 class GuardedBody extends Readable {
+  private readonly chunks: AsyncIterator<Buffer>
   private windowBytes = 0
-  /** Waiting time already spent in this window, before the current wait. */
+  /** Waiting time already spent in this window. */
   private windowWaited = 0
-  private waitingSince: number | undefined
-  private stallTimer: NodeJS.Timeout | undefined
-  private ended = false
 
   constructor(
     private readonly message: IncomingMessage,
     private readonly limits: ExchangeLimits
   ) {
     super()
-    message.on('data', (chunk: Buffer) => {
-      limits.received += chunk.length
-      this.windowBytes += chunk.length
-      if (this.windowBytes >= limits.settings.stallBytes) this.newWindow()
-      if (!this.push(chunk)) {
-        this.stopWaiting()
-        message.pause()
-      }
-    })
-    message.once('end', () => {
-      this.ended = true
-      this.stopWaiting()
-      limits.discard(message)
-      this.push(null)
-    })
+    this.chunks = message[Symbol.asyncIterator]()
+    // A cut while the consumer is busy ends this stream at once, not at its next read.
     message.on('error', error => this.destroy(limits.bodyFailure(error)))
-    // A body whose connection closed before all of it came, without an error event.
-    message.once('close', () => {
-      if (!message.complete && !this.ended && !this.destroyed) {
-        this.destroy(limits.bodyFailure(undefined))
-      }
-    })
-    this.startWaiting()
   }
 
   override _read(): void {
-    if (this.ended) return
-    this.startWaiting()
-    this.message.resume()
-  }
-
-  override _destroy(error: Error | null, callback: (error?: Error | null) => void): void {
-    this.stopWaiting()
-    this.limits.discard(this.message)
-    callback(error)
-  }
-
-  private newWindow(): void {
-    this.windowBytes = 0
-    this.windowWaited = 0
-    if (this.waitingSince !== undefined) {
-      this.stopWaiting()
-      this.startWaiting()
-    }
-  }
-
-  private startWaiting(): void {
-    if (this.waitingSince !== undefined) return
-    this.waitingSince = Date.now()
-    this.stallTimer = setTimeout(
-      () => this.limits.stalled(this.windowBytes),
-      Math.max(0, this.limits.settings.stallMs - this.windowWaited)
+    const since = Date.now()
+    const { stallMs, stallBytes } = this.limits.settings
+    const left = Math.max(0, stallMs - this.windowWaited)
+    const stall = setTimeout(() => this.limits.stalled(this.windowBytes), left)
+    this.chunks.next().then(
+      ({ done, value }) => {
+        clearTimeout(stall)
+        if (done) {
+          this.limits.discard(this.message)
+          this.push(null)
+          return
+        }
+        this.windowWaited += Date.now() - since
+        this.limits.received += value.length
+        this.windowBytes += value.length
+        if (this.windowBytes >= stallBytes) this.windowBytes = this.windowWaited = 0
+        this.push(value)
+      },
+      (error: unknown) => {
+        clearTimeout(stall)
+        // A body whose connection closed before all of it came fails here too.
+        this.destroy(this.limits.bodyFailure(error))
+      }
     )
   }
 
-  private stopWaiting(): void {
-    if (this.waitingSince === undefined) return
-    this.windowWaited += Date.now() - this.waitingSince
-    this.waitingSince = undefined
-    clearTimeout(this.stallTimer)
+  override _destroy(error: Error | null, callback: (error?: Error | null) => void): void {
+    this.limits.discard(this.message)
+    callback(error)
   }
 }

@@ -57,10 +57,8 @@ export function networkFailure(
   server: string,
   trust: { caCert: boolean }
 ): NetworkFailure {
-  const err = (typeof error === 'object' && error !== null ? error : {}) as {
-    code?: unknown
-    message?: unknown
-  }
+  // cast: Node's errors carry a code and a message; anything else has neither
+  const err = Object(error) as { code?: unknown; message?: unknown }
   const code = typeof err.code === 'string' ? err.code : undefined
   const text = typeof err.message === 'string' ? err.message : String(error)
   const where = `${url.hostname}:${url.port || (url.protocol === 'https:' ? '443' : '80')}`

@@ -6,7 +6,7 @@ import { locateJenkins, locateRoot, notJenkinsError } from './locate.js'
 import type { UploadBody } from './multipart.js'
 import { NetworkFailure } from './network-errors.js'
 import type { DroppedPart } from './json.js'
-import type { Crumb, JenkinsSession, RequestSettings } from './request-settings.js'
+import type { Crumb, RequestSettings } from './request-settings.js'
 import {
   RETRYABLE_STATUSES,
   errorForResponse,
@@ -70,6 +70,9 @@ const FIRST_CONTACT_NOTICE_MS = 5_000
 /** Lines about unanswered requests closer together than this are left to the debug log. */
 const NOTICE_GAP_MS = 4_000
 
+/** The crumb issuer's answer, checked field by field (readCrumb). */
+type CrumbAnswer = { crumb?: unknown; crumbRequestField?: unknown }
+
 /**
  * The one request path of the client, over its Transport (http.ts: the
  * connection, credentials, cookies and the redaction list): every operation goes through `read`
@@ -88,10 +91,8 @@ export class Requester extends Transport {
   readonly signal: AbortSignal | undefined
   /** The job's "Trigger builds remotely" token, or undefined. */
   readonly jobToken: string | undefined
-  /** The crumb, fetched once for every POST; a failed fetch is not kept, the next POST asks again. */
-  private crumb: Promise<Crumb | undefined> | undefined
-  /** The crumb once fetched (null: Jenkins has no crumb issuer); undefined while unknown. */
-  private crumbKnown: Crumb | null | undefined
+  /** The crumb's fetch, shared by every POST; a failed fetch is not kept, the next POST asks again. */
+  private crumbFetch: Promise<Crumb | null> | undefined
   private readonly policy: RetryPolicy
   private readonly limits: LimitSettings
   private readonly firstContactAttempts: number | undefined
@@ -123,9 +124,8 @@ export class Requester extends Transport {
     // Another client's crumb: nothing is fetched until Jenkins rejects it.
     const crumb = options.session?.crumb
     if (crumb !== undefined) {
-      this.crumbKnown = crumb
-      this.crumb = Promise.resolve(crumb ?? undefined)
-      this.setCrumb(crumb ?? undefined)
+      this.crumbFetch = Promise.resolve(crumb)
+      this.setCrumb(crumb)
     }
   }
 
@@ -140,19 +140,18 @@ export class Requester extends Transport {
    * interrupts the crumb's GET, and the POST was never sent (a trigger queued nothing).
    */
   private async ensureCrumb(): Promise<void> {
-    if (!this.crumb) {
-      const pending = this.readCrumb().then(crumb => {
-        this.setCrumb(crumb)
-        if (this.crumb === pending) this.crumbKnown = crumb ?? null
-        return crumb
-      })
-      pending.catch(() => {
-        if (this.crumb === pending) this.crumb = undefined
-      })
-      this.crumb = pending
+    if (!this.crumbFetch) {
+      const pending = this.readCrumb()
+      this.crumbFetch = pending
+      pending.then(
+        crumb => this.setCrumb(crumb),
+        () => {
+          if (this.crumbFetch === pending) this.crumbFetch = undefined
+        }
+      )
     }
     try {
-      await this.crumb
+      await this.crumbFetch
     } catch (error) {
       if (!(error instanceof Interrupted && error.sent)) throw error
       throw new Interrupted(error.message, { sent: false, lastFailure: error.lastFailure })
@@ -165,19 +164,13 @@ export class Requester extends Transport {
    * from something else than Jenkins (kind 'not-jenkins', locate.ts) is a
    * wrong url, and thrown like any failure.
    */
-  private async readCrumb(): Promise<Crumb | undefined> {
+  private async readCrumb(): Promise<Crumb | null> {
     const url = `${this.baseUrl}/crumbIssuer/api/json`
-    const data = await unlessNotFound(
-      this.getJson<{ crumb?: unknown; crumbRequestField?: unknown }>(
-        'crumb',
-        url,
-        this.context('the CSRF crumb')
-      ),
-      undefined
-    )
-    if (data === undefined) {
+    const context = this.context('the CSRF crumb')
+    const data = await unlessNotFound(this.getJson<CrumbAnswer>('crumb', url, context), null)
+    if (data === null) {
       this.logger.debug(`Jenkins at ${this.baseUrl} has no crumb issuer: CSRF protection is off`)
-      return undefined
+      return null
     }
     const { crumb, crumbRequestField: field } = data
     if (typeof crumb !== 'string' || typeof field !== 'string' || !field) {
@@ -190,12 +183,6 @@ export class Requester extends Transport {
     return { field, value: crumb }
   }
 
-  /** This client's session, for another client to continue (RequestSettings.session). */
-  session(): JenkinsSession | undefined {
-    const cookies = this.cookies()
-    return cookies && { cookies, crumb: this.crumbKnown }
-  }
-
   /**
    * GET + JSON with read retries (answers.ts jsonBody: what is retried, what
    * is not). Elements of the `droppable` lists nested too deep are left out
@@ -205,10 +192,7 @@ export class Requester extends Transport {
     label: string,
     url: string,
     context: ErrorContext,
-    {
-      deadline = this.deadline,
-      droppable
-    }: { deadline?: number; droppable?: readonly string[] } = {}
+    { deadline, droppable }: { deadline?: number; droppable?: readonly string[] } = {}
   ): Promise<T> {
     const onDropped = (part: DroppedPart): void => {
       const key = `${context.what}\n${part.field}\n${part.className ?? part.index}`
@@ -217,9 +201,8 @@ export class Requester extends Transport {
       this.logger.warning(droppedNote(context, part))
     }
     const options = droppable && { droppable, onDropped }
-    return this.read(label, url, context, response => jsonBody<T>(response, context, options), {
-      deadline
-    })
+    const json = (response: HttpResponse) => jsonBody<T>(response, context, options)
+    return this.read(label, url, context, json, { deadline })
   }
 
   /**
@@ -232,10 +215,7 @@ export class Requester extends Transport {
     url: string,
     context: ErrorContext,
     accept: (response: HttpResponse) => Promise<T> | T,
-    {
-      deadline = this.deadline,
-      ...options
-    }: { deadline?: number } & Pick<Exchange, 'crossOriginRedirects'> = {}
+    { deadline, ...options }: { deadline?: number } & Pick<Exchange, 'crossOriginRedirects'> = {}
   ): Promise<T> {
     return withRetry(
       async (number, started) => {
@@ -254,7 +234,7 @@ export class Requester extends Transport {
           throw error
         }
       },
-      this.retryOptions(`GET ${context.what}`, deadline, { read: true })
+      this.retryOptions(`GET ${context.what}`, deadline ?? this.deadline, { read: true })
     )
   }
 
@@ -275,13 +255,8 @@ export class Requester extends Transport {
     options: PostOptions
   ): Promise<{ response: HttpResponse; body: string }> {
     let refreshed = false
-    const exchange = {
-      method: 'POST' as const,
-      url,
-      label,
-      form: options.form,
-      upload: options.upload
-    }
+    const { form, upload } = options
+    const exchange = { method: 'POST' as const, url, label, form, upload }
     const sendOnce = async (attempt: Attempt) => {
       const response = await this.send(exchange, context.what, { ...options, attempt })
       // Read as far as it came: the status and headers are the answer.
@@ -302,7 +277,7 @@ export class Requester extends Transport {
             `Jenkins rejected the crumb for ${context.what}; getting a new session and crumb`
           )
           await this.clearCookies()
-          this.crumb = this.crumbKnown = undefined
+          this.crumbFetch = undefined
           this.setCrumb(undefined)
           await this.ensureCrumb()
           answer = await sendOnce({ started, number })
@@ -398,11 +373,8 @@ export class Requester extends Transport {
       ? Math.min(FIRST_CONTACT_HEADERS_MS, this.limits.requestTimeoutMs)
       : undefined
     const waitsUpTo = headersTimeoutMs ?? this.limits.requestTimeoutMs
-    const bounds = new ExchangeLimits(
-      { ...this.limits, headersTimeoutMs, attempt },
-      what,
-      this.baseUrl
-    )
+    const limits = { ...this.limits, headersTimeoutMs, attempt }
+    const bounds = new ExchangeLimits(limits, what, this.baseUrl)
     // The first try says it is waiting; the retries after it say so themselves (retry.ts).
     const started = Date.now()
     const slow = setTimeout(() => {
@@ -487,19 +459,10 @@ export class Requester extends Transport {
   /** One GET that only looks (status and headers), short and bounded; undefined when it got no answer. */
   private async probe(url: string, { follow }: { follow: boolean }) {
     const requestTimeoutMs = Math.min(this.limits.requestTimeoutMs, PROBE_TIMEOUT_MS)
-    const bounds = new ExchangeLimits(
-      { ...this.limits, requestTimeoutMs },
-      'a look for Jenkins',
-      this.baseUrl
-    )
+    const limits = { ...this.limits, requestTimeoutMs }
+    const bounds = new ExchangeLimits(limits, 'a look for Jenkins', this.baseUrl)
     try {
-      const response = await this.request({
-        method: 'GET',
-        url,
-        label: 'probe',
-        follow,
-        bounds
-      })
+      const response = await this.request({ method: 'GET', url, label: 'probe', follow, bounds })
       response.discard()
       return response
     } catch (error) {
