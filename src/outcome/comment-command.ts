@@ -85,13 +85,13 @@ async function read<T>(
 
 /** Refuses a commenter below `comment-permission`. */
 async function checkCommenter(o: AdmitOptions, user: string): Promise<void> {
-  const { ctx, settings, signal, logger } = o
+  const { ctx, settings, logger } = o
   const here = `${ctx.repo.owner}/${ctx.repo.repo}`
   const want = settings.commentPermission
   const role = await read(
     o,
     `${user}'s permission`,
-    client => readRole(client, { ...ctx.repo, user, signal }),
+    client => readRole(client, { ...ctx.repo, user }),
     failure =>
       new CommentCommandRefused(
         `could not read ${user}'s permission on ${here}${failure}`,
@@ -113,11 +113,11 @@ async function headBeforeComment(
   number: number,
   writtenAt: number
 ): Promise<string> {
-  const { ctx, settings, signal, logger } = o
+  const { ctx, settings, logger } = o
   const head = await read(
     o,
     `pull request #${number}`,
-    client => readPullHead(client, { ...ctx.repo, number, signal }),
+    client => readPullHead(client, { ...ctx.repo, number }),
     failure =>
       new CommentCommandRefused(
         `could not read pull request #${number} of ${ctx.repo.owner}/${ctx.repo.repo}${failure}, so the commit to build is not known`,
@@ -141,7 +141,7 @@ async function headBeforeComment(
   const change = await read(
     o,
     'the head branch',
-    client => readLastChange(client, { ...where, signal }),
+    client => readLastChange(client, where),
     failure =>
       new CommentCommandRefused(
         `could not read when ${branch} last changed${failure}, so whether ${head.sha} was already pull request #${number}'s head when the comment was written is not known`,

@@ -63,7 +63,7 @@ export async function settleCommit(settings: Settings, o: GateOptions): Promise<
     return withCommit(settings, admitted, o)
   }
   try {
-    const target = await commitUnderTest(ctx, settings, { session, signal: o.signal })
+    const target = await commitUnderTest(ctx, settings, { session })
     const pullRequest = target.pullRequest
     return withCommit(
       settings,

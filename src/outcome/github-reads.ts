@@ -19,11 +19,10 @@ import {
   Undecodable
 } from './github-values.js'
 
-/** The repository a read is about, and the step's cancel signal. */
+/** The repository a read is about (the session's bounds stop every read). */
 interface Where {
   owner: string
   repo: string
-  signal?: AbortSignal
 }
 
 /** A pull request's head as GitHub has it now. */
@@ -36,13 +35,12 @@ export interface PullHead {
 /** The pull request's head (GET /repos/{owner}/{repo}/pulls/{number}). */
 export async function readPullHead(
   client: GithubClient,
-  { owner, repo, number, signal }: Where & { number: number }
+  { owner, repo, number }: Where & { number: number }
 ): Promise<PullHead> {
   const { data }: { data: unknown } = await client.rest.pulls.get({
     owner,
     repo,
-    pull_number: number,
-    request: { signal }
+    pull_number: number
   })
   const source = `GitHub's answer for pull request #${number}`
   const sha = required(data, 'head.sha', SHA, source)
@@ -84,13 +82,12 @@ const LEGACY: readonly Role[] = ['admin', 'write', 'read', 'none']
  */
 export async function readRole(
   client: GithubClient,
-  { owner, repo, user, signal }: Where & { user: string }
+  { owner, repo, user }: Where & { user: string }
 ): Promise<Role> {
   const { data }: { data: unknown } = await client.rest.repos.getCollaboratorPermissionLevel({
     owner,
     repo,
-    username: user,
-    request: { signal }
+    username: user
   })
   const named = ROLES.find(role => role !== 'none' && role === field(data, 'role_name'))
   if (named) return named
@@ -131,7 +128,7 @@ export interface BranchChange {
  */
 export async function readLastChange(
   client: GithubClient,
-  { owner, repo, ref, signal }: Where & { ref: string }
+  { owner, repo, ref }: Where & { ref: string }
 ): Promise<BranchChange | undefined> {
   const full = `refs/heads/${ref}`
   const { data }: { data: unknown } = await client.rest.repos.listActivities({
@@ -139,8 +136,7 @@ export async function readLastChange(
     repo,
     ref: full,
     direction: 'desc',
-    per_page: 1,
-    request: { signal }
+    per_page: 1
   })
   const source = `GitHub's answer for the changes of ${owner}/${repo}'s ${ref}`
   if (!Array.isArray(data)) throw new Error(`${source} is not a list`)
@@ -163,7 +159,7 @@ export async function readLastChange(
  */
 export async function searchPulls(
   client: GithubClient,
-  { owner, repo, state, page = 1, signal }: Where & { state: 'pending' | 'failure'; page?: number }
+  { owner, repo, state, page = 1 }: Where & { state: 'pending' | 'failure'; page?: number }
 ): Promise<{ pulls: number[]; total: number }> {
   const { data }: { data: unknown } = await client.request('GET /search/issues', {
     q: `repo:${owner}/${repo} is:pr is:open status:${state}`,
@@ -171,8 +167,7 @@ export async function searchPulls(
     sort: 'created',
     order: 'asc',
     per_page: 100,
-    page,
-    request: { signal }
+    page
   })
   const source = `GitHub's search for pull requests with status ${state}`
   const total = field(data, 'total_count')
@@ -204,14 +199,13 @@ const STATES: ReadonlyArray<ListedStatus['state']> = ['pending', 'success', 'fai
  */
 export async function readStatuses(
   client: GithubClient,
-  { owner, repo, sha, signal }: Where & { sha: string }
+  { owner, repo, sha }: Where & { sha: string }
 ): Promise<ListedStatus[]> {
   const { data }: { data: unknown } = await client.rest.repos.listCommitStatusesForRef({
     owner,
     repo,
     ref: sha,
-    per_page: 100,
-    request: { signal }
+    per_page: 100
   })
   const source = `GitHub's statuses of ${sha.slice(0, 12)}`
   if (!Array.isArray(data)) throw new Error(`${source} are not a list`)

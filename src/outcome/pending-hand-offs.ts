@@ -48,26 +48,24 @@ export interface LookOptions {
   /** GITHUB_RUN_NUMBER: which page of the search this run reads. */
   runNumber: number
   logger: Logger
-  signal?: AbortSignal
 }
 
 /** The hand-offs still pending, in the order their commits were read. */
 export async function pendingHandOffs(o: LookOptions): Promise<PendingHandOff[]> {
-  const { client, owner, repo, signal, logger } = o
+  const { client, owner, repo, logger } = o
   const commits = await commitsToRead(o)
   const found: PendingHandOff[] = []
   /** Who the token is, once asked and not the creator: undefined when it cannot be told. */
   let me: string | undefined | null = null
   const read = new Set<string>()
   for (const { sha: given, pull } of commits) {
-    const sha =
-      given ?? (await readPullHead(client, { owner, repo, number: pull ?? 0, signal })).sha
+    const sha = given ?? (await readPullHead(client, { owner, repo, number: pull ?? 0 })).sha
     // The `commit` input may be a pull request's head too: read once.
     if (read.has(sha)) continue
     read.add(sha)
     const where = pull === undefined ? sha.slice(0, 12) : `#${pull} (${sha.slice(0, 12)})`
     const latest = new Map<string, ListedStatus>()
-    for (const status of await readStatuses(client, { owner, repo, sha, signal })) {
+    for (const status of await readStatuses(client, { owner, repo, sha })) {
       if (!latest.has(status.context)) latest.set(status.context, status)
     }
     for (const status of latest.values()) {
@@ -113,7 +111,7 @@ export async function pendingHandOffs(o: LookOptions): Promise<PendingHandOff[]>
 
 /** The latest status of `h`'s context on its commit is still that hand-off (one request). Never rejects: false when it cannot be read. */
 export async function stillPending(
-  o: Pick<LookOptions, 'client' | 'owner' | 'repo' | 'logger' | 'signal'>,
+  o: Pick<LookOptions, 'client' | 'owner' | 'repo' | 'logger'>,
   h: PendingHandOff
 ): Promise<boolean> {
   try {
@@ -145,15 +143,15 @@ export async function stillPending(
  * With more, each run reads the page its run number picks.
  */
 async function commitsToRead(o: LookOptions): Promise<Array<{ sha?: string; pull?: number }>> {
-  const { client, owner, repo, signal, logger } = o
+  const { client, owner, repo, logger } = o
   const states = ['pending', 'failure'] as const
   const pages = await Promise.all(
     states.map(async state => {
-      const first = await searchPulls(client, { owner, repo, state, signal })
+      const first = await searchPulls(client, { owner, repo, state })
       const count = Math.ceil(first.total / 100)
       const page = count > 1 ? 1 + (o.runNumber % count) : 1
       if (page === 1) return first
-      return searchPulls(client, { owner, repo, state, signal, page })
+      return searchPulls(client, { owner, repo, state, page })
     })
   )
   // In turn, each once (a Set keeps the order of first adding).

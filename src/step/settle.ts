@@ -31,7 +31,7 @@ type Where =
 
 /** Settles the hand-offs whose builds ended; the `settled` output and a summary row for each. */
 export async function settleHandOffs(step: StepRun): Promise<void> {
-  const { settings, io, signal } = step
+  const { settings, io } = step
   const log = io.logger
   const repository = repositoryOf(process.env)
   if (!repository) {
@@ -48,7 +48,7 @@ export async function settleHandOffs(step: StepRun): Promise<void> {
     logger: log,
     bounds: step.githubBounds
   })
-  const where = { client: session.client, owner, repo, logger: log, signal }
+  const where = { client: session.client, owner, repo, logger: log }
   let found: PendingHandOff[]
   try {
     found = await pendingHandOffs({
