@@ -155,13 +155,10 @@ async function commitsToRead(o: LookOptions): Promise<Array<{ sha?: string; pull
     })
   )
   // In turn, each once (a Set keeps the order of first adding).
-  const pulls = new Set<number>()
   const [pending = [], failing = []] = pages.map(page => page.pulls)
-  for (let i = 0; i < Math.max(pending.length, failing.length); i++) {
-    for (const pull of [pending[i], failing[i]]) {
-      if (pull !== undefined) pulls.add(pull)
-    }
-  }
+  const turns = Math.max(pending.length, failing.length)
+  const inTurn = Array.from({ length: turns }, (_, i) => [pending[i], failing[i]]).flat()
+  const pulls = new Set(inTurn.filter(pull => pull !== undefined))
   const commits = [...(o.commit ? [{ sha: o.commit }] : []), ...[...pulls].map(pull => ({ pull }))]
   const total = pages.reduce((sum, page) => sum + page.total, 0) + (o.commit ? 1 : 0)
   const taken = commits.slice(0, MAX_COMMITS)

@@ -67,7 +67,8 @@ export async function settleHandOffs(step: StepRun): Promise<void> {
   }
   const settled = []
   for (const handOff of found) {
-    const done = await settleOne(step, session, handOff, () => stillPending(where, handOff))
+    const stillOurs = () => stillPending(where, handOff)
+    const done = await settleOne(step, handOff, { session, stillOurs })
     if (done) settled.push(done)
   }
   io.setOutput(Output.Settled, JSON.stringify(settled.map(done => done.entry)))
@@ -81,9 +82,8 @@ export async function settleHandOffs(step: StepRun): Promise<void> {
 /** One hand-off: nothing while its work goes on; else its end reported as a followed build's. */
 async function settleOne(
   step: StepRun,
-  session: GithubSession,
   h: PendingHandOff,
-  stillOurs: () => Promise<boolean>
+  { session, stillOurs }: { session: GithubSession; stillOurs: () => Promise<boolean> }
 ) {
   const { api, settings, io, signal } = step
   const log = io.logger
