@@ -210,19 +210,18 @@ export async function readStatuses(
   const source = `GitHub's statuses of ${sha.slice(0, 12)}`
   if (!Array.isArray(data)) throw new Error(`${source} are not a list`)
   return data.map((entry: unknown, i) => {
+    const at = `${source}'s [${i}]`
     const state = STATES.find(known => known === field(entry, 'state'))
     const context = field(entry, 'context')
-    if (!state) {
-      throw new Undecodable(`${source}'s [${i}]`, 'state', 'a state', !field(entry, 'state'))
-    }
+    if (!state) throw new Undecodable(at, 'state', 'a state', !field(entry, 'state'))
     if (typeof context !== 'string') {
-      throw new Undecodable(`${source}'s [${i}]`, 'context', 'a context', context === undefined)
+      throw new Undecodable(at, 'context', 'a context', context === undefined)
     }
     const text = (key: string): string | null => {
       const value = field(entry, key)
       return typeof value === 'string' ? value : null
     }
-    const creator = optional(entry, 'creator.login', LOGIN, `${source}'s [${i}]`)
+    const creator = optional(entry, 'creator.login', LOGIN, at)
     return {
       state,
       context,
