@@ -64,11 +64,10 @@ export async function pendingHandOffs(o: LookOptions): Promise<PendingHandOff[]>
     if (read.has(sha)) continue
     read.add(sha)
     const where = pull === undefined ? sha.slice(0, 12) : `#${pull} (${sha.slice(0, 12)})`
-    const latest = new Map<string, ListedStatus>()
-    for (const status of await readStatuses(client, { owner, repo, sha })) {
-      if (!latest.has(status.context)) latest.set(status.context, status)
-    }
-    for (const status of latest.values()) {
+    const statuses = await readStatuses(client, { owner, repo, sha })
+    // The first of a context is its latest, the one GitHub shows.
+    const latest = statuses.filter((s, i) => statuses.findIndex(t => t.context === s.context) === i)
+    for (const status of latest) {
       const handOff = status.state === 'pending' ? parseHandOff(status.description) : undefined
       if (!handOff) continue
       if (o.context !== undefined && status.context !== o.context) continue
@@ -109,6 +108,8 @@ export async function pendingHandOffs(o: LookOptions): Promise<PendingHandOff[]>
   return found
 }
 
+const SAME = ['state', 'description', 'targetUrl', 'creator'] as const
+
 /** The latest status of `h`'s context on its commit is still that hand-off (one request). Never rejects: false when it cannot be read. */
 export async function stillPending(
   o: Pick<LookOptions, 'client' | 'owner' | 'repo' | 'logger'>,
@@ -117,12 +118,8 @@ export async function stillPending(
   try {
     const statuses = await readStatuses(o.client, { ...o, sha: h.sha })
     const latest = statuses.find(s => s.context === h.context)
-    const same =
-      latest !== undefined &&
-      latest.state === 'pending' &&
-      latest.description === h.status.description &&
-      latest.targetUrl === h.status.targetUrl &&
-      latest.creator === h.status.creator
+    // h.status is pending: the same state, text, link and creator.
+    const same = latest !== undefined && SAME.every(key => latest[key] === h.status[key])
     if (!same) {
       o.logger.info(
         `Settle: '${h.context}' on ${h.sha.slice(0, 12)} changed since it was read (now ${latest?.state ?? 'gone'}: ${latest?.description ?? ''}): left as it is.`
