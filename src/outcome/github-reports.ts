@@ -107,38 +107,36 @@ export class GithubReports {
       return new GithubReports(o, null)
     }
     const { redact } = o
-    let target: CommitUnderTest | null
+    let target: CommitUnderTest
     try {
       target = await commitUnderTest(ctx, settings, { session })
-      logger.debug(`Commit under test: ${target.sha} (${target.from}).`)
-      o.setOutput(Output.Commit, target.sha)
     } catch (error) {
-      target = null
       const what = number === undefined ? 'the commit under test' : `pull request #${number}`
       logger.warning(
         `Could not read ${what} of ${ctx.repo.owner}/${ctx.repo.repo}${failureEnd(error, redact)}. ` +
           `No commit status or pull request comment is set (rather than on the wrong commit); the build goes on.`
       )
+      return new GithubReports(o, null)
     }
-    let comment: PullRequestComment | undefined
-    if (settings.prComment && target && session) {
-      if (target.pullRequest === undefined) {
-        logger.info(
-          `pr-comment: this run (${ctx.eventName}) is tied to no pull request: no comment is written (the pull-request input names one).`
-        )
-      } else {
-        comment = new PullRequestComment({
-          session,
-          identity: new TokenIdentity({ session, logger }),
-          owner: target.owner,
-          repo: target.repo,
-          number: target.pullRequest,
-          marker: commentMarker(o.reportName),
-          logger,
-          redact
-        })
-      }
+    logger.debug(`Commit under test: ${target.sha} (${target.from}).`)
+    o.setOutput(Output.Commit, target.sha)
+    if (!settings.prComment || !session) return new GithubReports(o, target, session)
+    if (target.pullRequest === undefined) {
+      logger.info(
+        `pr-comment: this run (${ctx.eventName}) is tied to no pull request: no comment is written (the pull-request input names one).`
+      )
+      return new GithubReports(o, target, session)
     }
+    const comment = new PullRequestComment({
+      session,
+      identity: new TokenIdentity({ session, logger }),
+      owner: target.owner,
+      repo: target.repo,
+      number: target.pullRequest,
+      marker: commentMarker(o.reportName),
+      logger,
+      redact
+    })
     return new GithubReports(o, target, session, comment)
   }
 
