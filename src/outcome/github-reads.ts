@@ -9,6 +9,7 @@ import type { GithubClient } from './github-client.js'
 import {
   BRANCH,
   field,
+  type Kind,
   LOGIN,
   optional,
   PULL_NUMBER,
@@ -70,7 +71,10 @@ const ALLOWS: ReadonlyArray<readonly [string, Role]> = [
 ]
 
 /** The legacy `permission`: maintain reads as write, triage as read. */
-const LEGACY: readonly Role[] = ['admin', 'write', 'read', 'none']
+const LEGACY: Kind<Role> = {
+  decode: value => (['admin', 'write', 'read', 'none'] as const).find(role => role === value),
+  expected: 'one of admin, write, read, none'
+}
 
 /**
  * `user`'s role on the repository
@@ -91,17 +95,8 @@ export async function readRole(
   })
   const named = ROLES.find(role => role !== 'none' && role === field(data, 'role_name'))
   if (named) return named
-  const permission = field(data, 'permission')
-  const legacy = LEGACY.find(role => role === permission)
-  if (legacy === undefined) {
-    const source = `GitHub's answer for ${user}'s permission on ${owner}/${repo}`
-    throw new Undecodable(
-      source,
-      'permission',
-      'one of admin, write, read, none',
-      permission === undefined || permission === null
-    )
-  }
+  const source = `GitHub's answer for ${user}'s permission on ${owner}/${repo}`
+  const legacy = required(data, 'permission', LEGACY, source)
   const allows = field(data, 'user', 'permissions')
   if (typeof allows !== 'object' || allows === null) return legacy
   const allowed = ALLOWS.find(([key]) => field(allows, key) === true)?.[1] ?? 'none'
