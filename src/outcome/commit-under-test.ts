@@ -92,13 +92,12 @@ export async function commitUnderTest(
  */
 export function headShaOf(ctx: EventContext): { sha: string; from: string } | undefined {
   const event = ctx.eventName
-  const path = PULL_REQUEST_EVENTS.has(event)
-    ? ['pull_request', 'head', 'sha']
+  const from = PULL_REQUEST_EVENTS.has(event)
+    ? 'pull_request.head.sha'
     : HEAD_SHA_EVENTS.has(event)
-      ? [event, 'head_sha']
+      ? `${event}.head_sha`
       : undefined
-  if (!path) return undefined
-  const from = path.join('.')
+  if (!from) return undefined
   return { sha: required(ctx.payload, from, SHA, `the ${event} event`), from }
 }
 
