@@ -1,6 +1,7 @@
 import type { BuildResult } from '../util/constants.js'
 import type { Logger } from '../util/logger.js'
 import type { GithubSession } from './github-client.js'
+import type { State } from './github-reads.js'
 import { githubFailure } from './github-transport.js'
 import { httpHref } from '../util/http-url.js'
 import { cut } from '../util/shorten.js'
@@ -29,8 +30,6 @@ export interface StatusGate {
   /** The step's first request, while it is unanswered: the others wait for it. */
   probe?: Promise<void>
 }
-
-export type State = 'pending' | 'success' | 'failure' | 'error'
 
 /** GitHub rejects longer descriptions (422). */
 const MAX_DESCRIPTION = 140

@@ -5,6 +5,7 @@
  * branch. What does not decode throws Undecodable, naming the field; what
  * leaves this file is true to its type.
  */
+import type { EventContext } from './commit-under-test.js'
 import type { GithubClient } from './github-client.js'
 import {
   BRANCH,
@@ -21,10 +22,7 @@ import {
 } from './github-values.js'
 
 /** The repository a read is about (the session's bounds stop every read). */
-interface Where {
-  owner: string
-  repo: string
-}
+type Where = EventContext['repo']
 
 /** A pull request's head as GitHub has it now. */
 export interface PullHead {
@@ -178,7 +176,7 @@ export async function searchPulls(
 
 /** A commit status as GitHub lists it. */
 export interface ListedStatus {
-  state: 'pending' | 'success' | 'failure' | 'error'
+  state: State
   context: string
   description: string | null
   targetUrl: string | null
@@ -186,7 +184,9 @@ export interface ListedStatus {
   creator?: string
 }
 
-const STATES: ReadonlyArray<ListedStatus['state']> = ['pending', 'success', 'failure', 'error']
+const STATES = ['pending', 'success', 'failure', 'error'] as const
+/** A commit status' state, as GitHub lists and takes them. */
+export type State = (typeof STATES)[number]
 
 /**
  * The commit's statuses, newest first (GET /repos/{owner}/{repo}/commits/{sha}/statuses,
