@@ -238,7 +238,7 @@ export function parseSettings(
     ...(pullRequest === undefined ? {} : { pullRequest }),
     /** Input `commit-parameter`: the job parameter that takes the commit under test (outcome/commit-gate.ts); undefined: none. */
     ...(commitParameter === undefined ? {} : { commitParameter }),
-    /** Input `comment-permission`: the least role the author of a comment command needs (outcome/comment-command.ts). */
+    /** Input `comment-permission`: the least role the author of a comment command needs (outcome/commit-gate.ts). */
     commentPermission: parseCommentPermission(read(Input.CommentPermission)),
     scan,
     /** The job's "Trigger builds remotely" token ('' for none). Already masked (getSettings). */

@@ -1,6 +1,7 @@
 import type { BuildResult } from '../util/constants.js'
 import type { Logger } from '../util/logger.js'
 import type { GithubSession } from './github-client.js'
+import type { State } from './github-reads.js'
 import { githubFailure } from './github-transport.js'
 import { httpHref } from '../util/http-url.js'
 import { cut } from '../util/shorten.js'
@@ -29,8 +30,6 @@ export interface StatusGate {
   /** The step's first request, while it is unanswered: the others wait for it. */
   probe?: Promise<void>
 }
-
-export type State = 'pending' | 'success' | 'failure' | 'error'
 
 /** GitHub rejects longer descriptions (422). */
 const MAX_DESCRIPTION = 140
@@ -84,17 +83,13 @@ export class CommitStatusReporter {
 
   private async set(state: State, description: string, targetUrl?: string): Promise<void> {
     const { target, context, gate, session, logger, redact, stillOurs } = this.o
-    const skipped = (): boolean => {
-      if (!gate.closed && session.open) return false
-      logger.debug(`Commit status '${context}' skipped (${state}).`)
-      return true
-    }
-    if (skipped()) return
     // Until one status of the step has gone through, the reporters of its
     // builds (several `jobs`) wait for the one request in flight: a token
     // that may not set statuses is refused once, not once per build.
     while (!gate.proven && gate.probe) await gate.probe
-    if (skipped()) return
+    if (gate.closed || !session.open) {
+      return logger.debug(`Commit status '${context}' skipped (${state}).`)
+    }
     if (state !== 'pending' && stillOurs && !(await stillOurs())) return
     // Checked, but sent as given (the href would normalise it).
     const url = httpHref(targetUrl) && targetUrl
@@ -108,14 +103,13 @@ export class CommitStatusReporter {
         ...(url ? { target_url: url } : {})
       })
       if (!gate.proven) {
-        const probe = request.then(
-          () => void (gate.proven = true),
-          () => undefined
-        )
+        const probe: Promise<void> = request
+          .then(() => void (gate.proven = true))
+          .catch(() => undefined)
+          .then(() => {
+            if (gate.probe === probe) gate.probe = undefined
+          })
         gate.probe = probe
-        void probe.then(() => {
-          if (gate.probe === probe) gate.probe = undefined
-        })
       }
       await request
       this.written = state

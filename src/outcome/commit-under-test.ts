@@ -63,7 +63,7 @@ export async function commitUnderTest(
   ctx: EventContext,
   inputs: Pick<Settings, 'commit' | 'pullRequest'>,
   /** What reads a pull request's head: none for an empty github-token. */
-  { session, signal }: { session: GithubSession | undefined; signal?: AbortSignal }
+  { session }: { session: GithubSession | undefined }
 ): Promise<CommitUnderTest> {
   const { owner, repo } = ctx.repo
   const pullRequest = inputs.pullRequest ?? pullRequestOf(ctx)
@@ -75,7 +75,7 @@ export async function commitUnderTest(
   // its head now (the payload has no commit), read once.
   if (pullRequest !== undefined) {
     if (!session) throw new Error('github-token is empty')
-    const { sha } = await readPullHead(session.client, { owner, repo, number: pullRequest, signal })
+    const { sha } = await readPullHead(session.client, { owner, repo, number: pullRequest })
     return { owner, repo, sha, pullRequest, from: `pull request #${pullRequest}'s head` }
   }
   const sha = SHA.decode(ctx.sha)
@@ -92,13 +92,12 @@ export async function commitUnderTest(
  */
 export function headShaOf(ctx: EventContext): { sha: string; from: string } | undefined {
   const event = ctx.eventName
-  const path = PULL_REQUEST_EVENTS.has(event)
-    ? ['pull_request', 'head', 'sha']
+  const from = PULL_REQUEST_EVENTS.has(event)
+    ? 'pull_request.head.sha'
     : HEAD_SHA_EVENTS.has(event)
-      ? [event, 'head_sha']
+      ? `${event}.head_sha`
       : undefined
-  if (!path) return undefined
-  const from = path.join('.')
+  if (!from) return undefined
   return { sha: required(ctx.payload, from, SHA, `the ${event} event`), from }
 }
 

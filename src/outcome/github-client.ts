@@ -188,7 +188,10 @@ export class GithubSession {
           this.secondaryRun = 0
           return response
         }
-        this.hold(limit)
+        // A secondary limit that names no time: one minute, doubling while it lasts.
+        const waitMs = limit.waitMs ?? SECONDARY_WAIT_MS * 2 ** this.secondaryRun++
+        this.held = limit
+        this.resumeAt = Math.max(this.resumeAt, this.now() + waitMs)
         if (attempt >= MAX_TRIES) throw this.refusal(what, `after ${attempt} tries`)
       }
     }
@@ -218,12 +221,6 @@ export class GithubSession {
         `Stopped waiting for GitHub's rate limit before ${what}: the step was stopped`
       )
     }
-  }
-
-  private hold(limit: RateLimit): void {
-    const waitMs = limit.waitMs ?? SECONDARY_WAIT_MS * 2 ** this.secondaryRun++
-    this.held = limit
-    this.resumeAt = Math.max(this.resumeAt, this.now() + waitMs)
   }
 
   private refusal(what: string, why: string): GithubTransportError {

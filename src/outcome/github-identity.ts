@@ -45,7 +45,7 @@ export class TokenIdentity {
   /** Whether `author` (a comment's `user.login`) is the token's identity; GitHub logins ignore case. */
   async owns(author: string | undefined): Promise<boolean> {
     const me = await this.login()
-    return me !== undefined && author !== undefined && me.toLowerCase() === author.toLowerCase()
+    return author !== undefined && me?.toLowerCase() === author.toLowerCase()
   }
 
   /** GitHub's answer to something the step created names its author: that is who the token is. */

@@ -5,10 +5,12 @@
  * branch. What does not decode throws Undecodable, naming the field; what
  * leaves this file is true to its type.
  */
+import type { EventContext } from './commit-under-test.js'
 import type { GithubClient } from './github-client.js'
 import {
   BRANCH,
   field,
+  type Kind,
   LOGIN,
   optional,
   PULL_NUMBER,
@@ -19,12 +21,8 @@ import {
   Undecodable
 } from './github-values.js'
 
-/** The repository a read is about, and the step's cancel signal. */
-interface Where {
-  owner: string
-  repo: string
-  signal?: AbortSignal
-}
+/** The repository a read is about (the session's bounds stop every read). */
+type Where = EventContext['repo']
 
 /** A pull request's head as GitHub has it now. */
 export interface PullHead {
@@ -36,13 +34,12 @@ export interface PullHead {
 /** The pull request's head (GET /repos/{owner}/{repo}/pulls/{number}). */
 export async function readPullHead(
   client: GithubClient,
-  { owner, repo, number, signal }: Where & { number: number }
+  { owner, repo, number }: Where & { number: number }
 ): Promise<PullHead> {
   const { data }: { data: unknown } = await client.rest.pulls.get({
     owner,
     repo,
-    pull_number: number,
-    request: { signal }
+    pull_number: number
   })
   const source = `GitHub's answer for pull request #${number}`
   const sha = required(data, 'head.sha', SHA, source)
@@ -72,7 +69,10 @@ const ALLOWS: ReadonlyArray<readonly [string, Role]> = [
 ]
 
 /** The legacy `permission`: maintain reads as write, triage as read. */
-const LEGACY: readonly Role[] = ['admin', 'write', 'read', 'none']
+const LEGACY: Kind<Role> = {
+  decode: value => (['admin', 'write', 'read', 'none'] as const).find(role => role === value),
+  expected: 'one of admin, write, read, none'
+}
 
 /**
  * `user`'s role on the repository
@@ -84,27 +84,17 @@ const LEGACY: readonly Role[] = ['admin', 'write', 'read', 'none']
  */
 export async function readRole(
   client: GithubClient,
-  { owner, repo, user, signal }: Where & { user: string }
+  { owner, repo, user }: Where & { user: string }
 ): Promise<Role> {
   const { data }: { data: unknown } = await client.rest.repos.getCollaboratorPermissionLevel({
     owner,
     repo,
-    username: user,
-    request: { signal }
+    username: user
   })
   const named = ROLES.find(role => role !== 'none' && role === field(data, 'role_name'))
   if (named) return named
-  const permission = field(data, 'permission')
-  const legacy = LEGACY.find(role => role === permission)
-  if (legacy === undefined) {
-    const source = `GitHub's answer for ${user}'s permission on ${owner}/${repo}`
-    throw new Undecodable(
-      source,
-      'permission',
-      'one of admin, write, read, none',
-      permission === undefined || permission === null
-    )
-  }
+  const source = `GitHub's answer for ${user}'s permission on ${owner}/${repo}`
+  const legacy = required(data, 'permission', LEGACY, source)
   const allows = field(data, 'user', 'permissions')
   if (typeof allows !== 'object' || allows === null) return legacy
   const allowed = ALLOWS.find(([key]) => field(allows, key) === true)?.[1] ?? 'none'
@@ -131,7 +121,7 @@ export interface BranchChange {
  */
 export async function readLastChange(
   client: GithubClient,
-  { owner, repo, ref, signal }: Where & { ref: string }
+  { owner, repo, ref }: Where & { ref: string }
 ): Promise<BranchChange | undefined> {
   const full = `refs/heads/${ref}`
   const { data }: { data: unknown } = await client.rest.repos.listActivities({
@@ -139,8 +129,7 @@ export async function readLastChange(
     repo,
     ref: full,
     direction: 'desc',
-    per_page: 1,
-    request: { signal }
+    per_page: 1
   })
   const source = `GitHub's answer for the changes of ${owner}/${repo}'s ${ref}`
   if (!Array.isArray(data)) throw new Error(`${source} is not a list`)
@@ -163,7 +152,7 @@ export async function readLastChange(
  */
 export async function searchPulls(
   client: GithubClient,
-  { owner, repo, state, page = 1, signal }: Where & { state: 'pending' | 'failure'; page?: number }
+  { owner, repo, state, page = 1 }: Where & { state: 'pending' | 'failure'; page?: number }
 ): Promise<{ pulls: number[]; total: number }> {
   const { data }: { data: unknown } = await client.request('GET /search/issues', {
     q: `repo:${owner}/${repo} is:pr is:open status:${state}`,
@@ -171,8 +160,7 @@ export async function searchPulls(
     sort: 'created',
     order: 'asc',
     per_page: 100,
-    page,
-    request: { signal }
+    page
   })
   const source = `GitHub's search for pull requests with status ${state}`
   const total = field(data, 'total_count')
@@ -188,7 +176,7 @@ export async function searchPulls(
 
 /** A commit status as GitHub lists it. */
 export interface ListedStatus {
-  state: 'pending' | 'success' | 'failure' | 'error'
+  state: State
   context: string
   description: string | null
   targetUrl: string | null
@@ -196,7 +184,9 @@ export interface ListedStatus {
   creator?: string
 }
 
-const STATES: ReadonlyArray<ListedStatus['state']> = ['pending', 'success', 'failure', 'error']
+const STATES = ['pending', 'success', 'failure', 'error'] as const
+/** A commit status' state, as GitHub lists and takes them. */
+export type State = (typeof STATES)[number]
 
 /**
  * The commit's statuses, newest first (GET /repos/{owner}/{repo}/commits/{sha}/statuses,
@@ -204,31 +194,29 @@ const STATES: ReadonlyArray<ListedStatus['state']> = ['pending', 'success', 'fai
  */
 export async function readStatuses(
   client: GithubClient,
-  { owner, repo, sha, signal }: Where & { sha: string }
+  { owner, repo, sha }: Where & { sha: string }
 ): Promise<ListedStatus[]> {
   const { data }: { data: unknown } = await client.rest.repos.listCommitStatusesForRef({
     owner,
     repo,
     ref: sha,
-    per_page: 100,
-    request: { signal }
+    per_page: 100
   })
   const source = `GitHub's statuses of ${sha.slice(0, 12)}`
   if (!Array.isArray(data)) throw new Error(`${source} are not a list`)
   return data.map((entry: unknown, i) => {
+    const at = `${source}'s [${i}]`
     const state = STATES.find(known => known === field(entry, 'state'))
     const context = field(entry, 'context')
-    if (!state) {
-      throw new Undecodable(`${source}'s [${i}]`, 'state', 'a state', !field(entry, 'state'))
-    }
+    if (!state) throw new Undecodable(at, 'state', 'a state', !field(entry, 'state'))
     if (typeof context !== 'string') {
-      throw new Undecodable(`${source}'s [${i}]`, 'context', 'a context', context === undefined)
+      throw new Undecodable(at, 'context', 'a context', context === undefined)
     }
     const text = (key: string): string | null => {
       const value = field(entry, key)
       return typeof value === 'string' ? value : null
     }
-    const creator = optional(entry, 'creator.login', LOGIN, `${source}'s [${i}]`)
+    const creator = optional(entry, 'creator.login', LOGIN, at)
     return {
       state,
       context,

@@ -63,11 +63,9 @@ export class GithubReports {
     private readonly o: GithubReportsOptions,
     /** null: the commit under test could not be read; nothing is reported. */
     readonly target: CommitUnderTest | null,
-    private readonly parts: {
-      comment?: PullRequestComment
-      /** The step's GitHub requests: their client, bounds, rate limits, one warning; none when none is sent. */
-      session?: GithubSession
-    } = {}
+    /** The step's GitHub requests: their client, bounds, rate limits, one warning; none when none is sent. */
+    private readonly session?: GithubSession,
+    private readonly comment?: PullRequestComment
   ) {}
 
   /** Resolves the commit under test (reading the pull request when the rule needs it) and sets the `commit` output. Never throws. */
@@ -96,12 +94,12 @@ export class GithubReports {
     } catch {
       // A malformed event: commitUnderTest throws it again, named.
     }
-    let github: typeof import('./github-client.js') | undefined
+    let session = o.session
     try {
-      github =
-        reports || readsPull
-          ? await import(/* webpackMode: "eager" */ './github-client.js')
-          : undefined
+      if (!session && (reports || readsPull)) {
+        const github = await import(/* webpackMode: "eager" */ './github-client.js')
+        session = github.githubSession(settings.githubToken, o)
+      }
     } catch (error) {
       logger.warning(
         `No commit status or pull request comment: the GitHub client could not be loaded: ${errorText(error)}.`
@@ -109,40 +107,37 @@ export class GithubReports {
       return new GithubReports(o, null)
     }
     const { redact } = o
-    const session = o.session ?? github?.githubSession(settings.githubToken, o)
-    let target: CommitUnderTest | null
+    let target: CommitUnderTest
     try {
       target = await commitUnderTest(ctx, settings, { session })
-      logger.debug(`Commit under test: ${target.sha} (${target.from}).`)
-      o.setOutput(Output.Commit, target.sha)
     } catch (error) {
-      target = null
       const what = number === undefined ? 'the commit under test' : `pull request #${number}`
       logger.warning(
         `Could not read ${what} of ${ctx.repo.owner}/${ctx.repo.repo}${failureEnd(error, redact)}. ` +
           `No commit status or pull request comment is set (rather than on the wrong commit); the build goes on.`
       )
+      return new GithubReports(o, null)
     }
-    let comment: PullRequestComment | undefined
-    if (settings.prComment && target && session) {
-      if (target.pullRequest === undefined) {
-        logger.info(
-          `pr-comment: this run (${ctx.eventName}) is tied to no pull request: no comment is written (the pull-request input names one).`
-        )
-      } else {
-        comment = new PullRequestComment({
-          session,
-          identity: new TokenIdentity({ session, logger }),
-          owner: target.owner,
-          repo: target.repo,
-          number: target.pullRequest,
-          marker: commentMarker(o.reportName),
-          logger,
-          redact
-        })
-      }
+    logger.debug(`Commit under test: ${target.sha} (${target.from}).`)
+    o.setOutput(Output.Commit, target.sha)
+    if (!settings.prComment || !session) return new GithubReports(o, target, session)
+    if (target.pullRequest === undefined) {
+      logger.info(
+        `pr-comment: this run (${ctx.eventName}) is tied to no pull request: no comment is written (the pull-request input names one).`
+      )
+      return new GithubReports(o, target, session)
     }
-    return new GithubReports(o, target, { comment, session })
+    const comment = new PullRequestComment({
+      session,
+      identity: new TokenIdentity({ session, logger }),
+      owner: target.owner,
+      repo: target.repo,
+      number: target.pullRequest,
+      marker: commentMarker(o.reportName),
+      logger,
+      redact
+    })
+    return new GithubReports(o, target, session, comment)
   }
 
   /**
@@ -153,7 +148,7 @@ export class GithubReports {
     context: string,
     { stillOurs }: Pick<CommitStatusOptions, 'stillOurs'> = {}
   ): CommitStatusReporter | undefined {
-    const { session } = this.parts
+    const { session } = this
     if (!this.target || !session) {
       this.o.logger.debug(`Commit status '${context}' is off: no commit under test.`)
       return undefined
@@ -191,7 +186,7 @@ export class GithubReports {
     builds: readonly CommentBuild[],
     { final = false }: { final?: boolean } = {}
   ): Promise<void> {
-    const { comment } = this.parts
+    const { comment } = this
     if (!comment || this.final) return Promise.resolve()
     if (final) this.final = true
     return comment.write(

@@ -102,23 +102,19 @@ export function boundedFetch(o: BoundedFetchOptions): typeof fetch {
     const started = Date.now()
     const elapsed = (): string => seconds(Date.now() - started)
     const limit = o.requestTimeoutMs ?? GITHUB_REQUEST_TIMEOUT_MS
+    // The first bound met cuts the exchange; its error is the abort's reason.
     const controller = new AbortController()
     let answered = false
     let received = 0
-    let failure: GithubTransportError | undefined
-    const cut = (error: GithubTransportError): void => {
-      if (failure) return
-      failure = error
-      controller.abort(error)
+    const cut = (kind: TransportKind, message: string): void => {
+      if (!controller.signal.aborted) controller.abort(new GithubTransportError(kind, message))
     }
     const onStop = (): void =>
       cut(
-        new GithubTransportError(
-          'stopped',
-          answered
-            ? `Stopped waiting for GitHub at ${server}: it had sent ${received} bytes of its answer to ${what} in ${elapsed()}`
-            : `Stopped waiting for GitHub at ${server}: no answer to ${what} after ${elapsed()}`
-        )
+        'stopped',
+        answered
+          ? `Stopped waiting for GitHub at ${server}: it had sent ${received} bytes of its answer to ${what} in ${elapsed()}`
+          : `Stopped waiting for GitHub at ${server}: no answer to ${what} after ${elapsed()}`
       )
     signal?.addEventListener('abort', onStop, { once: true })
     const toDeadline =
@@ -128,12 +124,10 @@ export function boundedFetch(o: BoundedFetchOptions): typeof fetch {
     const timer = setTimeout(
       () =>
         cut(
-          new GithubTransportError(
-            'timeout',
-            answered
-              ? `GitHub at ${server} did not finish sending its answer to ${what} ${when} (${received} bytes received)`
-              : `No answer from GitHub at ${server} to ${what} ${when}`
-          )
+          'timeout',
+          answered
+            ? `GitHub at ${server} did not finish sending its answer to ${what} ${when} (${received} bytes received)`
+            : `No answer from GitHub at ${server} to ${what} ${when}`
         ),
       Math.max(0, Math.min(limit, toDeadline))
     )
@@ -164,7 +158,8 @@ export function boundedFetch(o: BoundedFetchOptions): typeof fetch {
       Object.defineProperty(copy, 'url', { value: response.url })
       return copy
     } catch (error) {
-      if (failure) throw failure
+      const cutBy: unknown = controller.signal.reason
+      if (cutBy instanceof GithubTransportError) throw cutBy
       if (error instanceof GithubTransportError) throw error
       throw new GithubTransportError(
         'network',

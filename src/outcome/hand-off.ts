@@ -42,14 +42,12 @@ export function parseHandOff(description: string | null | undefined): HandOff | 
   const match = DESCRIPTION.exec(description ?? '')
   if (!match) return undefined
   const [, queued, built = match[3]] = match
-  const queueId = queued === undefined ? undefined : Number(queued)
-  const build = built === undefined ? undefined : Number(built)
-  if (build !== undefined && !isBuildNumber(build)) return undefined
-  if (queueId !== undefined && !Number.isSafeInteger(queueId)) return undefined
-  return {
-    ...(queueId === undefined ? {} : { queueId }),
-    ...(build === undefined ? {} : { build })
-  }
+  const handOff: HandOff = {}
+  if (queued !== undefined) handOff.queueId = Number(queued)
+  if (built !== undefined) handOff.build = Number(built)
+  // What is not there passes: a hand-off names one of the two at least.
+  const { queueId = 0, build = 1 } = handOff
+  return Number.isSafeInteger(queueId) && isBuildNumber(build) ? handOff : undefined
 }
 
 /**

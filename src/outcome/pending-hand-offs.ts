@@ -48,29 +48,26 @@ export interface LookOptions {
   /** GITHUB_RUN_NUMBER: which page of the search this run reads. */
   runNumber: number
   logger: Logger
-  signal?: AbortSignal
 }
 
 /** The hand-offs still pending, in the order their commits were read. */
 export async function pendingHandOffs(o: LookOptions): Promise<PendingHandOff[]> {
-  const { client, owner, repo, signal, logger } = o
+  const { client, owner, repo, logger } = o
   const commits = await commitsToRead(o)
   const found: PendingHandOff[] = []
   /** Who the token is, once asked and not the creator: undefined when it cannot be told. */
   let me: string | undefined | null = null
   const read = new Set<string>()
   for (const { sha: given, pull } of commits) {
-    const sha =
-      given ?? (await readPullHead(client, { owner, repo, number: pull ?? 0, signal })).sha
+    const sha = given ?? (await readPullHead(client, { owner, repo, number: pull ?? 0 })).sha
     // The `commit` input may be a pull request's head too: read once.
     if (read.has(sha)) continue
     read.add(sha)
     const where = pull === undefined ? sha.slice(0, 12) : `#${pull} (${sha.slice(0, 12)})`
-    const latest = new Map<string, ListedStatus>()
-    for (const status of await readStatuses(client, { owner, repo, sha, signal })) {
-      if (!latest.has(status.context)) latest.set(status.context, status)
-    }
-    for (const status of latest.values()) {
+    const statuses = await readStatuses(client, { owner, repo, sha })
+    // The first of a context is its latest, the one GitHub shows.
+    const latest = statuses.filter((s, i) => statuses.findIndex(t => t.context === s.context) === i)
+    for (const status of latest) {
       const handOff = status.state === 'pending' ? parseHandOff(status.description) : undefined
       if (!handOff) continue
       if (o.context !== undefined && status.context !== o.context) continue
@@ -111,20 +108,18 @@ export async function pendingHandOffs(o: LookOptions): Promise<PendingHandOff[]>
   return found
 }
 
+const SAME = ['state', 'description', 'targetUrl', 'creator'] as const
+
 /** The latest status of `h`'s context on its commit is still that hand-off (one request). Never rejects: false when it cannot be read. */
 export async function stillPending(
-  o: Pick<LookOptions, 'client' | 'owner' | 'repo' | 'logger' | 'signal'>,
+  o: Pick<LookOptions, 'client' | 'owner' | 'repo' | 'logger'>,
   h: PendingHandOff
 ): Promise<boolean> {
   try {
     const statuses = await readStatuses(o.client, { ...o, sha: h.sha })
     const latest = statuses.find(s => s.context === h.context)
-    const same =
-      latest !== undefined &&
-      latest.state === 'pending' &&
-      latest.description === h.status.description &&
-      latest.targetUrl === h.status.targetUrl &&
-      latest.creator === h.status.creator
+    // h.status is pending: the same state, text, link and creator.
+    const same = latest !== undefined && SAME.every(key => latest[key] === h.status[key])
     if (!same) {
       o.logger.info(
         `Settle: '${h.context}' on ${h.sha.slice(0, 12)} changed since it was read (now ${latest?.state ?? 'gone'}: ${latest?.description ?? ''}): left as it is.`
@@ -145,25 +140,22 @@ export async function stillPending(
  * With more, each run reads the page its run number picks.
  */
 async function commitsToRead(o: LookOptions): Promise<Array<{ sha?: string; pull?: number }>> {
-  const { client, owner, repo, signal, logger } = o
+  const { client, owner, repo, logger } = o
   const states = ['pending', 'failure'] as const
   const pages = await Promise.all(
     states.map(async state => {
-      const first = await searchPulls(client, { owner, repo, state, signal })
+      const first = await searchPulls(client, { owner, repo, state })
       const count = Math.ceil(first.total / 100)
       const page = count > 1 ? 1 + (o.runNumber % count) : 1
       if (page === 1) return first
-      return searchPulls(client, { owner, repo, state, signal, page })
+      return searchPulls(client, { owner, repo, state, page })
     })
   )
   // In turn, each once (a Set keeps the order of first adding).
-  const pulls = new Set<number>()
   const [pending = [], failing = []] = pages.map(page => page.pulls)
-  for (let i = 0; i < Math.max(pending.length, failing.length); i++) {
-    for (const pull of [pending[i], failing[i]]) {
-      if (pull !== undefined) pulls.add(pull)
-    }
-  }
+  const turns = Math.max(pending.length, failing.length)
+  const inTurn = Array.from({ length: turns }, (_, i) => [pending[i], failing[i]]).flat()
+  const pulls = new Set(inTurn.filter(pull => pull !== undefined))
   const commits = [...(o.commit ? [{ sha: o.commit }] : []), ...[...pulls].map(pull => ({ pull }))]
   const total = pages.reduce((sum, page) => sum + page.total, 0) + (o.commit ? 1 : 0)
   const taken = commits.slice(0, MAX_COMMITS)

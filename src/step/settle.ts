@@ -31,7 +31,7 @@ type Where =
 
 /** Settles the hand-offs whose builds ended; the `settled` output and a summary row for each. */
 export async function settleHandOffs(step: StepRun): Promise<void> {
-  const { settings, io, signal } = step
+  const { settings, io } = step
   const log = io.logger
   const repository = repositoryOf(process.env)
   if (!repository) {
@@ -48,7 +48,7 @@ export async function settleHandOffs(step: StepRun): Promise<void> {
     logger: log,
     bounds: step.githubBounds
   })
-  const where = { client: session.client, owner, repo, logger: log, signal }
+  const where = { client: session.client, owner, repo, logger: log }
   let found: PendingHandOff[]
   try {
     found = await pendingHandOffs({
@@ -67,7 +67,8 @@ export async function settleHandOffs(step: StepRun): Promise<void> {
   }
   const settled = []
   for (const handOff of found) {
-    const done = await settleOne(step, session, handOff, () => stillPending(where, handOff))
+    const stillOurs = () => stillPending(where, handOff)
+    const done = await settleOne(step, handOff, { session, stillOurs })
     if (done) settled.push(done)
   }
   io.setOutput(Output.Settled, JSON.stringify(settled.map(done => done.entry)))
@@ -81,9 +82,8 @@ export async function settleHandOffs(step: StepRun): Promise<void> {
 /** One hand-off: nothing while its work goes on; else its end reported as a followed build's. */
 async function settleOne(
   step: StepRun,
-  session: GithubSession,
   h: PendingHandOff,
-  stillOurs: () => Promise<boolean>
+  { session, stillOurs }: { session: GithubSession; stillOurs: () => Promise<boolean> }
 ) {
   const { api, settings, io, signal } = step
   const log = io.logger
