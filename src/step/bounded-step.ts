@@ -30,16 +30,6 @@ export interface StepRun {
   work: RemoteWork
 }
 
-/** Why and when the step was stopped. */
-interface Stopped {
-  error: unknown
-  reason: AbortReason
-  /** The stop message's start: why, after how long, waiting for what. */
-  head: string
-  /** Epoch ms the abort (stop, cancel, statuses, report) must end by. */
-  until: number
-}
-
 /**
  * The step's work (`run`), bounded by `timeout` and stopped by the runner's
  * cancel signals: on either, stopStep stops what was started and returns
@@ -74,7 +64,7 @@ export async function runBounded(
     'abort',
     () => {
       abortedAt = Date.now()
-      until = abortedAt + budgetMs(abortReason(signal))
+      until = abortedAt + BUDGET_MS[abortReason(signal)]
       githubBounds.budget(until)
     },
     { once: true }
@@ -108,10 +98,9 @@ export async function runBounded(
         reason === 'timeout'
           ? `Timed out after ${formatDuration(at - started)} (timeout: ${formatDuration(settings.timeoutMs)}) waiting for ${present.waitingFor}`
           : `The workflow was cancelled while waiting for ${present.waitingFor}`
-      const end = until ?? at + budgetMs(reason)
-      throw new Error(
-        await stopStep(step, mode.builds(), present, { error, reason, head, until: end })
-      )
+      // The stop message's start (why, after how long, waiting for what), and the epoch ms the abort must end by.
+      const stopped = { error, head, until: until ?? at + BUDGET_MS[reason] }
+      throw new Error(await stopStep(step, mode.builds(), present, stopped))
     }
     throw leavingWorkRunning(step, error, present)
   } finally {
@@ -120,17 +109,12 @@ export async function runBounded(
   }
 }
 
-/**
- * How long the abort after a cancel signal may take. The runner sends
- * SIGINT, SIGTERM 7.5 s later, then kills: this leaves 2 s to report and exit.
- */
-const CANCEL_BUDGET_MS = 5500
-/** How long the abort after the timeout may take: the step ends by `timeout` + 5 s, with 1.5 s to report and exit. */
-const TIMEOUT_BUDGET_MS = 3500
-
-/** How long the abort may take after the step was stopped for `reason`. */
-function budgetMs(reason: AbortReason): number {
-  return reason === 'timeout' ? TIMEOUT_BUDGET_MS : CANCEL_BUDGET_MS
+/** How long the abort may take after the step was stopped for each reason (ms). */
+const BUDGET_MS: Record<AbortReason, number> = {
+  // The runner sends SIGINT, SIGTERM 7.5 s later, then kills: this leaves 2 s to report and exit.
+  cancelled: 5500,
+  // The step ends by `timeout` + 5 s, with 1.5 s to report and exit.
+  timeout: 3500
 }
 
 /**
@@ -229,9 +213,10 @@ async function stopStep(
   step: StepRun,
   run: BuildsRun | undefined,
   present: Presenter,
-  { error, reason, head, until }: Stopped
+  { error, head, until }: { error: unknown; head: string; until: number }
 ): Promise<string> {
   const { work, settings } = step
+  const reason = abortReason(step.signal)
   const log = run?.log ?? step.io.logger
   const last = error instanceof Interrupted ? error.lastFailure?.replace(/\.$/, '') : undefined
   // What the step was waiting for when it was stopped (a hung request says how long it hung).

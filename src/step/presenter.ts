@@ -103,13 +103,11 @@ function several(settings: Settings, entries: readonly JobEntry[]): Presenter {
       const names = entry.job.map(name => name.replace(/[<>:"|?*\\\p{Cc}]/gu, '_'))
       return join(settings.artifactsPath, ...names, ...(twice ? [String(ref.number)] : []))
     },
-    failure: (items, accept) => {
-      const failure = buildsFailure(
+    failure: (items, accept) =>
+      buildsFailure(
         items.map(item => item.report),
         accept
-      )
-      return failure === undefined ? undefined : new Error(failure)
-    },
+      ),
     stopTarget: () => '',
     leftRunning: (_, urls) => `Jenkins work this step started is still running: ${urls.join(', ')}`
   }
