@@ -5,7 +5,7 @@
  * build-outputs.ts's, the failure message failure.ts's, the chart
  * summary-timeline.ts's.
  */
-import type { summary as coreSummary } from '@actions/core'
+import type { Summary } from '../runner/io.js'
 import type { BuildResult } from '../util/constants.js'
 import type { ArtifactsOutcome } from './artifacts.js'
 import type { Build, BuildParameters, PipelineStage } from '../jenkins/model/types.js'
@@ -89,8 +89,6 @@ const HIDDEN = '***'
 /** A file parameter of a build this step did not upload to (`build: last`): Jenkins does not say which file. */
 const FILE_UNKNOWN = '(a file)'
 
-type Summary = typeof coreSummary
-
 /**
  * The job summary: one build's section (addBuildSection); with `several`,
  * one table with a row per item (job, build link, result, duration,
@@ -151,10 +149,7 @@ function row(report: BuildReport): string[] {
  * artifacts that are missing, a values file that could not be read with
  * `values-file-required`. They fail the step even when the build passed.
  */
-export function productProblems({
-  outcome,
-  values
-}: Pick<BuildReport, 'outcome' | 'values'>): string[] {
+export function productProblems({ outcome, values }: Pick<BuildReport, 'outcome' | 'values'>) {
   const problem = values?.required ? values.problem : undefined
   return [...(outcome.artifacts?.problems ?? []), ...(problem === undefined ? [] : [problem])]
 }
@@ -192,8 +187,7 @@ function addBuildSection(
   const sub = alone ? 3 : 4
   const notes = [report.error, report.stopped, report.left, outcome.note].filter(n => !!n)
   const addNotes = (): void => {
-    if (notes.length === 0) return
-    addParagraph(summary, escapeHtml(cut(notes.join(' '), MAX_NOTE_CHARS)))
+    if (notes.length > 0) addParagraph(summary, escapeHtml(cut(notes.join(' '), MAX_NOTE_CHARS)))
   }
   if (alone) summary.addHeading(`Jenkins ${link(shortName(outcome.jobName), outcome.jobUrl)}`, 2)
   else {

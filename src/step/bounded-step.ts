@@ -126,36 +126,33 @@ const BUDGET_MS: Record<AbortReason, number> = {
 async function stopWork(
   { settings, work, api }: StepRun,
   { log, until, named }: { log: Logger; until: number; named: boolean }
-): Promise<{ outcome: string; said: Map<string, string> }> {
-  const said = new Map<string, string>()
+): Promise<{ outcome: string; said?: ReadonlyMap<string, string> }> {
   /** Jobs (by jobKey) whose work the abort could not reach: left to the post step. */
-  const unstopped = new Set<string>()
+  let unstopped: ReadonlySet<string> = new Set()
   try {
     if (!work.anything) {
       const adopted = work.adopted
       if (adopted > 0) {
         const it = adopted === 1 ? 'it' : 'them'
-        return { outcome: `; left ${it} running (this step did not start ${it}).`, said }
+        return { outcome: `; left ${it} running (this step did not start ${it}).` }
       }
       const left = [...new Set(work.scans)].map(scanLeft)
       for (const line of left) log.info(`Jenkins: ${line}.`)
       const outcome =
         left.length > 0 ? `; ${left.join('; ')}.` : '; nothing was started in Jenkins.'
-      return { outcome, said }
+      return { outcome }
     }
     if (!settings.abortOnCancel) {
-      return { outcome: '; left the Jenkins work running (abort-on-cancel: false).', said }
+      return { outcome: '; left the Jenkins work running (abort-on-cancel: false).' }
     }
     // The step's own client was stopped with it: the abort gets its own, bounded by its budget.
     const client = budgetClient(settings, { until, continuing: api })
     const done = await abortTargets(client, work.targets(client), { log, until, named })
-    for (const { key, what, line } of done) {
-      said.set(key, what)
-      if (what === COULD_NOT_ABORT) unstopped.add(key)
-      log.info(`Jenkins${named ? '' : ':'} ${line}.`)
-    }
+    for (const { line } of done) log.info(`Jenkins${named ? '' : ':'} ${line}.`)
+    unstopped = new Set(done.filter(d => d.what === COULD_NOT_ABORT).map(d => d.key))
     if (unstopped.size > 0) log.info('Jenkins: the post step will try again to stop it.')
     const lines = done.map(d => d.line).join('; ')
+    const said = new Map(done.map(d => [d.key, d.what]))
     return { outcome: lines ? `; ${lines}.` : '; none of it was still running.', said }
   } finally {
     // Only now: if the runner kills us before this, the post step stops the work;

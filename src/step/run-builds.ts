@@ -139,15 +139,15 @@ export class BuildsRun {
    */
   stop(description: string): {
     finishing: Promise<unknown>
-    report(said: ReadonlyMap<string, string>): Promise<void>
+    report(said: ReadonlyMap<string, string> | undefined): Promise<void>
   } {
     const open = this.items.filter(item => !this.step.work.item(item.index).done)
     const finishing = Promise.all([
       this.endStatuses(this.items, description),
       this.finishComment(description)
     ])
-    const report = async (said: ReadonlyMap<string, string>): Promise<void> => {
-      for (const item of open) item.report.left = said.get(jobKey(item.entry.job))
+    const report = async (said?: ReadonlyMap<string, string>): Promise<void> => {
+      for (const item of open) item.report.left = said?.get(jobKey(item.entry.job))
       try {
         setOutputs(this.step.io, this.reports, this.log, this.present)
       } catch (error) {
