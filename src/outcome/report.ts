@@ -238,10 +238,8 @@ function summaryRows(outcome: BuildOutcome): [string, string][] {
   const rows: [string, string][] = [['Result', resultCell(outcome)]]
   const number = buildNumber(outcome)
   if (number !== null) rows.push(['Build', link(`#${number}`, outcome.buildUrl)])
-  if (build) {
-    rows.push(...factRows(build))
-    rows.push(['Duration', durationCell(build)])
-  } else if (number === null && outcome.queueUrl) {
+  if (build) rows.push(...factRows(build), ['Duration', durationCell(build)])
+  else if (number === null && outcome.queueUrl) {
     rows.push(['Queue item', link(outcome.queueUrl, outcome.queueUrl)])
   }
   if (outcome.queueWaitMs !== undefined) {
