@@ -19,7 +19,7 @@ import { shortName } from '../util/names.js'
 import { formatBytes } from '../util/bytes.js'
 import type { UploadFile } from '../jenkins/transport/multipart.js'
 import { sourceLineUrl, type SourceCommit } from './source-link.js'
-import { addTimeline } from './summary-timeline.js'
+import { addTimeline, STAGE_LOOK } from './summary-timeline.js'
 import type { TestLocation } from './test-locations.js'
 import type { TestsOutcome } from './test-report.js'
 import type { ValuesOutcome } from './values.js'
@@ -342,15 +342,6 @@ export const RESULT_ICONS: Record<BuildResult, string> = {
   NOT_BUILT: '⚪'
 }
 
-const STAGE_ICONS: Record<string, string> = {
-  SUCCESS: '✅',
-  FAILED: '❌',
-  UNSTABLE: '⚠️',
-  ABORTED: '⛔',
-  NOT_EXECUTED: '⚪',
-  IN_PROGRESS: '⏳',
-  PAUSED_PENDING_INPUT: '⏸️'
-}
 const MAX_STAGE_ROWS = 100
 const MAX_NAME_VALUES = 50
 const MAX_ARTIFACT_ROWS = 20
@@ -446,7 +437,7 @@ function addStages(summary: Summary, stages: readonly PipelineStage[], level: nu
     headerRow('Stage', 'Status', 'Duration'),
     ...shown.map(stage => [
       escapeHtml(shortName(stage.name)),
-      `${STAGE_ICONS[stage.status] ?? ''} ${escapeHtml(stage.status)}`.trim(),
+      `${STAGE_LOOK[stage.status]?.icon ?? ''} ${escapeHtml(stage.status)}`.trim(),
       stage.status === 'NOT_EXECUTED' ? '&nbsp;' : escapeHtml(formatDuration(stage.durationMillis))
     ])
   ])
