@@ -146,7 +146,8 @@ class KeptUnits {
     const bytes = Buffer.byteLength(unit)
     this.addedBytes += bytes
     let last = this.sections.at(-1)
-    if (isHeading(unit) || !last) {
+    // A heading starts a section.
+    if (/^\s*<h[1-6][\s>]/i.test(unit) || !last) {
       last = { name: sectionName(this.open, unit), units: [], bytes: 0 }
       this.sections.push(last)
     }
@@ -196,7 +197,8 @@ class KeptUnits {
     for (const section of this.sections) {
       section.units.forEach((unit, j) => {
         const bytes = Buffer.byteLength(unit)
-        const rows = isTable(unit) ? rowsOf(unit) : []
+        // The rows of a table written by core.summary.addTable (`<table><tr>…</tr>…</table>`).
+        const rows = /^\s*<table>/i.test(unit) ? (unit.match(/<tr>[\s\S]*?<\/tr>/g) ?? []) : []
         if (rows.length > 2 && bytes > (largest?.bytes ?? 0)) {
           largest = { section, unit: j, bytes, rows }
         }
@@ -261,22 +263,9 @@ function sectionName(open: Heading[], firstUnit: string): string {
   return parent && level > 2 ? `${parent.text} › ${text}` : text
 }
 
-function isHeading(unit: string): boolean {
-  return /^\s*<h[1-6][\s>]/i.test(unit)
-}
-
-function isTable(unit: string): boolean {
-  return /^\s*<table>/i.test(unit)
-}
-
 /** A heading's text, tags and entities taken out (it is escaped again where shown). */
 function headingText(unit: string): string {
   return decodeHTML(unit.replace(/<[^>]*>/g, '')).trim()
-}
-
-/** The rows of a table written by core.summary.addTable (`<table><tr>…</tr>…</table>`). */
-function rowsOf(table: string): string[] {
-  return table.match(/<tr>[\s\S]*?<\/tr>/g) ?? []
 }
 
 function tableOf(table: string, rows: string[]): string {
