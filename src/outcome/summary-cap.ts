@@ -212,7 +212,8 @@ class KeptUnits {
       freed += Buffer.byteLength(tableRows[keep - 1] ?? '')
     }
     const table = largest.section.units[largest.unit] ?? ''
-    const shorter = tableOf(table, tableRows.slice(0, keep))
+    const tail = /<\/table>(\s*)$/.exec(table)?.[1] ?? '\n'
+    const shorter = `<table>${tableRows.slice(0, keep).join('')}</table>${tail}`
     const change = Buffer.byteLength(shorter) - largest.bytes
     largest.section.units[largest.unit] = shorter
     largest.section.bytes += change
@@ -256,19 +257,10 @@ interface Heading {
  */
 function sectionName(open: Heading[], firstUnit: string): string {
   const level = Number(/^\s*<h([1-6])/i.exec(firstUnit)?.[1] ?? 7)
-  const text = cut(headingText(firstUnit), 100)
+  // Its text, tags and entities taken out (it is escaped again where shown).
+  const text = cut(decodeHTML(firstUnit.replace(/<[^>]*>/g, '')).trim(), 100)
   while ((open.at(-1)?.level ?? 0) >= level) open.pop()
   const parent = open.at(-1)
   open.push({ level, text })
   return parent && level > 2 ? `${parent.text} › ${text}` : text
-}
-
-/** A heading's text, tags and entities taken out (it is escaped again where shown). */
-function headingText(unit: string): string {
-  return decodeHTML(unit.replace(/<[^>]*>/g, '')).trim()
-}
-
-function tableOf(table: string, rows: string[]): string {
-  const tail = /<\/table>(\s*)$/.exec(table)?.[1] ?? '\n'
-  return `<table>${rows.join('')}</table>${tail}`
 }
