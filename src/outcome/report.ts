@@ -210,7 +210,10 @@ function addBuildSection(
     if (outcome.artifacts) addArtifacts(summary, outcome.artifacts, sub)
   }
   if (report.values) addValues(summary, report.values, sub)
-  if (outcome.unread) addUnread(summary, outcome.unread)
+  // Parts of the outcome that could not be read: a notice each, the build's result stands.
+  for (const note of outcome.unread?.slice(0, MAX_UNREAD) ?? []) {
+    addParagraph(summary, `⚠️ ${escapeHtml(cut(note, UNREAD_CHARS))}`)
+  }
   if (alone) {
     addParameters(summary, outcome)
     addNotes()
@@ -462,13 +465,6 @@ function addArtifacts(summary: Summary, artifacts: ArtifactsOutcome, level: numb
       summary,
       `⚠️ Refused <code>${escapeHtml(cut(JSON.stringify(refused.path), PATH_CHARS))}</code>: it ${escapeHtml(refused.reason)}.`
     )
-  }
-}
-
-/** Parts of the outcome that could not be read: a notice each, the build's result stands. */
-function addUnread(summary: Summary, unread: readonly string[]): void {
-  for (const note of unread.slice(0, MAX_UNREAD)) {
-    addParagraph(summary, `⚠️ ${escapeHtml(cut(note, UNREAD_CHARS))}`)
   }
 }
 
