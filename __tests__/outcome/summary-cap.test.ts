@@ -3,7 +3,14 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import * as core from '@actions/core'
 import { afterEach, beforeEach, describe, expect, it } from 'vitest'
-import { boundedSummary, fitSummary } from '../../src/outcome/summary-cap.js'
+import { boundedSummary, KeptUnits } from '../../src/outcome/summary-cap.js'
+
+/** Units (each a whole element) within `maxBytes` (KeptUnits.fit), and what was left out in words. */
+function fitSummary(units: readonly string[], maxBytes: number) {
+  const kept = new KeptUnits()
+  for (const unit of units) kept.add(unit)
+  return { text: kept.fit(maxBytes), leftOut: kept.leftOut() }
+}
 
 /**
  * core.summary whose write records what it would write (core.summary keeps

@@ -106,17 +106,6 @@ function summaryFileBytes(): number {
   }
 }
 
-/**
- * Units (each a whole element) within `maxBytes`, with a line saying what
- * was left out (KeptUnits.fit), and what that is in words (undefined: nothing).
- * @internal
- */
-export function fitSummary(units: readonly string[], maxBytes: number) {
-  const kept = new KeptUnits()
-  for (const unit of units) kept.add(unit)
-  return { text: kept.fit(maxBytes), leftOut: kept.leftOut() }
-}
-
 /** A heading and the units after it, up to the next heading; a section left out keeps its name only. */
 interface Section {
   /** Its name for the 'left out' line (sectionName). */
@@ -130,8 +119,9 @@ interface Section {
  * The units of a summary as sections, each unit kept once (never a copy of
  * a growing text), and what was left out of them: sections and table rows.
  * A unit added to a section left out is left out too.
+ * @internal
  */
-class KeptUnits {
+export class KeptUnits {
   /** Every section, in document order. */
   private readonly sections: Section[] = []
   /** Headings above the next one, for its name. */
