@@ -137,10 +137,7 @@ export class BuildsRun {
    * then `report` writes what is known: the notes of what the stop did to
    * each open item, the outputs and the summary. Never throws.
    */
-  stop(description: string): {
-    finishing: Promise<unknown>
-    report(said: ReadonlyMap<string, string> | undefined): Promise<void>
-  } {
+  stop(description: string) {
     const open = this.items.filter(item => !this.step.work.item(item.index).done)
     const finishing = Promise.all([
       this.endStatuses(this.items, description),
