@@ -128,13 +128,7 @@ export async function downloadArtifacts(
       // created through it. The file goes into the folder's real path.
       const folder = await makeFolderInside(root, rootReal, folders, path).catch(
         (error: unknown) => {
-          if (
-            !(error instanceof WorkspacePathError) ||
-            error.link === undefined ||
-            error.dangling
-          ) {
-            throw error
-          }
+          if (!leadsOut(error)) throw error
           outcome.refused.push({
             path,
             reason: `passes through the symbolic link '${error.link}', which leads out of it (to ${error.target})`
@@ -214,16 +208,21 @@ async function prepareRoot(root: string, workspace: string): Promise<string> {
   try {
     return await makeFolderInside(workspace, workspaceReal, segments, root)
   } catch (error) {
-    if (!(error instanceof WorkspacePathError)) throw error
-    if (error.link === undefined || error.dangling) {
+    if (leadsOut(error)) {
       throw new Error(
-        `Input 'artifacts-path' (${root}) ${error.reason}: expected a folder inside the workspace.`
+        `Input 'artifacts-path' (${root}) leads out of the workspace through a symbolic link: '${error.link}' leads to ${error.target}, outside ${workspaceReal}. Expected a folder inside the workspace; nothing was created through the link.`
       )
     }
+    if (!(error instanceof WorkspacePathError)) throw error
     throw new Error(
-      `Input 'artifacts-path' (${root}) leads out of the workspace through a symbolic link: '${error.link}' leads to ${error.target}, outside ${workspaceReal}. Expected a folder inside the workspace; nothing was created through the link.`
+      `Input 'artifacts-path' (${root}) ${error.reason}: expected a folder inside the workspace.`
     )
   }
+}
+
+/** The path went through a symbolic link that leads out of where it must stay (not one that leads nowhere). */
+function leadsOut(error: unknown): error is WorkspacePathError & { link: string } {
+  return error instanceof WorkspacePathError && error.link !== undefined && !error.dangling
 }
 
 function posix(path: string): string {

@@ -66,7 +66,7 @@ function lastLines(tail: string[]): string[] {
 const TAIL_IN_MESSAGE = 10
 
 /**
- * The step's failure message when some item failed (undefined when none
+ * The step's failure when some item failed (undefined when none
  * did): one line per failed item, naming it, its result and link, then
  * each build's failure message (failureMessage) for
  * those that failed by themselves (not those fail-fast stopped). A missing
@@ -75,10 +75,10 @@ const TAIL_IN_MESSAGE = 10
 export function buildsFailure(
   items: readonly BuildReport[],
   accept: readonly BuildResult[]
-): string | undefined {
+): Error | undefined {
   const bad = items.filter(didNotPass)
   const problems = items.flatMap(productProblems)
-  if (bad.length === 0) return problems.length > 0 ? problems.join('\n') : undefined
+  if (bad.length === 0) return problems.length > 0 ? new Error(problems.join('\n')) : undefined
   const lines = [
     `${bad.length} of ${items.length} Jenkins builds did not pass (accepted: ${accept.join(', ')}):`
   ]
@@ -87,7 +87,7 @@ export function buildsFailure(
     if (item.stopped || item.error || item.tail.length === 0) continue
     lines.push('', failureMessage(item.outcome, item.tail.slice(-TAIL_IN_MESSAGE)))
   }
-  return [...lines, ...problems].join('\n')
+  return new Error([...lines, ...problems].join('\n'))
 }
 
 function itemLine(item: BuildReport): string {

@@ -5,7 +5,7 @@
  * build-outputs.ts's, the failure message failure.ts's, the chart
  * summary-timeline.ts's.
  */
-import type { summary as coreSummary } from '@actions/core'
+import type { Summary } from '../runner/io.js'
 import type { BuildResult } from '../util/constants.js'
 import type { ArtifactsOutcome } from './artifacts.js'
 import type { Build, BuildParameters, PipelineStage } from '../jenkins/model/types.js'
@@ -19,7 +19,7 @@ import { shortName } from '../util/names.js'
 import { formatBytes } from '../util/bytes.js'
 import type { UploadFile } from '../jenkins/transport/multipart.js'
 import { sourceLineUrl, type SourceCommit } from './source-link.js'
-import { addTimeline } from './summary-timeline.js'
+import { addTimeline, STAGE_LOOK } from './summary-timeline.js'
 import type { TestLocation } from './test-locations.js'
 import type { TestsOutcome } from './test-report.js'
 import type { ValuesOutcome } from './values.js'
@@ -89,8 +89,6 @@ const HIDDEN = '***'
 /** A file parameter of a build this step did not upload to (`build: last`): Jenkins does not say which file. */
 const FILE_UNKNOWN = '(a file)'
 
-type Summary = typeof coreSummary
-
 /**
  * The job summary: one build's section (addBuildSection); with `several`,
  * one table with a row per item (job, build link, result, duration,
@@ -151,10 +149,7 @@ function row(report: BuildReport): string[] {
  * artifacts that are missing, a values file that could not be read with
  * `values-file-required`. They fail the step even when the build passed.
  */
-export function productProblems({
-  outcome,
-  values
-}: Pick<BuildReport, 'outcome' | 'values'>): string[] {
+export function productProblems({ outcome, values }: Pick<BuildReport, 'outcome' | 'values'>) {
   const problem = values?.required ? values.problem : undefined
   return [...(outcome.artifacts?.problems ?? []), ...(problem === undefined ? [] : [problem])]
 }
@@ -192,8 +187,7 @@ function addBuildSection(
   const sub = alone ? 3 : 4
   const notes = [report.error, report.stopped, report.left, outcome.note].filter(n => !!n)
   const addNotes = (): void => {
-    if (notes.length === 0) return
-    addParagraph(summary, escapeHtml(cut(notes.join(' '), MAX_NOTE_CHARS)))
+    if (notes.length > 0) addParagraph(summary, escapeHtml(cut(notes.join(' '), MAX_NOTE_CHARS)))
   }
   if (alone) summary.addHeading(`Jenkins ${link(shortName(outcome.jobName), outcome.jobUrl)}`, 2)
   else {
@@ -216,7 +210,10 @@ function addBuildSection(
     if (outcome.artifacts) addArtifacts(summary, outcome.artifacts, sub)
   }
   if (report.values) addValues(summary, report.values, sub)
-  if (outcome.unread) addUnread(summary, outcome.unread)
+  // Parts of the outcome that could not be read: a notice each, the build's result stands.
+  for (const note of outcome.unread?.slice(0, MAX_UNREAD) ?? []) {
+    addParagraph(summary, `⚠️ ${escapeHtml(cut(note, UNREAD_CHARS))}`)
+  }
   if (alone) {
     addParameters(summary, outcome)
     addNotes()
@@ -244,10 +241,8 @@ function summaryRows(outcome: BuildOutcome): [string, string][] {
   const rows: [string, string][] = [['Result', resultCell(outcome)]]
   const number = buildNumber(outcome)
   if (number !== null) rows.push(['Build', link(`#${number}`, outcome.buildUrl)])
-  if (build) {
-    rows.push(...factRows(build))
-    rows.push(['Duration', durationCell(build)])
-  } else if (number === null && outcome.queueUrl) {
+  if (build) rows.push(...factRows(build), ['Duration', durationCell(build)])
+  else if (number === null && outcome.queueUrl) {
     rows.push(['Queue item', link(outcome.queueUrl, outcome.queueUrl)])
   }
   if (outcome.queueWaitMs !== undefined) {
@@ -350,15 +345,6 @@ export const RESULT_ICONS: Record<BuildResult, string> = {
   NOT_BUILT: '⚪'
 }
 
-const STAGE_ICONS: Record<string, string> = {
-  SUCCESS: '✅',
-  FAILED: '❌',
-  UNSTABLE: '⚠️',
-  ABORTED: '⛔',
-  NOT_EXECUTED: '⚪',
-  IN_PROGRESS: '⏳',
-  PAUSED_PENDING_INPUT: '⏸️'
-}
 const MAX_STAGE_ROWS = 100
 const MAX_NAME_VALUES = 50
 const MAX_ARTIFACT_ROWS = 20
@@ -454,7 +440,7 @@ function addStages(summary: Summary, stages: readonly PipelineStage[], level: nu
     headerRow('Stage', 'Status', 'Duration'),
     ...shown.map(stage => [
       escapeHtml(shortName(stage.name)),
-      `${STAGE_ICONS[stage.status] ?? ''} ${escapeHtml(stage.status)}`.trim(),
+      `${STAGE_LOOK[stage.status]?.icon ?? ''} ${escapeHtml(stage.status)}`.trim(),
       stage.status === 'NOT_EXECUTED' ? '&nbsp;' : escapeHtml(formatDuration(stage.durationMillis))
     ])
   ])
@@ -479,13 +465,6 @@ function addArtifacts(summary: Summary, artifacts: ArtifactsOutcome, level: numb
       summary,
       `⚠️ Refused <code>${escapeHtml(cut(JSON.stringify(refused.path), PATH_CHARS))}</code>: it ${escapeHtml(refused.reason)}.`
     )
-  }
-}
-
-/** Parts of the outcome that could not be read: a notice each, the build's result stands. */
-function addUnread(summary: Summary, unread: readonly string[]): void {
-  for (const note of unread.slice(0, MAX_UNREAD)) {
-    addParagraph(summary, `⚠️ ${escapeHtml(cut(note, UNREAD_CHARS))}`)
   }
 }
 

@@ -18,20 +18,6 @@ const SUMMARY_MAX_BYTES = 1024 * 1024 - 8 * 1024
 const NAMED_SECTIONS = 10
 
 /**
- * What fitSummary kept and what it left out.
- * @internal
- */
-export interface FittedSummary {
-  text: string
-  /** Headings of the sections left out, the first NAMED_SECTIONS in document order (their text). */
-  sections: string[]
-  /** How many sections were left out. */
-  leftOut: number
-  /** Table rows left out (of sections kept). */
-  rows: number
-}
-
-/**
  * Wraps the job summary so that whatever is added to it, what is written
  * stays under GitHub's limit, and what is kept meanwhile stays bounded.
  * Each add* call is one unit (a heading, a table, a details block, a raw
@@ -76,15 +62,16 @@ export function boundedSummary(
           take()
           // write({ overwrite: true }) replaces what the file holds.
           const existing = args[0]?.overwrite ? 0 : (options.existingBytes ?? summaryFileBytes)()
-          const added = kept.addedBytes
-          const fitted = kept.fit(maxBytes - existing)
+          const fitted = kept
           kept = new KeptUnits()
-          if (fitted.leftOut > 0 || fitted.rows > 0) {
+          const text = fitted.fit(maxBytes - existing)
+          const what = fitted.leftOut()
+          if (what !== undefined) {
             logger.warning(
-              `The job summary was ${kib(added)}, over GitHub's limit of 1 MiB for a step: ${leftOutText(fitted, { inSummary: false })}`
+              `The job summary was ${kib(fitted.addedBytes)}, over GitHub's limit of 1 MiB for a step: left out ${what}.`
             )
           }
-          target.addRaw(fitted.text)
+          target.addRaw(text)
           await Reflect.apply(value, target, args)
           return proxy
         }
@@ -119,17 +106,6 @@ function summaryFileBytes(): number {
   }
 }
 
-/**
- * Units (each a whole element) within `maxBytes`, with a line saying what
- * was left out (KeptUnits.fit).
- * @internal
- */
-export function fitSummary(units: readonly string[], maxBytes: number): FittedSummary {
-  const kept = new KeptUnits()
-  for (const unit of units) kept.add(unit)
-  return kept.fit(maxBytes)
-}
-
 /** A heading and the units after it, up to the next heading; a section left out keeps its name only. */
 interface Section {
   /** Its name for the 'left out' line (sectionName). */
@@ -143,8 +119,9 @@ interface Section {
  * The units of a summary as sections, each unit kept once (never a copy of
  * a growing text), and what was left out of them: sections and table rows.
  * A unit added to a section left out is left out too.
+ * @internal
  */
-class KeptUnits {
+export class KeptUnits {
   /** Every section, in document order. */
   private readonly sections: Section[] = []
   /** Headings above the next one, for its name. */
@@ -159,7 +136,8 @@ class KeptUnits {
     const bytes = Buffer.byteLength(unit)
     this.addedBytes += bytes
     let last = this.sections.at(-1)
-    if (isHeading(unit) || !last) {
+    // A heading starts a section.
+    if (/^\s*<h[1-6][\s>]/i.test(unit) || !last) {
       last = { name: sectionName(this.open, unit), units: [], bytes: 0 }
       this.sections.push(last)
     }
@@ -174,10 +152,10 @@ class KeptUnits {
     return this.sections.map(section => section.units.join('')).join('')
   }
 
-  /** What is kept cut to `maxBytes` (cut), and the text with its 'left out' line. */
-  fit(maxBytes: number): FittedSummary {
+  /** What is kept cut to `maxBytes` (cut), with its 'left out' line. */
+  fit(maxBytes: number): string {
     this.cut(maxBytes)
-    return { ...this.leftOut(), text: this.text() + this.line() }
+    return this.text() + this.line()
   }
 
   /**
@@ -209,7 +187,8 @@ class KeptUnits {
     for (const section of this.sections) {
       section.units.forEach((unit, j) => {
         const bytes = Buffer.byteLength(unit)
-        const rows = isTable(unit) ? rowsOf(unit) : []
+        // The rows of a table written by core.summary.addTable (`<table><tr>…</tr>…</table>`).
+        const rows = /^\s*<table>/i.test(unit) ? (unit.match(/<tr>[\s\S]*?<\/tr>/g) ?? []) : []
         if (rows.length > 2 && bytes > (largest?.bytes ?? 0)) {
           largest = { section, unit: j, bytes, rows }
         }
@@ -223,7 +202,8 @@ class KeptUnits {
       freed += Buffer.byteLength(tableRows[keep - 1] ?? '')
     }
     const table = largest.section.units[largest.unit] ?? ''
-    const shorter = tableOf(table, tableRows.slice(0, keep))
+    const tail = /<\/table>(\s*)$/.exec(table)?.[1] ?? '\n'
+    const shorter = `<table>${tableRows.slice(0, keep).join('')}</table>${tail}`
     const change = Buffer.byteLength(shorter) - largest.bytes
     largest.section.units[largest.unit] = shorter
     largest.section.bytes += change
@@ -234,19 +214,24 @@ class KeptUnits {
 
   /** The line closing a cut summary, and its line break: none while nothing was left out (unless `anyway`: about to be). */
   private line({ anyway = false } = {}): string {
-    const left = this.leftOut()
-    if (!anyway && left.leftOut === 0 && left.rows === 0) return ''
-    return `<p>✂️ ${escapeHtml(leftOutText(left, { inSummary: true }))}</p>\n`
+    const what = this.leftOut() ?? (anyway ? 'some content' : undefined)
+    if (what === undefined) return ''
+    return `<p>✂️ ${escapeHtml(`This summary was cut to stay under GitHub's limit of 1 MiB for a step: left out ${what}. The build's pages in Jenkins have everything.`)}</p>\n`
   }
 
-  private leftOut(): FittedSummary {
+  /** What was left out, in words: sections (the first NAMED_SECTIONS named, in document order) and table rows; undefined for nothing. */
+  leftOut(): string | undefined {
     const left = this.sections.filter(section => section.left)
-    return {
-      text: '',
-      sections: left.slice(0, NAMED_SECTIONS).map(s => s.name),
-      leftOut: left.length,
-      rows: this.rows
+    const named = left.slice(0, NAMED_SECTIONS).map(s => `'${s.name}'`)
+    const more = left.length - named.length
+    const parts: string[] = []
+    if (left.length > 0) {
+      parts.push(
+        `${left.length} section(s) (${named.join(', ')}${more > 0 ? `, and ${more} more` : ''})`
+      )
     }
+    if (this.rows > 0) parts.push(`${this.rows} table row(s)`)
+    return parts.length > 0 ? parts.join(' and ') : undefined
   }
 }
 
@@ -262,49 +247,10 @@ interface Heading {
  */
 function sectionName(open: Heading[], firstUnit: string): string {
   const level = Number(/^\s*<h([1-6])/i.exec(firstUnit)?.[1] ?? 7)
-  const text = cut(headingText(firstUnit), 100)
+  // Its text, tags and entities taken out (it is escaped again where shown).
+  const text = cut(decodeHTML(firstUnit.replace(/<[^>]*>/g, '')).trim(), 100)
   while ((open.at(-1)?.level ?? 0) >= level) open.pop()
   const parent = open.at(-1)
   open.push({ level, text })
   return parent && level > 2 ? `${parent.text} › ${text}` : text
-}
-
-function isHeading(unit: string): boolean {
-  return /^\s*<h[1-6][\s>]/i.test(unit)
-}
-
-function isTable(unit: string): boolean {
-  return /^\s*<table>/i.test(unit)
-}
-
-/** What was left out, in words. */
-function leftOutText(left: FittedSummary, { inSummary }: { inSummary: boolean }): string {
-  const parts: string[] = []
-  if (left.leftOut > 0) {
-    const named = left.sections.map(s => `'${s}'`)
-    const more = left.leftOut - named.length
-    parts.push(
-      `${left.leftOut} section(s) (${named.join(', ')}${more > 0 ? `, and ${more} more` : ''})`
-    )
-  }
-  if (left.rows > 0) parts.push(`${left.rows} table row(s)`)
-  const what = parts.length > 0 ? parts.join(' and ') : 'some content'
-  return inSummary
-    ? `This summary was cut to stay under GitHub's limit of 1 MiB for a step: left out ${what}. The build's pages in Jenkins have everything.`
-    : `left out ${what}.`
-}
-
-/** A heading's text, tags and entities taken out (it is escaped again where shown). */
-function headingText(unit: string): string {
-  return decodeHTML(unit.replace(/<[^>]*>/g, '')).trim()
-}
-
-/** The rows of a table written by core.summary.addTable (`<table><tr>…</tr>…</table>`). */
-function rowsOf(table: string): string[] {
-  return table.match(/<tr>[\s\S]*?<\/tr>/g) ?? []
-}
-
-function tableOf(table: string, rows: string[]): string {
-  const tail = /<\/table>(\s*)$/.exec(table)?.[1] ?? '\n'
-  return `<table>${rows.join('')}</table>${tail}`
 }

@@ -41,14 +41,20 @@ export function mermaidText(name: string, max = TITLE_CHARS): string {
   return KEYWORD_START.test(text) ? `_${text}` : text
 }
 
-/** Task tags (`done`, `crit`, `active`) and the word added to the title, by StatusExt. */
-const LOOK: Record<string, { tags: string; word?: string }> = {
-  SUCCESS: { tags: 'done' },
-  FAILED: { tags: 'crit', word: 'failed' },
-  UNSTABLE: { tags: 'crit, done', word: 'unstable' },
-  ABORTED: { tags: 'done', word: 'aborted' },
-  IN_PROGRESS: { tags: 'active', word: 'running' },
-  PAUSED_PENDING_INPUT: { tags: 'active', word: 'waiting for input' }
+/**
+ * How a stage shows, by its status (StatusExt): its icon in the stages
+ * table (report.ts), and in the chart its task tags (`done`, `crit`,
+ * `active`) and the word added to its title.
+ */
+export const STAGE_LOOK: Record<string, { icon: string; tags: string; word?: string }> = {
+  SUCCESS: { icon: '✅', tags: 'done' },
+  FAILED: { icon: '❌', tags: 'crit', word: 'failed' },
+  UNSTABLE: { icon: '⚠️', tags: 'crit, done', word: 'unstable' },
+  ABORTED: { icon: '⛔', tags: 'done', word: 'aborted' },
+  // Never in the chart: a stage not executed has no time (barOf).
+  NOT_EXECUTED: { icon: '⚪', tags: 'done' },
+  IN_PROGRESS: { icon: '⏳', tags: 'active', word: 'running' },
+  PAUSED_PENDING_INPUT: { icon: '⏸️', tags: 'active', word: 'waiting for input' }
 }
 
 /** The first instant a bar may start: no Jenkins Pipeline ran before 2000, so an earlier clock is broken. */
@@ -134,7 +140,7 @@ export function stageTimeline(builds: readonly TimelineBuild[]) {
     }
     for (const { stage, bar } of stages.slice(0, room)) {
       // A status a newer plugin may add is Jenkins text too.
-      const look = LOOK[stage.status] ?? { tags: 'done', word: mermaidText(stage.status, 30) }
+      const look = STAGE_LOOK[stage.status] ?? { tags: 'done', word: mermaidText(stage.status, 30) }
       const title = mermaidText(stage.name) + (look.word ? ` (${look.word})` : '')
       lines.push(`    ${title} :${look.tags}, ${bar.start}, ${bar.end}`)
       first = Math.min(first, bar.start)

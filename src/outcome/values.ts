@@ -117,9 +117,8 @@ export async function readValues(
   const fail = (problem: string): ValuesOutcome => {
     const and = required ? ', and values-file-required is true' : ''
     const message = `The ${what} ${problem}${and}: the values output is {}.`
-    if (required) return { values: {}, problem: message, required }
-    logger.warning(message)
-    return { values: {}, problem: message }
+    if (!required) logger.warning(message)
+    return { values: {}, problem: message, ...(required && { required }) }
   }
   let read
   try {

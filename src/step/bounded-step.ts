@@ -30,16 +30,6 @@ export interface StepRun {
   work: RemoteWork
 }
 
-/** Why and when the step was stopped. */
-interface Stopped {
-  error: unknown
-  reason: AbortReason
-  /** The stop message's start: why, after how long, waiting for what. */
-  head: string
-  /** Epoch ms the abort (stop, cancel, statuses, report) must end by. */
-  until: number
-}
-
 /**
  * The step's work (`run`), bounded by `timeout` and stopped by the runner's
  * cancel signals: on either, stopStep stops what was started and returns
@@ -74,7 +64,7 @@ export async function runBounded(
     'abort',
     () => {
       abortedAt = Date.now()
-      until = abortedAt + budgetMs(abortReason(signal))
+      until = abortedAt + BUDGET_MS[abortReason(signal)]
       githubBounds.budget(until)
     },
     { once: true }
@@ -108,10 +98,9 @@ export async function runBounded(
         reason === 'timeout'
           ? `Timed out after ${formatDuration(at - started)} (timeout: ${formatDuration(settings.timeoutMs)}) waiting for ${present.waitingFor}`
           : `The workflow was cancelled while waiting for ${present.waitingFor}`
-      const end = until ?? at + budgetMs(reason)
-      throw new Error(
-        await stopStep(step, mode.builds(), present, { error, reason, head, until: end })
-      )
+      // The stop message's start (why, after how long, waiting for what), and the epoch ms the abort must end by.
+      const stopped = { error, head, until: until ?? at + BUDGET_MS[reason] }
+      throw new Error(await stopStep(step, mode.builds(), present, stopped))
     }
     throw leavingWorkRunning(step, error, present)
   } finally {
@@ -120,17 +109,12 @@ export async function runBounded(
   }
 }
 
-/**
- * How long the abort after a cancel signal may take. The runner sends
- * SIGINT, SIGTERM 7.5 s later, then kills: this leaves 2 s to report and exit.
- */
-const CANCEL_BUDGET_MS = 5500
-/** How long the abort after the timeout may take: the step ends by `timeout` + 5 s, with 1.5 s to report and exit. */
-const TIMEOUT_BUDGET_MS = 3500
-
-/** How long the abort may take after the step was stopped for `reason`. */
-function budgetMs(reason: AbortReason): number {
-  return reason === 'timeout' ? TIMEOUT_BUDGET_MS : CANCEL_BUDGET_MS
+/** How long the abort may take after the step was stopped for each reason (ms). */
+const BUDGET_MS: Record<AbortReason, number> = {
+  // The runner sends SIGINT, SIGTERM 7.5 s later, then kills: this leaves 2 s to report and exit.
+  cancelled: 5500,
+  // The step ends by `timeout` + 5 s, with 1.5 s to report and exit.
+  timeout: 3500
 }
 
 /**
@@ -142,36 +126,33 @@ function budgetMs(reason: AbortReason): number {
 async function stopWork(
   { settings, work, api }: StepRun,
   { log, until, named }: { log: Logger; until: number; named: boolean }
-): Promise<{ outcome: string; said: Map<string, string> }> {
-  const said = new Map<string, string>()
+): Promise<{ outcome: string; said?: ReadonlyMap<string, string> }> {
   /** Jobs (by jobKey) whose work the abort could not reach: left to the post step. */
-  const unstopped = new Set<string>()
+  let unstopped: ReadonlySet<string> = new Set()
   try {
     if (!work.anything) {
       const adopted = work.adopted
       if (adopted > 0) {
         const it = adopted === 1 ? 'it' : 'them'
-        return { outcome: `; left ${it} running (this step did not start ${it}).`, said }
+        return { outcome: `; left ${it} running (this step did not start ${it}).` }
       }
       const left = [...new Set(work.scans)].map(scanLeft)
       for (const line of left) log.info(`Jenkins: ${line}.`)
       const outcome =
         left.length > 0 ? `; ${left.join('; ')}.` : '; nothing was started in Jenkins.'
-      return { outcome, said }
+      return { outcome }
     }
     if (!settings.abortOnCancel) {
-      return { outcome: '; left the Jenkins work running (abort-on-cancel: false).', said }
+      return { outcome: '; left the Jenkins work running (abort-on-cancel: false).' }
     }
     // The step's own client was stopped with it: the abort gets its own, bounded by its budget.
     const client = budgetClient(settings, { until, continuing: api })
     const done = await abortTargets(client, work.targets(client), { log, until, named })
-    for (const { key, what, line } of done) {
-      said.set(key, what)
-      if (what === COULD_NOT_ABORT) unstopped.add(key)
-      log.info(`Jenkins${named ? '' : ':'} ${line}.`)
-    }
+    for (const { line } of done) log.info(`Jenkins${named ? '' : ':'} ${line}.`)
+    unstopped = new Set(done.filter(d => d.what === COULD_NOT_ABORT).map(d => d.key))
     if (unstopped.size > 0) log.info('Jenkins: the post step will try again to stop it.')
     const lines = done.map(d => d.line).join('; ')
+    const said = new Map(done.map(d => [d.key, d.what]))
     return { outcome: lines ? `; ${lines}.` : '; none of it was still running.', said }
   } finally {
     // Only now: if the runner kills us before this, the post step stops the work;
@@ -229,9 +210,10 @@ async function stopStep(
   step: StepRun,
   run: BuildsRun | undefined,
   present: Presenter,
-  { error, reason, head, until }: Stopped
+  { error, head, until }: { error: unknown; head: string; until: number }
 ): Promise<string> {
   const { work, settings } = step
+  const reason = abortReason(step.signal)
   const log = run?.log ?? step.io.logger
   const last = error instanceof Interrupted ? error.lastFailure?.replace(/\.$/, '') : undefined
   // What the step was waiting for when it was stopped (a hung request says how long it hung).

@@ -73,7 +73,19 @@ export async function queueBuild(
           throw error
         })
   work.queued(index, queued.queueId, queued.merged)
-  warnUnknownParameters(queued.unknownParameters, info, name, log)
+  // Each parameter the job does not define (Jenkins drops it silently), with the closest name it has.
+  const defined = info.parameterDefinitions.map(p => p.name)
+  for (const unknown of queued.unknownParameters) {
+    const close = closestNames(unknown, defined, 1)[0]
+    const hint = close
+      ? ` Did you mean '${close}'?`
+      : defined.length
+        ? ` It defines: ${defined.join(', ')}.`
+        : ' It takes no parameters.'
+    log.warning(
+      `Jenkins job ${name} does not define parameter '${unknown}'; Jenkins ignores it.${hint}`
+    )
+  }
   outcome.queueUrl = queued.queueUrl
   outcome.parameters = parameters
   if (uploads.length > 0) outcome.uploads = uploads
@@ -129,25 +141,4 @@ export function buildKnown(
 export function queueWaitMs(inQueueSince: number | undefined, build: Build): number | undefined {
   if (inQueueSince === undefined || !isCount(build.timestamp)) return undefined
   return Math.max(0, build.timestamp - inQueueSince)
-}
-
-/** Warns of each parameter the job does not define (Jenkins drops it silently), with the closest name it has. */
-function warnUnknownParameters(
-  unknown: string[],
-  info: JobInfo,
-  job: string,
-  logger: Logger
-): void {
-  const defined = info.parameterDefinitions.map(p => p.name)
-  for (const name of unknown) {
-    const close = closestNames(name, defined, 1)[0]
-    const hint = close
-      ? ` Did you mean '${close}'?`
-      : defined.length
-        ? ` It defines: ${defined.join(', ')}.`
-        : ' It takes no parameters.'
-    logger.warning(
-      `Jenkins job ${job} does not define parameter '${name}'; Jenkins ignores it.${hint}`
-    )
-  }
 }

@@ -6,9 +6,8 @@
  * summary and failure message from that outcome.
  */
 import { downloadArtifacts } from '../outcome/artifacts.js'
-import type { CommitStatusReporter } from '../outcome/commit-status.js'
 import type { GithubReports } from '../outcome/github-reports.js'
-import type { BuildOutcome, BuildReport } from '../outcome/report.js'
+import type { BuildOutcome } from '../outcome/report.js'
 import { failedStage, readStages } from '../outcome/stages.js'
 import { locateFailedTests } from '../outcome/test-locations.js'
 import { annotateFailedTests, MAX_ANNOTATED, readTests } from '../outcome/test-report.js'
@@ -20,6 +19,7 @@ import type { StepIO } from '../runner/io.js'
 import type { BuildResult } from '../util/constants.js'
 import { formatDuration } from '../util/duration.js'
 import type { Logger } from '../util/logger.js'
+import type { StepItem } from './build-begun.js'
 
 /**
  * The build's end as the step judges it (its outcome is shared by the
@@ -41,12 +41,8 @@ export function judgeEnd(
   return accepted
 }
 
-/** An item that follows the build: its commit status, its values file, its report (which gets the values). */
-interface Owner {
-  status?: CommitStatusReporter
-  entry?: { valuesFile?: string }
-  report: Pick<BuildReport, 'values'>
-}
+/** An item that follows the build: its commit status, its values file (a hand-off settled has none), its report (which gets the values). */
+type Owner = Pick<StepItem, 'status' | 'report'> & Partial<Pick<StepItem, 'entry'>>
 
 /** What reportEnded needs: the build, where its products go, and whom to tell. */
 export interface EndedBuild {

@@ -14,6 +14,8 @@ export function createClient(
   settings: Settings,
   bounds: Pick<RequestSettings, 'deadline' | 'signal' | 'session' | 'firstContactAttempts'> = {}
 ): JenkinsClient {
+  // The workflow run's URL, for the note of a build triggered with a job token.
+  const { GITHUB_SERVER_URL: server, GITHUB_REPOSITORY: repo, GITHUB_RUN_ID: run } = process.env
   return new JenkinsClient({
     url: settings.url,
     user: settings.user,
@@ -21,7 +23,7 @@ export function createClient(
     jobToken: settings.jobToken,
     headers: settings.headers,
     ca: settings.caCerts,
-    triggerCause: runUrl(),
+    triggerCause: server && repo && run && `GitHub Actions ${server}/${repo}/actions/runs/${run}`,
     logger: coreLogger,
     // Like the token: the runner masks a crumb or session cookie wherever it
     // shows, Jenkins' console and a proxy's echo included, and the step
@@ -45,11 +47,4 @@ export function budgetClient(
     signal: AbortSignal.timeout(Math.max(0, until - Date.now())),
     session: continuing?.session()
   })
-}
-
-/** The workflow run's URL, for the note of a build triggered with a job token. */
-function runUrl(): string | undefined {
-  const { GITHUB_SERVER_URL: server, GITHUB_REPOSITORY: repo, GITHUB_RUN_ID: run } = process.env
-  if (!server || !repo || !run) return undefined
-  return `GitHub Actions ${server}/${repo}/actions/runs/${run}`
 }

@@ -71,11 +71,9 @@ function one(settings: Settings): Presenter {
       }
       if (item.failure !== undefined) return item.failure
       // A wanted artifact or values file that is missing fails the step even when the build passed.
-      const problems = productProblems(item.report)
-      if (outcome.accepted === false) {
-        return new Error([failureMessage({ ...outcome, accept }, tail), ...problems].join('\n'))
-      }
-      return problems.length > 0 ? new Error(problems.join('\n')) : undefined
+      const lines = productProblems(item.report)
+      if (outcome.accepted === false) lines.unshift(failureMessage({ ...outcome, accept }, tail))
+      return lines.length > 0 ? new Error(lines.join('\n')) : undefined
     },
     stopTarget: work => {
       const { ref, queueId } = work.item(0)
@@ -103,13 +101,11 @@ function several(settings: Settings, entries: readonly JobEntry[]): Presenter {
       const names = entry.job.map(name => name.replace(/[<>:"|?*\\\p{Cc}]/gu, '_'))
       return join(settings.artifactsPath, ...names, ...(twice ? [String(ref.number)] : []))
     },
-    failure: (items, accept) => {
-      const failure = buildsFailure(
+    failure: (items, accept) =>
+      buildsFailure(
         items.map(item => item.report),
         accept
-      )
-      return failure === undefined ? undefined : new Error(failure)
-    },
+      ),
     stopTarget: () => '',
     leftRunning: (_, urls) => `Jenkins work this step started is still running: ${urls.join(', ')}`
   }

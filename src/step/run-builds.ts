@@ -51,6 +51,9 @@ interface Item extends StepItem {
   inputs?: ReturnType<typeof inputNotices>
 }
 
+/** The items that follow one build (the engine's track), in the order given. */
+type Owners = [Item, ...Item[]]
+
 /** The step's builds from resolve to verdict; stop() is the one stop handler's part of it. */
 export class BuildsRun {
   private readonly printer: Printer
@@ -90,13 +93,14 @@ export class BuildsRun {
       // One build has nothing to share a budget with: its own reads (schedule-policy.ts).
       policy: entries.length === 1 ? ONE_BUILD_POLICY : DEFAULT_SCHEDULE_POLICY,
       hooks: {
-        waiting: (track, why) => {
-          for (const item of this.owners(track)) this.log.info(present.waiting(item.entry, why))
-        },
-        started: (track, ref, start) => this.started(this.owners(track), ref, start),
-        ended: (track, build) => this.ended(this.owners(track), build, { watched: true }),
-        failed: (track, error) => this.lost(this.owners(track), error),
-        inputs: (track, run) => this.inputs(this.owners(track), run)
+        waiting: (track, why) =>
+          this.owners(track, owners => {
+            for (const item of owners) this.log.info(present.waiting(item.entry, why))
+          }),
+        started: (track, ref, start) => this.owners(track, o => this.started(o, ref, start)),
+        ended: (track, build) => this.owners(track, o => this.ended(o, build, { watched: true })),
+        failed: (track, error) => this.owners(track, o => this.lost(o, error)),
+        inputs: (track, run) => this.owners(track, o => this.inputs(o, run))
       }
     })
   }
@@ -133,17 +137,14 @@ export class BuildsRun {
    * then `report` writes what is known: the notes of what the stop did to
    * each open item, the outputs and the summary. Never throws.
    */
-  stop(description: string): {
-    finishing: Promise<unknown>
-    report(said: ReadonlyMap<string, string>): Promise<void>
-  } {
+  stop(description: string) {
     const open = this.items.filter(item => !this.step.work.item(item.index).done)
     const finishing = Promise.all([
       this.endStatuses(this.items, description),
       this.finishComment(description)
     ])
-    const report = async (said: ReadonlyMap<string, string>): Promise<void> => {
-      for (const item of open) item.report.left = said.get(jobKey(item.entry.job))
+    const report = async (said?: ReadonlyMap<string, string>): Promise<void> => {
+      for (const item of open) item.report.left = said?.get(jobKey(item.entry.job))
       try {
         setOutputs(this.step.io, this.reports, this.log, this.present)
       } catch (error) {
@@ -156,12 +157,11 @@ export class BuildsRun {
 
   /** Ends the items' statuses still pending with `why`: one left pending would block a protected branch for good. */
   private endStatuses(items: readonly Item[], why: string): Promise<unknown> {
-    const { work } = this.step
-    const url = (index: number): string | undefined => work.item(index).ref?.url
     return Promise.all(
-      items.map(
-        ({ status, index }) => status?.finished || status?.finish('error', why, { url: url(index) })
-      )
+      items.map(({ status, index }) => {
+        const url = this.step.work.item(index).ref?.url
+        return status?.finished || status?.finish('error', why, { url })
+      })
     )
   }
 
@@ -286,7 +286,7 @@ export class BuildsRun {
     })
   }
 
-  private started(owners: Item[], ref: BuildRef, start: StartSeen): void {
+  private started(owners: Owners, ref: BuildRef, start: StartSeen): void {
     const { settings, api } = this.step
     for (const item of owners) {
       item.inQueueSince = start.inQueueSince
@@ -294,7 +294,6 @@ export class BuildsRun {
       this.side(buildKnown(this.step, this.log, item, ref, mode))
     }
     const [first] = owners
-    if (!first) return
     if (settings.wait === 'started') {
       if (first.track !== undefined) this.follower.drop(first.track)
       this.side(this.startedOnly(owners, ref))
@@ -310,10 +309,9 @@ export class BuildsRun {
   }
 
   /** `wait: started`: the build's JSON at its start, its queue wait and a Pipeline's stages so far; then left running. */
-  private async startedOnly(owners: Item[], ref: BuildRef, read?: Build): Promise<void> {
+  private async startedOnly(owners: Owners, ref: BuildRef, read?: Build): Promise<void> {
     const { api } = this.step
     const [first] = owners
-    if (!first) return
     const { outcome } = first.report
     const build = read ?? (await api.getBuild(ref.job, ref.number))
     outcome.build = build
@@ -392,10 +390,9 @@ export class BuildsRun {
     }
   }
 
-  private inputs(owners: Item[], run: PipelineRun): void {
-    const [first] = owners
-    const ref = first && this.step.work.item(first.index).ref
-    if (!first || !ref) return
+  private inputs([first]: Owners, run: PipelineRun): void {
+    const ref = this.step.work.item(first.index).ref
+    if (!ref) return
     first.inputs ??= inputNotices(ref)
     // Its lines say "build #N" only: named after its job when there are several.
     const log = this.present.several ? namedLogger(this.log, first.entry.jobName) : this.log
@@ -412,10 +409,9 @@ export class BuildsRun {
    * streamed live. An error there (not a cancel) is the items', and the
    * others go on.
    */
-  private ended(owners: Item[], final: Build, { watched }: { watched: boolean }): void {
+  private ended(owners: Owners, final: Build, { watched }: { watched: boolean }): void {
     const { api, settings, signal, work } = this.step
     const [first] = owners
-    if (!first) return
     const tail = first.live?.streamer.tail()
     first.live?.close()
     const ref = buildRef(this.step.api, first.entry.job, final.number)
@@ -483,7 +479,7 @@ export class BuildsRun {
   }
 
   /** A queue item or build that cannot be followed further. */
-  private lost(owners: Item[], error: Error): void {
+  private lost(owners: Owners, error: Error): void {
     const { work } = this.step
     for (const item of owners) {
       item.live?.close()
@@ -554,8 +550,8 @@ export class BuildsRun {
     if (!first) return
     const name = first.entry.jobName
     const target = work.targetOf(first.index, api)
+    const note = `left ${SHARED_WORK_LEFT}`
     if (!target || target.shared) {
-      const note = `left running: ${SHARED_WORK_LEFT.replace(/^running: /, '')}`
       this.leave(group, target?.shared ? note : undefined)
       return
     }
@@ -563,7 +559,7 @@ export class BuildsRun {
     const said = await abortRemote(api, target, namedLogger(this.log, name))
     this.log.info(`fail-fast: ${name}: ${said}.`)
     if (said.endsWith(SHARED_WORK_LEFT)) {
-      this.leave(group, 'left running: shared with another request')
+      this.leave(group, note)
       return
     }
     if (first.track !== undefined) this.follower.expedite(first.track)
@@ -580,8 +576,10 @@ export class BuildsRun {
 
   // ---- helpers ---------------------------------------------------------------
 
-  private owners(track: number): Item[] {
-    return this.items.filter(item => item.track === track)
+  /** Runs `then` with the items that follow the engine's `track`, if any. */
+  private owners(track: number, then: (owners: Owners) => void): void {
+    const [first, ...rest] = this.items.filter(item => item.track === track)
+    if (first) then([first, ...rest])
   }
 
   /** Work on the side: awaited before the run ends, and the engine runs until it settled (it may drain a console). */
