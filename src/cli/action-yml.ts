@@ -6,6 +6,7 @@
  */
 import { readFileSync } from 'node:fs'
 import { parse } from 'yaml'
+import { isRecord } from '../util/is-record.js'
 
 /** One input of action.yml. */
 export interface ActionInput {
@@ -34,10 +35,6 @@ export function readActionInputs(path: string): ActionInput[] {
       required: text(spec.required) === 'true'
     }
   })
-}
-
-function isRecord(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value)
 }
 
 function text(value: unknown): string {

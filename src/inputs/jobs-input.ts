@@ -7,7 +7,7 @@ import {
   redactUrl
 } from '../jenkins/model/job-path.js'
 import type { BuildParameters, JobPath } from '../jenkins/model/types.js'
-import { isRecord } from '../jenkins/model/counts.js'
+import { isRecord } from '../util/is-record.js'
 import { duplicateKey, kindOf, parseJsonInput, parseParameters } from './parameters.js'
 import { parseValuesFile } from './values-file.js'
 import { parseFiles, type FileRequest } from './upload-files.js'
