@@ -7,7 +7,6 @@ import {
   nodeWalkFs,
   resolveWorkspaceFile,
   workspaceFolder,
-  workspaceSegments,
   WorkspacePathError,
   type PathKind,
   type WalkFs
@@ -42,27 +41,26 @@ async function rejection(promise: Promise<unknown>): Promise<WorkspacePathError>
   return error as WorkspacePathError
 }
 
-describe('workspaceSegments', () => {
-  test.each<[string, string[]]>([
-    ['a//./b/', ['a', 'b']],
-    ['./a', ['a']],
-    // Names that are Windows rules only stay names elsewhere.
-    ['C:x', ['C:x']],
-    ['C:..', ['C:..']],
-    ['notes.txt.', ['notes.txt.']],
-    ['a\\..\\b', ['a\\..\\b']]
-  ])('posix %j is %j', (value, segments) => {
-    expect(workspaceSegments(value, posix)).toEqual(segments)
-  })
-
+describe('resolveWorkspaceFile refuses before any disk access', () => {
+  const fs: WalkFs = {
+    lstat: () => Promise.reject(new Error('no disk')),
+    realpath: () => Promise.reject(new Error('no disk')),
+    readlink: () => Promise.reject(new Error('no disk')),
+    mkdir: () => Promise.reject(new Error('no disk'))
+  }
   test.each<[string, string]>([
-    ['   ', 'is empty'],
+    ['a//./b/', 'has an empty path segment'],
+    ['./a', "has a '.' segment"],
+    // The Windows name rules stay out elsewhere; a drive letter is refused everywhere.
+    ['C:x', 'starts with a drive letter'],
+    ['C:..', 'starts with a drive letter'],
+    ['a\\..\\b', 'contains a backslash'],
     ['a\u007fb', 'contains a control character'],
     ['a\u001fb', 'contains a control character'],
-    ['./.', 'names the workspace itself'],
+    ['./.', "has a '.' segment"],
     ['//server/share', 'is absolute']
-  ])('posix %j %s', (value, reason) => {
-    const error = errorOf(() => workspaceSegments(value, posix))
+  ])('posix %j %s', async (value, reason) => {
+    const error = await rejection(resolveWorkspaceFile('/ws', value, { path: posix, fs }))
     expect(error.message).toBe(`'${value}' ${reason}`)
     expect(error.path).toBe(value)
     expect(error.reason).toBe(reason)
@@ -255,7 +253,6 @@ describe("nodeWalkFs, on this machine's disk", () => {
 
 describe('Windows rules anchored where they belong', () => {
   test('a doubled separator inside a path is no UNC path, and a colon inside is no drive', () => {
-    expect(workspaceSegments('a//b', win)).toEqual(['a', 'b'])
     expect(workspaceFolder('out//x', 'C:\\ws', win)).toBe('C:\\ws\\out\\x')
     expect(errorOf(() => workspaceFolder('out\\a:b', 'C:\\ws', win)).message).toBe(
       "'out\\a:b' contains a character Windows does not allow in file names (<>:\"|?*)"

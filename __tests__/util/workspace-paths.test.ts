@@ -13,7 +13,6 @@ import {
   makeFolderInside,
   resolveWorkspaceFile,
   workspaceFolder,
-  workspaceSegments,
   WorkspacePathError,
   type PathKind,
   type WalkFs
@@ -86,44 +85,52 @@ function windowsDisk(entries: Record<string, Entry>) {
   return { fs, created }
 }
 
-describe('workspaceSegments (what a user may name for reading)', () => {
+describe('resolveWorkspaceFile: what a user may name for reading (the rules of artifactSegments)', () => {
+  const refused = (value: string, api: typeof path.posix) =>
+    expect(resolveWorkspaceFile('/ws', value, { path: api })).rejects
+
   test.each([
     ['/etc/passwd', 'is absolute'],
     ['../secrets', "has a '..' segment"],
     ['a/../../b', "has a '..' segment"],
     ['', 'is empty'],
-    ['.', 'names the workspace itself'],
+    ['.', "has a '.' segment"],
     ['a\nb', 'contains a control character']
-  ])('posix %j %s', (value, reason) => {
-    expect(() => workspaceSegments(value, path.posix)).toThrow(`'${value}' ${reason}`)
+  ])('posix %j %s', async (value, reason) => {
+    await refused(value, path.posix).toThrow(`'${value}' ${reason}`)
   })
 
   test.each([
-    ['C:\\Windows\\win.ini', 'is absolute'],
-    ['C:/Windows/win.ini', 'is absolute'],
-    ['\\Windows\\win.ini', 'is absolute'],
-    ['C:..', "is relative to a drive's current folder (like C:..)"],
-    ['d:secret.txt', "is relative to a drive's current folder (like C:..)"],
-    ['\\\\server\\share\\x', 'is a network (UNC) path'],
-    ['//server/share/x', 'is a network (UNC) path'],
-    ['a\\..\\..\\b', "has a '..' segment"],
+    ['C:\\Windows\\win.ini', 'contains a backslash'],
+    ['C:/Windows/win.ini', 'starts with a drive letter'],
+    ['\\Windows\\win.ini', 'contains a backslash'],
+    ['C:..', 'starts with a drive letter'],
+    ['d:secret.txt', 'starts with a drive letter'],
+    ['\\\\server\\share\\x', 'contains a backslash'],
+    ['//server/share/x', 'is absolute'],
+    ['a\\..\\..\\b', 'contains a backslash'],
     ['CON', 'names a Windows device (CON, NUL, …)'],
-    ['docs\\aux.txt', 'names a Windows device (CON, NUL, …)'],
+    ['docs\\aux.txt', 'contains a backslash'],
     ['com1.txt', 'names a Windows device (CON, NUL, …)'],
     ['nul.', 'names a Windows device (CON, NUL, …)'],
     ['notes.txt.', 'has a name ending in a dot or space (Windows)'],
     ['notes.txt ', 'has a name ending in a dot or space (Windows)'],
-    ['a:b.txt', "is relative to a drive's current folder (like C:..)"],
-    ['dir\\a:stream', 'contains a character Windows does not allow in file names (<>:"|?*)']
-  ])('win32 %j %s', (value, reason) => {
-    expect(() => workspaceSegments(value, win)).toThrow(`'${value}' ${reason}`)
+    ['a:b.txt', 'starts with a drive letter'],
+    ['dir/a:stream', 'contains a character Windows does not allow in file names (<>:"|?*)']
+  ])('win32 %j %s', async (value, reason) => {
+    await refused(value, win).toThrow(`'${value}' ${reason}`)
   })
 
-  test('backslashes and slashes both separate on Windows; only slashes elsewhere', () => {
-    expect(workspaceSegments('a\\b/./c.txt', win)).toEqual(['a', 'b', 'c.txt'])
-    expect(workspaceSegments('a\\b/./c.txt', path.posix)).toEqual(['a\\b', 'c.txt'])
+  test('backslashes are refused on every platform; Windows names on Windows only', async () => {
+    await refused('a\\b/c.txt', win).toThrow("'a\\b/c.txt' contains a backslash")
+    await refused('a\\b/c.txt', path.posix).toThrow("'a\\b/c.txt' contains a backslash")
     // Device names are a Windows rule only.
-    expect(workspaceSegments('docs/aux.txt', path.posix)).toEqual(['docs', 'aux.txt'])
+    const ws = realpathSync(mkdtempSync(path.join(tmpdir(), 'ws-aux-')))
+    mkdirSync(path.join(ws, 'docs'))
+    writeFileSync(path.join(ws, 'docs', 'aux.txt'), 'x')
+    expect(await resolveWorkspaceFile(ws, 'docs/aux.txt', { path: path.posix })).toBe(
+      path.join(ws, 'docs', 'aux.txt')
+    )
   })
 })
 
