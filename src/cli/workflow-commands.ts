@@ -77,29 +77,17 @@ function parseV1(line: string, extra?: string): RunnerCommand | undefined {
   return parsed(line.slice(start + 3, close), { value: line.slice(close + 1), form: 'v1', extra })
 }
 
-// ActionCommand's escape tables, applied in this order to unescape.
-const V1_ESCAPES: ReadonlyArray<[string, string]> = [
-  ['%3B', ';'],
-  ['%0D', '\r'],
-  ['%0A', '\n'],
-  ['%5D', ']'],
-  ['%25', '%']
-]
-const DATA_ESCAPES: ReadonlyArray<[string, string]> = [
-  ['%0D', '\r'],
-  ['%0A', '\n'],
-  ['%25', '%']
-]
-const PROPERTY_ESCAPES: ReadonlyArray<[string, string]> = [
-  ['%0D', '\r'],
-  ['%0A', '\n'],
-  ['%3A', ':'],
-  ['%2C', ','],
-  ['%25', '%']
-]
+// ActionCommand's escape tables, applied in this order to unescape; each
+// escape stands for the character its percent-encoding decodes to.
+const V1_ESCAPES = ['%3B', '%0D', '%0A', '%5D', '%25']
+const DATA_ESCAPES = ['%0D', '%0A', '%25']
+const PROPERTY_ESCAPES = ['%0D', '%0A', '%3A', '%2C', '%25']
 
-function unescape(text: string, table: ReadonlyArray<[string, string]>): string {
-  return table.reduce((value, [escaped, plain]) => value.split(escaped).join(plain), text)
+function unescape(text: string, table: readonly string[]): string {
+  return table.reduce(
+    (value, escaped) => value.split(escaped).join(decodeURIComponent(escaped)),
+    text
+  )
 }
 
 /** The command's data as the runner hands it to the command (UnescapeData for v2, Unescape for v1). */
