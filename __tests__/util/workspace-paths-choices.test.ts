@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os'
 import path from 'node:path'
 import { describe, expect, test } from 'vitest'
 import {
-  makeFolderInside,
+  walkCheckedInside,
   nodeWalkFs,
   resolveWorkspaceFile,
   workspaceFolder,
@@ -142,7 +142,7 @@ describe('the walk, on a disk that does not behave', () => {
   test('a folder mkdir did not make is refused', async () => {
     const fs = disk({ '/ws': 'dir' }, { mkdirMakes: false })
     const error = await rejection(
-      makeFolderInside('/ws', '/ws', ['a', 'b'], 'a/b', { path: posix, fs })
+      walkCheckedInside('/ws', '/ws', ['a', 'b'], 'a/b', { path: posix, fs })
     )
     expect(error.message).toBe("'a/b' could not be created ('a')")
   })
@@ -153,7 +153,7 @@ describe('the walk, on a disk that does not behave', () => {
       { gone: '/ws/real' }
     )
     const error = await rejection(
-      makeFolderInside('/ws', '/ws', ['in', 'x'], 'in/x', { path: posix, fs })
+      walkCheckedInside('/ws', '/ws', ['in', 'x'], 'in/x', { path: posix, fs })
     )
     expect(error.message).toBe("'in/x' does not exist ('in' is missing)")
   })
@@ -165,13 +165,13 @@ describe('the walk, on a disk that does not behave', () => {
       '/ws/e': { dangling: '' }
     })
     const d = await rejection(
-      makeFolderInside('/ws', '/ws', ['d', 'x'], 'd/x', { path: posix, fs })
+      walkCheckedInside('/ws', '/ws', ['d', 'x'], 'd/x', { path: posix, fs })
     )
     expect(d.message).toBe(
       "'d/x' passes through the symbolic link 'd', which leads to /nowhere, which does not exist"
     )
     expect([d.link, d.target, d.dangling]).toEqual(['d', '/nowhere', true])
-    const e = await rejection(makeFolderInside('/ws', '/ws', ['e'], 'e', { path: posix, fs }))
+    const e = await rejection(walkCheckedInside('/ws', '/ws', ['e'], 'e', { path: posix, fs }))
     expect(e.message).toBe(
       "'e' passes through the symbolic link 'e', which leads to ?, which does not exist"
     )
@@ -184,7 +184,7 @@ describe('the walk, on a disk that does not behave', () => {
       '/elsewhere': 'dir'
     })
     const error = await rejection(
-      makeFolderInside('/ws', '/real/ws', ['out', 'x'], 'out/x', { path: posix, fs })
+      walkCheckedInside('/ws', '/real/ws', ['out', 'x'], 'out/x', { path: posix, fs })
     )
     expect(error.message).toBe(
       "'out/x' leads out of /ws (/real/ws) through a symbolic link: 'out' leads to /elsewhere"
@@ -192,12 +192,12 @@ describe('the walk, on a disk that does not behave', () => {
     expect([error.link, error.target, error.dangling]).toEqual(['out', '/elsewhere', false])
   })
 
-  test('the last segment: a folder for makeFolderInside, a file to read, and neither a FIFO', async () => {
+  test('the last segment: a folder for walkCheckedInside, a file to read, and neither a FIFO', async () => {
     const fs = disk({ '/ws': 'dir', '/ws/f': 'file', '/ws/p': 'fifo', '/ws/d': 'dir' })
     expect(
-      (await rejection(makeFolderInside('/ws', '/ws', ['f'], 'f', { path: posix, fs }))).message
+      (await rejection(walkCheckedInside('/ws', '/ws', ['f'], 'f', { path: posix, fs }))).message
     ).toBe("'f' is not a folder ('f' is a file)")
-    expect(await makeFolderInside('/ws', '/ws', ['d'], 'd', { path: posix, fs })).toBe('/ws/d')
+    expect(await walkCheckedInside('/ws', '/ws', ['d'], 'd', { path: posix, fs })).toBe('/ws/d')
     expect((await rejection(resolveWorkspaceFile('/ws', 'p', { path: posix, fs }))).message).toBe(
       "'p' is not a file"
     )

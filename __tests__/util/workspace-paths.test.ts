@@ -10,7 +10,7 @@ import { tmpdir } from 'node:os'
 import path from 'node:path'
 import { describe, expect, test } from 'vitest'
 import {
-  makeFolderInside,
+  walkCheckedInside,
   resolveWorkspaceFile,
   workspaceFolder,
   WorkspacePathError,
@@ -153,7 +153,7 @@ describe('workspaceFolder (artifacts-path)', () => {
   })
 })
 
-describe('makeFolderInside on Windows (in-memory disk)', () => {
+describe('walkCheckedInside on Windows (in-memory disk)', () => {
   test('a junction out of the workspace is refused, naming it, and nothing is created through it', async () => {
     const { fs, created } = windowsDisk({
       'C:\\': { type: 'dir' },
@@ -162,7 +162,7 @@ describe('makeFolderInside on Windows (in-memory disk)', () => {
       'D:\\': { type: 'dir' },
       'D:\\elsewhere': { type: 'dir' }
     })
-    const error = await makeFolderInside(
+    const error = await walkCheckedInside(
       'C:\\ws',
       'C:\\ws',
       ['out', 'sub', 'dir'],
@@ -190,10 +190,10 @@ describe('makeFolderInside on Windows (in-memory disk)', () => {
       'C:\\ws\\alias': { type: 'link', to: 'c:\\WS\\real' }
     })
     await expect(
-      makeFolderInside('C:\\ws', 'C:\\ws', ['share', 'x'], 'share\\x', { path: win, fs })
+      walkCheckedInside('C:\\ws', 'C:\\ws', ['share', 'x'], 'share\\x', { path: win, fs })
     ).rejects.toThrow("'share' leads to \\\\server\\share\\")
     expect(
-      await makeFolderInside('C:\\ws', 'C:\\ws', ['alias', 'new'], 'alias\\new', { path: win, fs })
+      await walkCheckedInside('C:\\ws', 'C:\\ws', ['alias', 'new'], 'alias\\new', { path: win, fs })
     ).toBe('C:\\ws\\Real\\new')
     expect(created).toEqual(['C:\\ws\\Real\\new'])
   })
@@ -207,7 +207,7 @@ describe('makeFolderInside on Windows (in-memory disk)', () => {
       'C:\\outside': { type: 'dir' }
     })
     await expect(
-      makeFolderInside('C:\\ws', 'C:\\ws', ['a', 'b', 'c'], 'a\\b\\c', { path: win, fs })
+      walkCheckedInside('C:\\ws', 'C:\\ws', ['a', 'b', 'c'], 'a\\b\\c', { path: win, fs })
     ).rejects.toThrow("'a/b' leads to C:\\outside")
     expect(created).toEqual([])
   })
@@ -229,16 +229,16 @@ describe("on this machine's disk", () => {
     return { ws, outside }
   }
 
-  test('makeFolderInside creates nothing through a link out, and says which link', async () => {
+  test('walkCheckedInside creates nothing through a link out, and says which link', async () => {
     const { ws, outside } = layout()
-    await expect(makeFolderInside(ws, ws, ['out', 'sub', 'dir'], 'out/sub/dir')).rejects.toThrow(
+    await expect(walkCheckedInside(ws, ws, ['out', 'sub', 'dir'], 'out/sub/dir')).rejects.toThrow(
       `'out/sub/dir' leads out of ${ws} through a symbolic link: 'out' leads to ${outside}`
     )
     expect(readdirSync(outside)).toEqual(['secret.txt'])
-    await expect(makeFolderInside(ws, ws, ['dangling', 'x'], 'dangling/x')).rejects.toThrow(
+    await expect(walkCheckedInside(ws, ws, ['dangling', 'x'], 'dangling/x')).rejects.toThrow(
       "passes through the symbolic link 'dangling', which leads to"
     )
-    expect(await makeFolderInside(ws, ws, ['new', 'deeper'], 'new/deeper')).toBe(
+    expect(await walkCheckedInside(ws, ws, ['new', 'deeper'], 'new/deeper')).toBe(
       path.join(ws, 'new', 'deeper')
     )
   })

@@ -65,6 +65,8 @@ export const nodeWalkFs: WalkFs = {
 export interface WalkOptions {
   path?: PathApi
   fs?: WalkFs
+  /** A folder to make (the default), or a file to read. */
+  want?: 'folder' | 'file'
 }
 
 /** A path the rules refuse, with why; `link` names the symbolic link it went out through. */
@@ -96,7 +98,7 @@ export class WorkspacePathError extends Error {
  * drive-relative one (`C:..`, whose meaning depends on that drive's current
  * folder), or a device name or a name ending in a dot or space in any
  * segment. Lexical only: links are checked when the folder is made
- * (makeFolderInside).
+ * (walkCheckedInside).
  */
 export function workspaceFolder(
   value: string,
@@ -127,24 +129,6 @@ export function workspaceFolder(
 }
 
 /**
- * Makes the folder `segments` below `base` one level at a time, checking
- * before each step that the part that exists leads where it seems: a
- * component that is (or resolves through) a symbolic link or junction out of
- * `baseReal` is refused, naming it, before anything is created inside it.
- * Returns the folder's real path. `baseReal` is `base` with its links
- * resolved (the boundary); `label` is how messages name the path.
- */
-export async function makeFolderInside(
-  base: string,
-  baseReal: string,
-  segments: readonly string[],
-  label: string,
-  options: WalkOptions = {}
-): Promise<string> {
-  return walk(base, baseReal, segments, label, 'folder', options)
-}
-
-/**
  * An existing file at `relativePath` below `workspace`, for reading: its real
  * path, or a WorkspacePathError when the path breaks the rules of an
  * artifact's path (artifactSegments: relative, `/`-separated, no `.`, `..`
@@ -161,19 +145,26 @@ export async function resolveWorkspaceFile(
   const platform = (options.path ?? nodePath).sep === '\\' ? 'win32' : 'linux'
   const segments = artifactSegments(relativePath, platform)
   if (!Array.isArray(segments)) throw new WorkspacePathError(relativePath, segments.reason)
-  return walk(workspace, await fs.realpath(workspace), segments, relativePath, 'file', options)
+  const real = await fs.realpath(workspace)
+  return walkCheckedInside(workspace, real, segments, relativePath, { ...options, want: 'file' })
 }
 
-async function walk(
+/**
+ * Makes the folder `segments` below `base` one level at a time (`want:
+ * 'file'`: reads down to an existing file, making nothing), checking before
+ * each step that the part that exists leads where it seems: a component that
+ * is (or resolves through) a symbolic link or junction out of `baseReal` is
+ * refused, naming it, before anything is created inside it. Returns the real
+ * path. `baseReal` is `base` with its links resolved (the boundary); `label`
+ * is how messages name the path.
+ */
+export async function walkCheckedInside(
   base: string,
   baseReal: string,
   segments: readonly string[],
   label: string,
-  want: 'folder' | 'file',
-  options: WalkOptions
+  { path = nodePath, fs = nodeWalkFs, want = 'folder' }: WalkOptions = {}
 ): Promise<string> {
-  const path = options.path ?? nodePath
-  const fs = options.fs ?? nodeWalkFs
   // Each step starts from the real path of the part already checked, which
   // has no link in it: nothing is looked up or made through a link that
   // was not checked first.
