@@ -24,14 +24,12 @@ const REGISTERED_COMMANDS: readonly string[] = [
   'stop-commands'
 ]
 
-export interface RunnerCommand {
-  /** Lower-cased (the runner compares names case-insensitively). */
-  name: string
-  properties: string
-  /** The data as written (still escaped): commandData() unescapes it. */
-  value: string
-  form: 'v2' | 'v1'
-}
+/**
+ * A workflow command as the runner parsed it: `name` lower-cased (the runner
+ * compares names case-insensitively), `value` the data as written (still
+ * escaped: commandData() unescapes it).
+ */
+export type RunnerCommand = NonNullable<ReturnType<typeof parsed>>
 
 export interface LogLine {
   text: string
@@ -49,8 +47,8 @@ const DOTNET_LEADING_SPACE =
 /** A command whose `info` (name, then properties after a space) names a registered one. */
 function parsed(
   info: string,
-  { value, form, extra }: { value: string; form: RunnerCommand['form']; extra?: string }
-): RunnerCommand | undefined {
+  { value, form, extra }: { value: string; form: 'v2' | 'v1'; extra?: string }
+) {
   const space = info.indexOf(' ')
   const name = space < 0 ? info : info.slice(0, space)
   const lower = name.toLowerCase()
