@@ -68,7 +68,6 @@ export function parseJobs(
   shared: SharedJobInputs
 ): { entries: JobEntry[]; warnings: string[] } {
   const trimmed = text.trim()
-  if (trimmed === '') throw new InputError(`Input 'jobs' lists no job: ${FORMS}.`)
   if (trimmed.startsWith('{')) {
     throw new InputError(`Input 'jobs' is a JSON object, not an array: ${FORMS}.`)
   }
