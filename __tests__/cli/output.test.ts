@@ -8,9 +8,8 @@ describe('Output: a stream whose reader may go away', () => {
     const stream = new PassThrough()
     let written = ''
     stream.on('data', (chunk: Buffer) => (written += chunk.toString()))
-    const output = new Output('stdout', stream)
     const told: string[] = []
-    output.onClose((name, code) => told.push(`${name} ${code}`))
+    const output = new Output('stdout', stream, (name, code) => told.push(`${name} ${code}`))
     output.write('one\n')
     expect(output.closed).toBeUndefined()
     const epipe = Object.assign(new Error('write EPIPE'), { code: 'EPIPE' })
@@ -27,7 +26,7 @@ describe('Output: a stream whose reader may go away', () => {
     stream.write = () => {
       throw Object.assign(new Error('write EBADF'), { code: 'EBADF' })
     }
-    const output = new Output('stderr', stream)
+    const output = new Output('stderr', stream, () => undefined)
     output.write('x')
     expect(output.closed).toBe('EBADF')
   })

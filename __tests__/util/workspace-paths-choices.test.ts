@@ -3,11 +3,10 @@ import { tmpdir } from 'node:os'
 import path from 'node:path'
 import { describe, expect, test } from 'vitest'
 import {
-  makeFolderInside,
+  walkCheckedInside,
   nodeWalkFs,
   resolveWorkspaceFile,
   workspaceFolder,
-  workspaceSegments,
   WorkspacePathError,
   type PathKind,
   type WalkFs
@@ -42,27 +41,26 @@ async function rejection(promise: Promise<unknown>): Promise<WorkspacePathError>
   return error as WorkspacePathError
 }
 
-describe('workspaceSegments', () => {
-  test.each<[string, string[]]>([
-    ['a//./b/', ['a', 'b']],
-    ['./a', ['a']],
-    // Names that are Windows rules only stay names elsewhere.
-    ['C:x', ['C:x']],
-    ['C:..', ['C:..']],
-    ['notes.txt.', ['notes.txt.']],
-    ['a\\..\\b', ['a\\..\\b']]
-  ])('posix %j is %j', (value, segments) => {
-    expect(workspaceSegments(value, posix)).toEqual(segments)
-  })
-
+describe('resolveWorkspaceFile refuses before any disk access', () => {
+  const fs: WalkFs = {
+    lstat: () => Promise.reject(new Error('no disk')),
+    realpath: () => Promise.reject(new Error('no disk')),
+    readlink: () => Promise.reject(new Error('no disk')),
+    mkdir: () => Promise.reject(new Error('no disk'))
+  }
   test.each<[string, string]>([
-    ['   ', 'is empty'],
+    ['a//./b/', 'has an empty path segment'],
+    ['./a', "has a '.' segment"],
+    // The Windows name rules stay out elsewhere; a drive letter is refused everywhere.
+    ['C:x', 'starts with a drive letter'],
+    ['C:..', 'starts with a drive letter'],
+    ['a\\..\\b', 'contains a backslash'],
     ['a\u007fb', 'contains a control character'],
     ['a\u001fb', 'contains a control character'],
-    ['./.', 'names the workspace itself'],
+    ['./.', "has a '.' segment"],
     ['//server/share', 'is absolute']
-  ])('posix %j %s', (value, reason) => {
-    const error = errorOf(() => workspaceSegments(value, posix))
+  ])('posix %j %s', async (value, reason) => {
+    const error = await rejection(resolveWorkspaceFile('/ws', value, { path: posix, fs }))
     expect(error.message).toBe(`'${value}' ${reason}`)
     expect(error.path).toBe(value)
     expect(error.reason).toBe(reason)
@@ -144,7 +142,7 @@ describe('the walk, on a disk that does not behave', () => {
   test('a folder mkdir did not make is refused', async () => {
     const fs = disk({ '/ws': 'dir' }, { mkdirMakes: false })
     const error = await rejection(
-      makeFolderInside('/ws', '/ws', ['a', 'b'], 'a/b', { path: posix, fs })
+      walkCheckedInside('/ws', '/ws', ['a', 'b'], 'a/b', { path: posix, fs })
     )
     expect(error.message).toBe("'a/b' could not be created ('a')")
   })
@@ -155,7 +153,7 @@ describe('the walk, on a disk that does not behave', () => {
       { gone: '/ws/real' }
     )
     const error = await rejection(
-      makeFolderInside('/ws', '/ws', ['in', 'x'], 'in/x', { path: posix, fs })
+      walkCheckedInside('/ws', '/ws', ['in', 'x'], 'in/x', { path: posix, fs })
     )
     expect(error.message).toBe("'in/x' does not exist ('in' is missing)")
   })
@@ -167,13 +165,13 @@ describe('the walk, on a disk that does not behave', () => {
       '/ws/e': { dangling: '' }
     })
     const d = await rejection(
-      makeFolderInside('/ws', '/ws', ['d', 'x'], 'd/x', { path: posix, fs })
+      walkCheckedInside('/ws', '/ws', ['d', 'x'], 'd/x', { path: posix, fs })
     )
     expect(d.message).toBe(
       "'d/x' passes through the symbolic link 'd', which leads to /nowhere, which does not exist"
     )
     expect([d.link, d.target, d.dangling]).toEqual(['d', '/nowhere', true])
-    const e = await rejection(makeFolderInside('/ws', '/ws', ['e'], 'e', { path: posix, fs }))
+    const e = await rejection(walkCheckedInside('/ws', '/ws', ['e'], 'e', { path: posix, fs }))
     expect(e.message).toBe(
       "'e' passes through the symbolic link 'e', which leads to ?, which does not exist"
     )
@@ -186,7 +184,7 @@ describe('the walk, on a disk that does not behave', () => {
       '/elsewhere': 'dir'
     })
     const error = await rejection(
-      makeFolderInside('/ws', '/real/ws', ['out', 'x'], 'out/x', { path: posix, fs })
+      walkCheckedInside('/ws', '/real/ws', ['out', 'x'], 'out/x', { path: posix, fs })
     )
     expect(error.message).toBe(
       "'out/x' leads out of /ws (/real/ws) through a symbolic link: 'out' leads to /elsewhere"
@@ -194,12 +192,12 @@ describe('the walk, on a disk that does not behave', () => {
     expect([error.link, error.target, error.dangling]).toEqual(['out', '/elsewhere', false])
   })
 
-  test('the last segment: a folder for makeFolderInside, a file to read, and neither a FIFO', async () => {
+  test('the last segment: a folder for walkCheckedInside, a file to read, and neither a FIFO', async () => {
     const fs = disk({ '/ws': 'dir', '/ws/f': 'file', '/ws/p': 'fifo', '/ws/d': 'dir' })
     expect(
-      (await rejection(makeFolderInside('/ws', '/ws', ['f'], 'f', { path: posix, fs }))).message
+      (await rejection(walkCheckedInside('/ws', '/ws', ['f'], 'f', { path: posix, fs }))).message
     ).toBe("'f' is not a folder ('f' is a file)")
-    expect(await makeFolderInside('/ws', '/ws', ['d'], 'd', { path: posix, fs })).toBe('/ws/d')
+    expect(await walkCheckedInside('/ws', '/ws', ['d'], 'd', { path: posix, fs })).toBe('/ws/d')
     expect((await rejection(resolveWorkspaceFile('/ws', 'p', { path: posix, fs }))).message).toBe(
       "'p' is not a file"
     )
@@ -255,7 +253,6 @@ describe("nodeWalkFs, on this machine's disk", () => {
 
 describe('Windows rules anchored where they belong', () => {
   test('a doubled separator inside a path is no UNC path, and a colon inside is no drive', () => {
-    expect(workspaceSegments('a//b', win)).toEqual(['a', 'b'])
     expect(workspaceFolder('out//x', 'C:\\ws', win)).toBe('C:\\ws\\out\\x')
     expect(errorOf(() => workspaceFolder('out\\a:b', 'C:\\ws', win)).message).toBe(
       "'out\\a:b' contains a character Windows does not allow in file names (<>:\"|?*)"

@@ -10,10 +10,9 @@ import { tmpdir } from 'node:os'
 import path from 'node:path'
 import { describe, expect, test } from 'vitest'
 import {
-  makeFolderInside,
+  walkCheckedInside,
   resolveWorkspaceFile,
   workspaceFolder,
-  workspaceSegments,
   WorkspacePathError,
   type PathKind,
   type WalkFs
@@ -86,44 +85,52 @@ function windowsDisk(entries: Record<string, Entry>) {
   return { fs, created }
 }
 
-describe('workspaceSegments (what a user may name for reading)', () => {
+describe('resolveWorkspaceFile: what a user may name for reading (the rules of artifactSegments)', () => {
+  const refused = (value: string, api: typeof path.posix) =>
+    expect(resolveWorkspaceFile('/ws', value, { path: api })).rejects
+
   test.each([
     ['/etc/passwd', 'is absolute'],
     ['../secrets', "has a '..' segment"],
     ['a/../../b', "has a '..' segment"],
     ['', 'is empty'],
-    ['.', 'names the workspace itself'],
+    ['.', "has a '.' segment"],
     ['a\nb', 'contains a control character']
-  ])('posix %j %s', (value, reason) => {
-    expect(() => workspaceSegments(value, path.posix)).toThrow(`'${value}' ${reason}`)
+  ])('posix %j %s', async (value, reason) => {
+    await refused(value, path.posix).toThrow(`'${value}' ${reason}`)
   })
 
   test.each([
-    ['C:\\Windows\\win.ini', 'is absolute'],
-    ['C:/Windows/win.ini', 'is absolute'],
-    ['\\Windows\\win.ini', 'is absolute'],
-    ['C:..', "is relative to a drive's current folder (like C:..)"],
-    ['d:secret.txt', "is relative to a drive's current folder (like C:..)"],
-    ['\\\\server\\share\\x', 'is a network (UNC) path'],
-    ['//server/share/x', 'is a network (UNC) path'],
-    ['a\\..\\..\\b', "has a '..' segment"],
+    ['C:\\Windows\\win.ini', 'contains a backslash'],
+    ['C:/Windows/win.ini', 'starts with a drive letter'],
+    ['\\Windows\\win.ini', 'contains a backslash'],
+    ['C:..', 'starts with a drive letter'],
+    ['d:secret.txt', 'starts with a drive letter'],
+    ['\\\\server\\share\\x', 'contains a backslash'],
+    ['//server/share/x', 'is absolute'],
+    ['a\\..\\..\\b', 'contains a backslash'],
     ['CON', 'names a Windows device (CON, NUL, …)'],
-    ['docs\\aux.txt', 'names a Windows device (CON, NUL, …)'],
+    ['docs\\aux.txt', 'contains a backslash'],
     ['com1.txt', 'names a Windows device (CON, NUL, …)'],
     ['nul.', 'names a Windows device (CON, NUL, …)'],
     ['notes.txt.', 'has a name ending in a dot or space (Windows)'],
     ['notes.txt ', 'has a name ending in a dot or space (Windows)'],
-    ['a:b.txt', "is relative to a drive's current folder (like C:..)"],
-    ['dir\\a:stream', 'contains a character Windows does not allow in file names (<>:"|?*)']
-  ])('win32 %j %s', (value, reason) => {
-    expect(() => workspaceSegments(value, win)).toThrow(`'${value}' ${reason}`)
+    ['a:b.txt', 'starts with a drive letter'],
+    ['dir/a:stream', 'contains a character Windows does not allow in file names (<>:"|?*)']
+  ])('win32 %j %s', async (value, reason) => {
+    await refused(value, win).toThrow(`'${value}' ${reason}`)
   })
 
-  test('backslashes and slashes both separate on Windows; only slashes elsewhere', () => {
-    expect(workspaceSegments('a\\b/./c.txt', win)).toEqual(['a', 'b', 'c.txt'])
-    expect(workspaceSegments('a\\b/./c.txt', path.posix)).toEqual(['a\\b', 'c.txt'])
+  test('backslashes are refused on every platform; Windows names on Windows only', async () => {
+    await refused('a\\b/c.txt', win).toThrow("'a\\b/c.txt' contains a backslash")
+    await refused('a\\b/c.txt', path.posix).toThrow("'a\\b/c.txt' contains a backslash")
     // Device names are a Windows rule only.
-    expect(workspaceSegments('docs/aux.txt', path.posix)).toEqual(['docs', 'aux.txt'])
+    const ws = realpathSync(mkdtempSync(path.join(tmpdir(), 'ws-aux-')))
+    mkdirSync(path.join(ws, 'docs'))
+    writeFileSync(path.join(ws, 'docs', 'aux.txt'), 'x')
+    expect(await resolveWorkspaceFile(ws, 'docs/aux.txt', { path: path.posix })).toBe(
+      path.join(ws, 'docs', 'aux.txt')
+    )
   })
 })
 
@@ -146,7 +153,7 @@ describe('workspaceFolder (artifacts-path)', () => {
   })
 })
 
-describe('makeFolderInside on Windows (in-memory disk)', () => {
+describe('walkCheckedInside on Windows (in-memory disk)', () => {
   test('a junction out of the workspace is refused, naming it, and nothing is created through it', async () => {
     const { fs, created } = windowsDisk({
       'C:\\': { type: 'dir' },
@@ -155,7 +162,7 @@ describe('makeFolderInside on Windows (in-memory disk)', () => {
       'D:\\': { type: 'dir' },
       'D:\\elsewhere': { type: 'dir' }
     })
-    const error = await makeFolderInside(
+    const error = await walkCheckedInside(
       'C:\\ws',
       'C:\\ws',
       ['out', 'sub', 'dir'],
@@ -183,10 +190,10 @@ describe('makeFolderInside on Windows (in-memory disk)', () => {
       'C:\\ws\\alias': { type: 'link', to: 'c:\\WS\\real' }
     })
     await expect(
-      makeFolderInside('C:\\ws', 'C:\\ws', ['share', 'x'], 'share\\x', { path: win, fs })
+      walkCheckedInside('C:\\ws', 'C:\\ws', ['share', 'x'], 'share\\x', { path: win, fs })
     ).rejects.toThrow("'share' leads to \\\\server\\share\\")
     expect(
-      await makeFolderInside('C:\\ws', 'C:\\ws', ['alias', 'new'], 'alias\\new', { path: win, fs })
+      await walkCheckedInside('C:\\ws', 'C:\\ws', ['alias', 'new'], 'alias\\new', { path: win, fs })
     ).toBe('C:\\ws\\Real\\new')
     expect(created).toEqual(['C:\\ws\\Real\\new'])
   })
@@ -200,7 +207,7 @@ describe('makeFolderInside on Windows (in-memory disk)', () => {
       'C:\\outside': { type: 'dir' }
     })
     await expect(
-      makeFolderInside('C:\\ws', 'C:\\ws', ['a', 'b', 'c'], 'a\\b\\c', { path: win, fs })
+      walkCheckedInside('C:\\ws', 'C:\\ws', ['a', 'b', 'c'], 'a\\b\\c', { path: win, fs })
     ).rejects.toThrow("'a/b' leads to C:\\outside")
     expect(created).toEqual([])
   })
@@ -222,16 +229,16 @@ describe("on this machine's disk", () => {
     return { ws, outside }
   }
 
-  test('makeFolderInside creates nothing through a link out, and says which link', async () => {
+  test('walkCheckedInside creates nothing through a link out, and says which link', async () => {
     const { ws, outside } = layout()
-    await expect(makeFolderInside(ws, ws, ['out', 'sub', 'dir'], 'out/sub/dir')).rejects.toThrow(
+    await expect(walkCheckedInside(ws, ws, ['out', 'sub', 'dir'], 'out/sub/dir')).rejects.toThrow(
       `'out/sub/dir' leads out of ${ws} through a symbolic link: 'out' leads to ${outside}`
     )
     expect(readdirSync(outside)).toEqual(['secret.txt'])
-    await expect(makeFolderInside(ws, ws, ['dangling', 'x'], 'dangling/x')).rejects.toThrow(
+    await expect(walkCheckedInside(ws, ws, ['dangling', 'x'], 'dangling/x')).rejects.toThrow(
       "passes through the symbolic link 'dangling', which leads to"
     )
-    expect(await makeFolderInside(ws, ws, ['new', 'deeper'], 'new/deeper')).toBe(
+    expect(await walkCheckedInside(ws, ws, ['new', 'deeper'], 'new/deeper')).toBe(
       path.join(ws, 'new', 'deeper')
     )
   })

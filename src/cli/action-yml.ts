@@ -6,22 +6,17 @@
  */
 import { readFileSync } from 'node:fs'
 import { parse } from 'yaml'
+import { isRecord } from '../util/is-record.js'
 
 /** One input of action.yml. */
-export interface ActionInput {
-  name: string
-  description: string
-  /** The `default:` as the runner passes it; undefined when there is none. */
-  default: string | undefined
-  required: boolean
-}
+export type ActionInput = ReturnType<typeof readActionInputs>[number]
 
 /**
  * Reads the `inputs:` of an action.yml. The failsafe schema reads every
  * scalar as the string written (`default: 1.10` stays `1.10`), as the
  * runner does: it passes inputs as text.
  */
-export function readActionInputs(path: string): ActionInput[] {
+export function readActionInputs(path: string) {
   const document: unknown = parse(readFileSync(path, 'utf8'), { schema: 'failsafe' })
   const inputs = isRecord(document) ? document.inputs : undefined
   if (!isRecord(inputs)) throw new Error(`${path} has no inputs: block`)
@@ -30,14 +25,11 @@ export function readActionInputs(path: string): ActionInput[] {
     return {
       name,
       description: text(spec.description),
+      /** The `default:` as the runner passes it; undefined when there is none. */
       default: typeof spec.default === 'string' ? spec.default : undefined,
       required: text(spec.required) === 'true'
     }
   })
-}
-
-function isRecord(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value)
 }
 
 function text(value: unknown): string {

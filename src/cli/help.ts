@@ -97,14 +97,8 @@ function describe(input: ActionInput): string {
 
 /** Words wrapped to lines of at most `width` characters (a longer word has its own line). */
 function wrap(text: string, width: number): string[] {
-  const lines: string[] = []
-  let line = ''
-  for (const word of text.split(' ')) {
-    if (line !== '' && line.length + 1 + word.length > width) {
-      lines.push(line)
-      line = word
-    } else line = line === '' ? word : `${line} ${word}`
-  }
-  if (line !== '') lines.push(line)
-  return lines
+  return Array.from(
+    text.matchAll(new RegExp(`(\\S{${width + 1},}|.{1,${width}})(?= |$) ?`, 'g')),
+    m => m[1] ?? ''
+  )
 }

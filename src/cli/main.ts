@@ -21,7 +21,7 @@ import {
 import { interruptedStatus, SIGNALS, StepCanceller } from './cancel-step.js'
 import { helpText } from './help.js'
 import { Redaction } from '../util/redaction.js'
-import { Output } from './output.js'
+import { Output, type StreamName } from './output.js'
 import { StepLog } from './render.js'
 import { installedNode24, startStep, type StepResult } from './step.js'
 import { terminalWording } from './wording.js'
@@ -91,8 +91,13 @@ async function runSteps(
   // The runner masks the workflow's secrets from the first line.
   const masker = new Redaction('runner')
   for (const name of SECRET_INPUTS) masker.add(values[name] ?? '')
-  const stdout = new Output('stdout', process.stdout)
-  const stderr = new Output('stderr', process.stderr)
+  const canceller = new StepCanceller(text => say.note(text))
+  let mainRunning = true
+  // A reader that went away (`| head`) cancels the main step as Ctrl+C does:
+  // a step left running would leave its Jenkins build running.
+  const closed = (name: StreamName): void => canceller.outputClosed(name, mainRunning)
+  const stdout = new Output('stdout', process.stdout, closed)
+  const stderr = new Output('stderr', process.stderr, closed)
   // stdout holds what was asked for instead of the log: the JSON, or the summary (`--summary -`).
   const logOutput = line.json || line.summary === STDOUT ? stderr : stdout
   // The command's own lines go where the log goes, or to the other stream once that one is closed.
@@ -112,13 +117,6 @@ async function runSteps(
     if (value !== undefined && !NOT_INHERITED.test(key)) env[key] = value
   }
   if (line.verbose) env.RUNNER_DEBUG = '1'
-  const canceller = new StepCanceller(text => say.note(text))
-  let mainRunning = true
-  // A reader that went away (`| head`) cancels the main step as Ctrl+C does:
-  // a step left running would leave its Jenkins build running.
-  for (const output of [stdout, stderr]) {
-    output.onClose(name => canceller.outputClosed(name, mainRunning))
-  }
   let mainLog: StepLog | undefined
   /** A step's run; `quiet`: only its annotations show (a post step with nothing to stop). */
   const step = ({

@@ -19,14 +19,14 @@ export type Writable = NodeJS.WritableStream & {
 
 export type StreamName = 'stdout' | 'stderr'
 
-/** One of the command's two output streams, which may be closed by its reader. */
+/** One of the command's two output streams, which may be closed by its reader: `onClose` is told once, when it goes away. */
 export class Output {
   private closedBy: string | undefined
-  private readonly listeners: Array<(name: StreamName, code: string) => void> = []
 
   constructor(
     readonly name: StreamName,
-    readonly stream: Writable
+    readonly stream: Writable,
+    private readonly onClose: (name: StreamName, code: string) => void
   ) {
     stream.on('error', (error: NodeJS.ErrnoException) => this.close(error.code ?? error.message))
   }
@@ -47,14 +47,9 @@ export class Output {
     return this.closedBy
   }
 
-  /** Calls `listener` once, when the reader goes away. */
-  onClose(listener: (name: StreamName, code: string) => void): void {
-    this.listeners.push(listener)
-  }
-
   private close(code: string): void {
     if (this.closedBy !== undefined) return
     this.closedBy = code
-    for (const listener of this.listeners.splice(0)) listener(this.name, code)
+    this.onClose(this.name, code)
   }
 }

@@ -29,21 +29,8 @@ export interface StepSpec {
   detached?: boolean
 }
 
-export interface StepResult {
-  code: number | null
-  signal: NodeJS.Signals | null
-  /** GITHUB_OUTPUT, read. */
-  outputs: Record<string, string>
-  /** GITHUB_STATE, read: what a post step is given. */
-  state: Record<string, string>
-  /** GITHUB_STEP_SUMMARY's text. */
-  summary: string
-  /** GITHUB_ENV's text. */
-  env: string
-  durationMs: number
-  /** GITHUB_WORKSPACE. */
-  workspace: string
-}
+/** What a step left: how it ended, and its files read. */
+export type StepResult = Awaited<ReturnType<typeof startStep>['done']>
 
 /** The Node 24 that `npm test` installs into tools/node24 (scripts/ensure-node24.mjs), when it is there. */
 export function installedNode24(root: string): string | undefined {
@@ -117,7 +104,7 @@ export function startStep(spec: StepSpec) {
   })
   child.stdout?.setEncoding('utf8')
   child.stderr?.setEncoding('utf8')
-  const done = new Promise<StepResult>((resolve, reject) => {
+  const exited = new Promise<[number | null, NodeJS.Signals | null]>((resolve, reject) => {
     let failed = false
     child.on('error', error => {
       // A signal that could not be sent is no failure of the step.
@@ -128,23 +115,30 @@ export function startStep(spec: StepSpec) {
       reject(error)
     })
     child.on('close', (code, signal) => {
-      if (failed) return
-      const result: StepResult = {
-        code,
-        signal,
-        outputs: parseFileCommands(readFileSync(files.GITHUB_OUTPUT, 'utf8')),
-        state: parseFileCommands(readFileSync(files.GITHUB_STATE, 'utf8')),
-        summary: existsSync(files.GITHUB_STEP_SUMMARY)
-          ? readFileSync(files.GITHUB_STEP_SUMMARY, 'utf8')
-          : '',
-        env: readFileSync(files.GITHUB_ENV, 'utf8'),
-        durationMs: Date.now() - started,
-        workspace
-      }
-      // Thousands of runs a test suite: what was read is all a caller needs.
-      rmSync(dir, { recursive: true, force: true })
-      resolve(result)
+      if (!failed) resolve([code, signal])
     })
+  })
+  const done = exited.then(([code, signal]) => {
+    const result = {
+      code,
+      signal,
+      /** GITHUB_OUTPUT, read. */
+      outputs: parseFileCommands(readFileSync(files.GITHUB_OUTPUT, 'utf8')),
+      /** GITHUB_STATE, read: what a post step is given. */
+      state: parseFileCommands(readFileSync(files.GITHUB_STATE, 'utf8')),
+      /** GITHUB_STEP_SUMMARY's text. */
+      summary: existsSync(files.GITHUB_STEP_SUMMARY)
+        ? readFileSync(files.GITHUB_STEP_SUMMARY, 'utf8')
+        : '',
+      /** GITHUB_ENV's text. */
+      env: readFileSync(files.GITHUB_ENV, 'utf8'),
+      durationMs: Date.now() - started,
+      /** GITHUB_WORKSPACE. */
+      workspace
+    }
+    // Thousands of runs a test suite: what was read is all a caller needs.
+    rmSync(dir, { recursive: true, force: true })
+    return result
   })
   return { child, done }
 }

@@ -24,14 +24,12 @@ const REGISTERED_COMMANDS: readonly string[] = [
   'stop-commands'
 ]
 
-export interface RunnerCommand {
-  /** Lower-cased (the runner compares names case-insensitively). */
-  name: string
-  properties: string
-  /** The data as written (still escaped): commandData() unescapes it. */
-  value: string
-  form: 'v2' | 'v1'
-}
+/**
+ * A workflow command as the runner parsed it: `name` lower-cased (the runner
+ * compares names case-insensitively), `value` the data as written (still
+ * escaped: commandData() unescapes it).
+ */
+export type RunnerCommand = NonNullable<ReturnType<typeof parsed>>
 
 export interface LogLine {
   text: string
@@ -49,8 +47,8 @@ const DOTNET_LEADING_SPACE =
 /** A command whose `info` (name, then properties after a space) names a registered one. */
 function parsed(
   info: string,
-  { value, form, extra }: { value: string; form: RunnerCommand['form']; extra?: string }
-): RunnerCommand | undefined {
+  { value, form, extra }: { value: string; form: 'v2' | 'v1'; extra?: string }
+) {
   const space = info.indexOf(' ')
   const name = space < 0 ? info : info.slice(0, space)
   const lower = name.toLowerCase()
@@ -77,29 +75,17 @@ function parseV1(line: string, extra?: string): RunnerCommand | undefined {
   return parsed(line.slice(start + 3, close), { value: line.slice(close + 1), form: 'v1', extra })
 }
 
-// ActionCommand's escape tables, applied in this order to unescape.
-const V1_ESCAPES: ReadonlyArray<[string, string]> = [
-  ['%3B', ';'],
-  ['%0D', '\r'],
-  ['%0A', '\n'],
-  ['%5D', ']'],
-  ['%25', '%']
-]
-const DATA_ESCAPES: ReadonlyArray<[string, string]> = [
-  ['%0D', '\r'],
-  ['%0A', '\n'],
-  ['%25', '%']
-]
-const PROPERTY_ESCAPES: ReadonlyArray<[string, string]> = [
-  ['%0D', '\r'],
-  ['%0A', '\n'],
-  ['%3A', ':'],
-  ['%2C', ','],
-  ['%25', '%']
-]
+// ActionCommand's escape tables, applied in this order to unescape; each
+// escape stands for the character its percent-encoding decodes to.
+const V1_ESCAPES = ['%3B', '%0D', '%0A', '%5D', '%25']
+const DATA_ESCAPES = ['%0D', '%0A', '%25']
+const PROPERTY_ESCAPES = ['%0D', '%0A', '%3A', '%2C', '%25']
 
-function unescape(text: string, table: ReadonlyArray<[string, string]>): string {
-  return table.reduce((value, [escaped, plain]) => value.split(escaped).join(plain), text)
+function unescape(text: string, table: readonly string[]): string {
+  return table.reduce(
+    (value, escaped) => value.split(escaped).join(decodeURIComponent(escaped)),
+    text
+  )
 }
 
 /** The command's data as the runner hands it to the command (UnescapeData for v2, Unescape for v1). */

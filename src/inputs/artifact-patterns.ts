@@ -56,27 +56,21 @@ export function parseArtifactPatterns(
   return patterns
 }
 
-/** The result of matching the patterns against the build's artifact paths. */
-export interface ArtifactSelection {
-  /** Paths selected, in the order given. */
-  selected: string[]
-  /** Include patterns that matched no path at all. */
-  unmatched: ArtifactPattern[]
-}
-
 /**
  * Selects the paths the patterns take: lines apply in order, an include line
  * adds what it matches, a `!` line removes it (@actions/glob's
  * internal-pattern-helper.js `match`). A pattern also takes everything below
  * a directory it names, and a trailing `/` matches directories only
  * (@actions/glob's implicitDescendants). Minimatch runs with @actions/glob's
- * options, so the glob syntax is exactly upload-artifact's.
+ * options, so the glob syntax is exactly upload-artifact's. `selected`:
+ * the paths taken, in the order given; `unmatched`: the include patterns
+ * that matched no path at all.
  */
 export function selectArtifacts(
   patterns: readonly ArtifactPattern[],
   paths: readonly string[],
   platform: NodeJS.Platform = process.platform
-): ArtifactSelection {
+) {
   const options: MinimatchOptions = {
     dot: true,
     nobrace: true,

@@ -19,18 +19,15 @@ const TOKEN = /^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/
 const REFUSED = new Map<string, string>([
   ['host', "it would address another server than 'url'"],
   ['cookie', 'the action keeps the Jenkins session cookie itself (the crumb is bound to it)'],
-  ['content-length', 'the action frames its own requests'],
   ['content-type', 'the action sets it for the forms it posts'],
-  ['transfer-encoding', 'the action frames its own requests'],
-  ['connection', 'the HTTP client manages connections'],
-  ['keep-alive', 'the HTTP client manages connections'],
-  ['upgrade', 'the HTTP client manages connections'],
-  ['te', 'the HTTP client manages connections'],
-  ['trailer', 'the action frames its own requests'],
-  ['expect', 'the action frames its own requests'],
-  ['proxy-authorization', 'it belongs to a forward proxy: put its credentials in HTTPS_PROXY'],
-  ['proxy-connection', 'the HTTP client manages connections']
+  ['proxy-authorization', 'it belongs to a forward proxy: put its credentials in HTTPS_PROXY']
 ])
+for (const name of ['connection', 'keep-alive', 'upgrade', 'te', 'proxy-connection']) {
+  REFUSED.set(name, 'the HTTP client manages connections')
+}
+for (const name of ['content-length', 'transfer-encoding', 'trailer', 'expect']) {
+  REFUSED.set(name, 'the action frames its own requests')
+}
 
 /**
  * The value of every `Name: value` line, before any validation, so that

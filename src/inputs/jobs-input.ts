@@ -7,7 +7,7 @@ import {
   redactUrl
 } from '../jenkins/model/job-path.js'
 import type { BuildParameters, JobPath } from '../jenkins/model/types.js'
-import { isRecord } from '../jenkins/model/counts.js'
+import { isRecord } from '../util/is-record.js'
 import { duplicateKey, kindOf, parseJsonInput, parseParameters } from './parameters.js'
 import { parseValuesFile } from './values-file.js'
 import { parseFiles, type FileRequest } from './upload-files.js'
@@ -68,7 +68,6 @@ export function parseJobs(
   shared: SharedJobInputs
 ): { entries: JobEntry[]; warnings: string[] } {
   const trimmed = text.trim()
-  if (trimmed === '') throw new InputError(`Input 'jobs' lists no job: ${FORMS}.`)
   if (trimmed.startsWith('{')) {
     throw new InputError(`Input 'jobs' is a JSON object, not an array: ${FORMS}.`)
   }
@@ -80,8 +79,7 @@ export function parseJobs(
     )
   }
   const entries = items.map(item => entryOf(item, url, shared))
-  nameContexts(entries)
-  return { entries, warnings: duplicateWarnings(entries) }
+  return { entries, warnings: repeats(entries) }
 }
 
 /** An item as written, before validation: where it is (1-based) and what it says. */
@@ -233,39 +231,34 @@ function ownParameters(item: RawItem, where: string): BuildParameters {
   return parseParameters(text, `${where}'s 'parameters'`)
 }
 
-/** Items after the first with the same context get ` (2)`, ` (3)`…, so that no status overwrites another's. */
-function nameContexts(entries: JobEntry[]): void {
-  const seen = new Map<string, number>()
-  for (const entry of entries) {
-    const key = entry.statusContext.toLowerCase()
-    const count = (seen.get(key) ?? 0) + 1
-    seen.set(key, count)
-    if (count > 1) entry.statusContext = `${entry.statusContext} (${count})`
-  }
-}
-
 /**
+ * What repeats among the items, in one pass. Items after the first with the
+ * same context get ` (2)`, ` (3)`…, so that no status overwrites another's.
  * Two items naming the same job (Jenkins compares names case-insensitively)
  * with the same parameters: Jenkins folds a request into an identical one
  * still queued (Queue.scheduleInternal, ParametersAction.shouldSchedule), so
- * both may report one build. Allowed, and said.
+ * both may report one build. Allowed, and said: the warnings returned.
  */
-function duplicateWarnings(entries: JobEntry[]): string[] {
+function repeats(entries: JobEntry[]): string[] {
+  const contexts = new Map<string, number>()
   const first = new Map<string, number>()
   const warnings: string[] = []
   entries.forEach((entry, i) => {
+    const context = entry.statusContext.toLowerCase()
+    const count = (contexts.get(context) ?? 0) + 1
+    contexts.set(context, count)
+    if (count > 1) entry.statusContext = `${entry.statusContext} (${count})`
     const key = JSON.stringify([
       jobKey(entry.job),
       Object.entries(entry.parameters).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))
     ])
     const earlier = first.get(key)
-    if (earlier === undefined) {
-      first.set(key, i + 1)
-      return
+    if (earlier === undefined) first.set(key, i + 1)
+    else {
+      warnings.push(
+        `Input 'jobs' lists ${entry.jobName} twice with the same parameters (items ${earlier} and ${i + 1}): Jenkins merges identical requests while one is still queued, so both items may report one and the same build.`
+      )
     }
-    warnings.push(
-      `Input 'jobs' lists ${entry.jobName} twice with the same parameters (items ${earlier} and ${i + 1}): Jenkins merges identical requests while one is still queued, so both items may report one and the same build.`
-    )
   })
   return warnings
 }

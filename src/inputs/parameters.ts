@@ -159,6 +159,5 @@ export function kindOf(value: unknown): string {
   if (value === null) return 'null'
   if (Array.isArray(value)) return 'an array'
   if (typeof value === 'object') return 'an object'
-  if (typeof value === 'string') return 'a string'
   return `a ${typeof value}`
 }

@@ -81,20 +81,17 @@ export async function resolveUploads(
   for (const file of files) {
     const refuse = (why: string): InputError =>
       new InputError(`${where}: ${file.name}=${file.path} ${why}. Nothing was sent to Jenkins.`)
-    let real: string
-    try {
-      // Component by component: a link out of the workspace is refused and named.
-      real = await resolveWorkspaceFile(workspace, file.path)
-    } catch (error) {
-      if (error instanceof WorkspacePathError) throw refuse(error.reason)
-      throw refuse(`cannot be read (${errorCode(error) ?? String(error)})`)
-    }
+    // Component by component: a link out of the workspace is refused and named.
+    const real = await resolveWorkspaceFile(workspace, file.path).catch((error: unknown) => {
+      const why = error instanceof WorkspacePathError ? error.reason : undefined
+      throw refuse(why ?? `cannot be read (${errorCode(error) ?? String(error)})`)
+    })
     const info = await stat(real)
-    try {
-      await (await open(real, 'r')).close()
-    } catch (error) {
-      throw refuse(`cannot be read (${errorCode(error) ?? 'error'})`)
-    }
+    await open(real, 'r')
+      .then(handle => handle.close())
+      .catch((error: unknown) => {
+        throw refuse(`cannot be read (${errorCode(error) ?? 'error'})`)
+      })
     uploads.push({
       name: file.name,
       path: real,

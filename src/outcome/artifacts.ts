@@ -13,7 +13,7 @@ import { JenkinsError } from '../jenkins/transport/errors.js'
 import type { BuildRef } from '../jenkins/model/types.js'
 import { warnUnread, type Logger } from '../util/logger.js'
 import { throwIfAborted } from '../util/wait.js'
-import { makeFolderInside, WorkspacePathError } from '../util/workspace-paths.js'
+import { walkCheckedInside, WorkspacePathError } from '../util/workspace-paths.js'
 import { errorText } from '../util/error-text.js'
 
 /** What the artifact download did, for outputs, the summary and the step's verdict. */
@@ -126,7 +126,7 @@ export async function downloadArtifacts(
       // Folder by folder, each checked before the next is made in it: a
       // symbolic link in the way that leads out is refused before anything is
       // created through it. The file goes into the folder's real path.
-      const folder = await makeFolderInside(root, rootReal, folders, path).catch(
+      const folder = await walkCheckedInside(root, rootReal, folders, path).catch(
         (error: unknown) => {
           if (!leadsOut(error)) throw error
           outcome.refused.push({
@@ -206,7 +206,7 @@ async function prepareRoot(root: string, workspace: string): Promise<string> {
     .split(sep)
     .filter(s => s !== '')
   try {
-    return await makeFolderInside(workspace, workspaceReal, segments, root)
+    return await walkCheckedInside(workspace, workspaceReal, segments, root)
   } catch (error) {
     if (leadsOut(error)) {
       throw new Error(

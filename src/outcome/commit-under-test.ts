@@ -13,12 +13,12 @@
 import { readFileSync } from 'node:fs'
 import type { Settings } from '../inputs/inputs.js'
 import { errorCode } from '../util/error-text.js'
+import { isRecord } from '../util/is-record.js'
 import type { GithubSession } from './github-client.js'
 import { readPullHead } from './github-reads.js'
 import {
   decodedAt,
   field,
-  isRecord,
   optional,
   PULL_NUMBER,
   REPO_NAME,

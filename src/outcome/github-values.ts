@@ -8,6 +8,7 @@
  */
 import { commitShaOf } from '../util/commit-sha.js'
 import { githubLoginOf } from '../util/github-login.js'
+import { isRecord } from '../util/is-record.js'
 
 /** A field of GitHub's data that is missing or not what it must be. */
 export class Undecodable extends Error {
@@ -22,11 +23,6 @@ export class Undecodable extends Error {
     super(missing ? `${source} has no ${path}` : `${source}'s ${path} is not ${expected}`)
     this.name = 'Undecodable'
   }
-}
-
-/** Whether `value` is a JSON object (not null, not a list). */
-export function isRecord(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value)
 }
 
 /** A value at `path` inside nested objects; undefined where any step is not an object. */

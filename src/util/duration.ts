@@ -11,6 +11,7 @@ import { clip } from './shorten.js'
 export const MAX_DURATION_MS = 120 * 60 * 60 * 1000
 
 const UNITS_MS = { h: 3_600_000, m: 60_000, s: 1000 } as const
+const DURATION = /^(\d+)$|^(?:(\d+)\s*h)?\s*(?:(\d+)\s*m)?\s*(?:(\d+)\s*s)?$/i
 
 /**
  * Parses `90` (seconds), `90s`, `15m`, `2h` or a combination in the order
@@ -21,18 +22,12 @@ const UNITS_MS = { h: 3_600_000, m: 60_000, s: 1000 } as const
 export function parseDuration(value: string, input: string): number {
   const expected = `expected seconds (\`90\`) or whole numbers with units h, m, s (\`90s\`, \`15m\`, \`2h\`, \`1h30m\`), more than 0 and at most ${MAX_DURATION_MS / 3_600_000}h`
   const text = value.trim()
-  let ms: number | undefined
-  if (/^\d+$/.test(text)) {
-    ms = Number(text) * UNITS_MS.s
-  } else {
-    const match = /^(?:(\d+)\s*h)?\s*(?:(\d+)\s*m)?\s*(?:(\d+)\s*s)?$/i.exec(text)
-    if (match && (match[1] ?? match[2] ?? match[3]) !== undefined) {
-      ms =
-        Number(match[1] ?? 0) * UNITS_MS.h +
-        Number(match[2] ?? 0) * UNITS_MS.m +
-        Number(match[3] ?? 0) * UNITS_MS.s
-    }
-  }
+  // Plain seconds, or hours, minutes and seconds with their units (one of them at least).
+  const [, plain, h, m, s = plain] = DURATION.exec(text) ?? []
+  const ms =
+    (h ?? m ?? s) === undefined
+      ? undefined
+      : Number(h ?? 0) * UNITS_MS.h + Number(m ?? 0) * UNITS_MS.m + Number(s ?? 0) * UNITS_MS.s
   if (ms === undefined) {
     throw new InputError(`Input '${input}' ('${clip(text)}') is not a duration: ${expected}.`)
   }

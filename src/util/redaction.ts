@@ -63,20 +63,16 @@ export class Redaction {
     }
     if (this.mode === 'text') ranges.push(...cutParts(result, forms))
     if (ranges.length === 0) return result
-    ranges.sort((a, b) => a[0] - b[0])
-    const merged: Array<[number, number]> = []
-    for (const [start, end] of ranges) {
-      const last = merged.at(-1)
-      if (last && start <= last[1]) last[1] = Math.max(last[1], end)
-      else merged.push([start, end])
-    }
+    // Each character a secret covers is marked; each run of marks becomes one `***`.
+    const secret = new Uint8Array(result.length)
+    for (const [start, end] of ranges) secret.fill(1, start, end)
     let out = ''
-    let from = 0
-    for (const [start, end] of merged) {
-      out += `${result.slice(from, start)}***`
-      from = end
+    for (let at = 0, end = 0; at < result.length; at = end) {
+      end = secret.indexOf(secret[at] ? 0 : 1, at)
+      if (end < 0) end = result.length
+      out += secret[at] ? '***' : result.slice(at, end)
     }
-    return out + result.slice(from)
+    return out
   }
 
   private addForms(value: string): void {

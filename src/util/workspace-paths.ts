@@ -12,7 +12,7 @@
 import type { Stats } from 'node:fs'
 import { lstat, mkdir, readlink, realpath } from 'node:fs/promises'
 import nodePath from 'node:path'
-import { isInside, windowsNameProblem } from './artifact-paths.js'
+import { artifactSegments, isInside, windowsNameProblem } from './artifact-paths.js'
 import { errorCode } from './error-text.js'
 
 /** `node:path`, `path.posix` or `path.win32`. */
@@ -65,6 +65,8 @@ export const nodeWalkFs: WalkFs = {
 export interface WalkOptions {
   path?: PathApi
   fs?: WalkFs
+  /** A folder to make (the default), or a file to read. */
+  want?: 'folder' | 'file'
 }
 
 /** A path the rules refuse, with why; `link` names the symbolic link it went out through. */
@@ -90,107 +92,49 @@ export class WorkspacePathError extends Error {
 }
 
 /**
- * The segments of a path the user gave relative to the workspace, or why not:
- * no absolute path (`/x`, `C:\x`, `\x`, `\\server\share`), no drive-relative
- * one (`C:x`, `C:..`), no `..`, and on Windows no device name (`CON`,
- * `aux.txt`) and no name ending in a dot or a space (Windows drops them, so
- * `a.` and `a` are one file). `.` and empty segments are dropped.
- * @internal
- */
-export function workspaceSegments(value: string, path: PathApi = nodePath): string[] {
-  const refuse = (reason: string): never => {
-    throw new WorkspacePathError(value, reason)
-  }
-  const windows = path.sep === '\\'
-  if (value.trim() === '') refuse('is empty')
-  lexicalChecks(value, path, { unc: () => refuse('is a network (UNC) path') })
-  if (path.isAbsolute(value) || (windows && /^[A-Za-z]:/.test(value))) refuse('is absolute')
-  const segments = value.split(windows ? /[\\/]/ : '/').filter(s => s !== '' && s !== '.')
-  if (segments.length === 0) refuse('names the workspace itself')
-  for (const segment of segments) {
-    if (segment === '..') refuse("has a '..' segment")
-    windowsNames(value, [segment], path)
-  }
-  return segments
-}
-
-/**
  * The absolute folder a user's path names below the workspace (relative to
- * it, or absolute inside it), or a WorkspacePathError: outside the
- * workspace, and on Windows a UNC path, a drive-relative one (`C:..`, whose
- * meaning depends on that drive's current folder), or a device name or a
- * name ending in a dot or space in any segment. Lexical only: links are
- * checked when the folder is made (makeFolderInside).
+ * it, or absolute inside it), or a WorkspacePathError: a control character,
+ * outside the workspace, and on Windows a UNC path outside it, a
+ * drive-relative one (`C:..`, whose meaning depends on that drive's current
+ * folder), or a device name or a name ending in a dot or space in any
+ * segment. Lexical only: links are checked when the folder is made
+ * (walkCheckedInside).
  */
 export function workspaceFolder(
   value: string,
   workspace: string,
   path: PathApi = nodePath
 ): string {
-  lexicalChecks(value, path, {
-    unc: () => {
-      if (!isInside(workspace, path.resolve(value), path)) {
-        throw new WorkspacePathError(value, 'is a network (UNC) path outside the workspace')
-      }
-    }
-  })
-  const target = path.resolve(workspace, value)
-  if (!isInside(workspace, target, path)) {
-    const reason = path.isAbsolute(value)
-      ? 'is outside the workspace'
-      : 'leads out of the workspace'
+  const refuse = (reason: string): never => {
     throw new WorkspacePathError(value, reason)
   }
-  windowsNames(value, path.relative(workspace, target).split(/[\\/]/), path)
-  return target
-}
-
-/** What both readings refuse first: a control character, then on Windows a UNC path (`unc` decides) and a drive-relative one. */
-function lexicalChecks(value: string, path: PathApi, { unc }: { unc: () => void }): void {
+  const windows = path.sep === '\\'
   // eslint-disable-next-line no-control-regex
-  if (/[\u0000-\u001f\u007f]/.test(value)) {
-    throw new WorkspacePathError(value, 'contains a control character')
+  if (/[\u0000-\u001f\u007f]/.test(value)) refuse('contains a control character')
+  if (windows && /^[\\/]{2}/.test(value) && !isInside(workspace, path.resolve(value), path)) {
+    refuse('is a network (UNC) path outside the workspace')
   }
-  if (path.sep !== '\\') return
-  if (/^[\\/]{2}/.test(value)) unc()
-  if (/^[A-Za-z]:(?![\\/])/.test(value)) {
-    throw new WorkspacePathError(value, "is relative to a drive's current folder (like C:..)")
+  if (windows && /^[A-Za-z]:(?![\\/])/.test(value)) {
+    refuse("is relative to a drive's current folder (like C:..)")
   }
-}
-
-/** On Windows, the first segment Windows would not take as the name it looks like is refused. */
-function windowsNames(value: string, segments: readonly string[], path: PathApi): void {
-  if (path.sep !== '\\') return
-  for (const segment of segments) {
+  const target = path.resolve(workspace, value)
+  if (!isInside(workspace, target, path)) {
+    refuse(path.isAbsolute(value) ? 'is outside the workspace' : 'leads out of the workspace')
+  }
+  for (const segment of windows ? path.relative(workspace, target).split(/[\\/]/) : []) {
     const problem = segment === '' ? undefined : windowsNameProblem(segment)
-    if (problem) throw new WorkspacePathError(value, problem)
+    if (problem) refuse(problem)
   }
-}
-
-/**
- * Makes the folder `segments` below `base` one level at a time, checking
- * before each step that the part that exists leads where it seems: a
- * component that is (or resolves through) a symbolic link or junction out of
- * `baseReal` is refused, naming it, before anything is created inside it.
- * Returns the folder's real path. `baseReal` is `base` with its links
- * resolved (the boundary); `label` is how messages name the path.
- */
-export async function makeFolderInside(
-  base: string,
-  baseReal: string,
-  segments: readonly string[],
-  label: string,
-  options: WalkOptions = {}
-): Promise<string> {
-  return walk(base, baseReal, segments, label, 'folder', options)
+  return target
 }
 
 /**
  * An existing file at `relativePath` below `workspace`, for reading: its real
- * path, or a WorkspacePathError when the path is absolute, has `..`, names a
- * Windows device, does not exist or is not a file, or passes through a
- * symbolic link (or junction) that leads out of the workspace. Links that
- * stay inside are followed. Nothing is created.
+ * path, or a WorkspacePathError when the path breaks the rules of an
+ * artifact's path (artifactSegments: relative, `/`-separated, no `.`, `..`
+ * or empty segment, on Windows no device name), does not exist or is not a
+ * file, or passes through a symbolic link (or junction) that leads out of the
+ * workspace. Links that stay inside are followed. Nothing is created.
  */
 export async function resolveWorkspaceFile(
   workspace: string,
@@ -198,20 +142,29 @@ export async function resolveWorkspaceFile(
   options: WalkOptions = {}
 ): Promise<string> {
   const fs = options.fs ?? nodeWalkFs
-  const segments = workspaceSegments(relativePath, options.path ?? nodePath)
-  return walk(workspace, await fs.realpath(workspace), segments, relativePath, 'file', options)
+  const platform = (options.path ?? nodePath).sep === '\\' ? 'win32' : 'linux'
+  const segments = artifactSegments(relativePath, platform)
+  if (!Array.isArray(segments)) throw new WorkspacePathError(relativePath, segments.reason)
+  const real = await fs.realpath(workspace)
+  return walkCheckedInside(workspace, real, segments, relativePath, { ...options, want: 'file' })
 }
 
-async function walk(
+/**
+ * Makes the folder `segments` below `base` one level at a time (`want:
+ * 'file'`: reads down to an existing file, making nothing), checking before
+ * each step that the part that exists leads where it seems: a component that
+ * is (or resolves through) a symbolic link or junction out of `baseReal` is
+ * refused, naming it, before anything is created inside it. Returns the real
+ * path. `baseReal` is `base` with its links resolved (the boundary); `label`
+ * is how messages name the path.
+ */
+export async function walkCheckedInside(
   base: string,
   baseReal: string,
   segments: readonly string[],
   label: string,
-  want: 'folder' | 'file',
-  options: WalkOptions
+  { path = nodePath, fs = nodeWalkFs, want = 'folder' }: WalkOptions = {}
 ): Promise<string> {
-  const path = options.path ?? nodePath
-  const fs = options.fs ?? nodeWalkFs
   // Each step starts from the real path of the part already checked, which
   // has no link in it: nothing is looked up or made through a link that
   // was not checked first.

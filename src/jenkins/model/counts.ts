@@ -1,3 +1,5 @@
+import { isRecord } from '../../util/is-record.js'
+
 /**
  * Counts Jenkins sends (build numbers, queue ids, durations, test counts,
  * offsets): whole numbers from 0 to Number.MAX_SAFE_INTEGER. Beyond that a
@@ -30,11 +32,6 @@ export function countOf(text: string | undefined): number | undefined {
 export function shownValue(value: unknown, chars = 40): string {
   const text = JSON.stringify(value) ?? String(value)
   return text.length > chars ? `${text.slice(0, chars - 1)}…` : text
-}
-
-/** A JSON object (not an array, not null): where every decode of an answer starts. */
-export function isRecord(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value)
 }
 
 /** A JSON object's fields, or none when it is not an object: a field then reads as undefined. */

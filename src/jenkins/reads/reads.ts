@@ -1,11 +1,11 @@
 import { BUILD_RESULTS } from '../../util/constants.js'
+import { isRecord } from '../../util/is-record.js'
 import { JenkinsError } from '../transport/errors.js'
 import {
   countOf,
   fields,
   isBuildNumber,
   isCount,
-  isRecord,
   list,
   shownValue,
   texts
