@@ -7,13 +7,13 @@
  */
 import { describe, expect, it } from 'vitest'
 import type { BuildRef, JobPath, QueuedTask } from '../../src/jenkins/model/types.js'
-import { SharedSchedule } from '../../src/follow/schedule.js'
 import {
   DEFAULT_SCHEDULE_POLICY,
+  SharedSchedule,
   ONE_BUILD_POLICY,
   type SchedulePolicy,
   type TrackEvent
-} from '../../src/follow/schedule-policy.js'
+} from '../../src/follow/schedule.js'
 import { newsOfReason, reasonWords, SAME_REASON_EVERY_MS } from '../../src/follow/queue-reason.js'
 import { timeSpan } from '../../test-server/model/time-span.js'
 

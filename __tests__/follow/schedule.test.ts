@@ -12,13 +12,13 @@ import type {
   QueueItem,
   RunningBuild
 } from '../../src/jenkins/model/types.js'
-import { SharedSchedule } from '../../src/follow/schedule.js'
 import {
   DEFAULT_SCHEDULE_POLICY,
+  SharedSchedule,
   ONE_BUILD_POLICY,
   type ScheduledRead,
   type TrackEvent
-} from '../../src/follow/schedule-policy.js'
+} from '../../src/follow/schedule.js'
 import type { Expectation } from '../../src/follow/poll-policy.js'
 import { decodeBuild } from '../../src/jenkins/reads/decode.js'
 

@@ -5,15 +5,15 @@ import type { Build, BuildRef, JobPath, PipelineRun } from '../jenkins/model/typ
 import type { BuildOutputsApi, JenkinsApi } from '../jenkins/client.js'
 import type { Logger } from '../util/logger.js'
 import { abortReason, sleep, StepAborted } from '../util/wait.js'
-import { SharedSchedule } from './schedule.js'
-import type { FollowedParts } from './track.js'
 import {
   DEFAULT_SCHEDULE_POLICY,
+  SharedSchedule,
+  type FollowedParts,
   type SchedulePolicy,
   type ScheduledRead,
   type StartSeen,
   type TrackEvent
-} from './schedule-policy.js'
+} from './schedule.js'
 import type { ConsoleStreamer } from './log-stream.js'
 import { buildNumberByQueueId, QueueItemEnded } from './queue-ended.js'
 import { buildRef } from './build-parts.js'

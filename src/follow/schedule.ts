@@ -3,9 +3,9 @@
  * one build (`job`, ONE_BUILD_POLICY: its own queue item, then its console
  * or build) and for several (`jobs`: rounds of two lists for all, one
  * shared budget of polls). A pure schedule (no I/O, no clock of its own;
- * `now` is passed in), so that it can be tested in virtual time. One watch
- * per build (poll-policy.ts); follow-builds.ts carries out the reads.
- *
+ * `now` is passed in), tested in virtual time: its settings, each build's
+ * Track (its own reads and their pace), what it asks for and reports. One
+ * watch per build (poll-policy.ts); follow-builds.ts carries out the reads.
  * What the reads buy: docs/performance.md, "One build: when the follower
  * looks again" and "Several builds: one schedule of rounds".
  */
@@ -20,22 +20,262 @@ import type {
 import { runningKey } from '../jenkins/reads/executors.js'
 import { sameJob } from '../jenkins/model/job-path.js'
 import {
+  DEFAULT_POLL_POLICY,
   expectationFromEstimate,
   nextPoll,
   nextQueueDelay,
   sawBuild,
-  watch
+  sawConsole,
+  watch,
+  type Expectation,
+  type NextPoll,
+  type Watch
 } from './poll-policy.js'
 import type { ConsolePoll } from './log-stream.js'
-import {
-  DEFAULT_SCHEDULE_POLICY,
-  type ScheduledRead,
-  type SchedulePolicy,
-  type StartSeen,
-  type TrackEvent
-} from './schedule-policy.js'
-import { newsOfReason } from './queue-reason.js'
-import { isRunning, Track, type FollowedParts } from './track.js'
+import { newsOfReason, type ToldReason } from './queue-reason.js'
+
+/**
+ * A round serves every build, so its densest spacing is wider than one
+ * build's (150 ms): in a simulation of twenty 1-minute builds whose lengths
+ * (and histories) vary by ± 5 %, rounds at most every 400 ms near the
+ * expected ends took 36 rounds a run (51 at 150 ms) for a median of 0.36 s
+ * from an end (its log closed) to its report (0.28 s at 150 ms). Each
+ * build's own requests (job, trigger, final read, console) make 4 a build
+ * whatever the schedule: this keeps twenty 1-minute builds under 2
+ * requests a second.
+ */
+export const DEFAULT_SCHEDULE_POLICY = {
+  /** The watches' schedule (with rounds, its log-off part: rounds show no console). */
+  poll: { ...DEFAULT_POLL_POLICY, nearMs: 400 },
+  /** Shortest time between two polls of any kind (ms): the shared budget. At most 2.5 polls a second, whatever the number of builds. */
+  pollGapMs: 400,
+  /** Wait before a read that failed on the way (the client already retried it) is tried again (ms); 0: at the build's own pace, as one build has nothing to share its budget with. */
+  retryMs: 1000,
+  /** How long a queue item may stay left without a build before it is given up (ms). */
+  leftWithoutBuildMs: 60_000,
+  /** Whether rounds of the lists (`queue/api/json`, `computer/api/json`) watch the builds; without, each reads its own queue item and build, the first read at once. */
+  rounds: true
+}
+
+/** The schedule's settings: DEFAULT_SCHEDULE_POLICY's fields. */
+export type SchedulePolicy = typeof DEFAULT_SCHEDULE_POLICY
+
+/**
+ * One build (`job`): its own queue item and build, read at the watch's own
+ * pace (densest 150 ms at the expected end), nothing to share a budget
+ * with. A list would cost as much as the build's own read and show less.
+ */
+export const ONE_BUILD_POLICY: SchedulePolicy = {
+  poll: DEFAULT_POLL_POLICY,
+  pollGapMs: 0,
+  retryMs: 0,
+  leftWithoutBuildMs: 60_000,
+  rounds: false
+}
+
+/** What to read now. */
+export type ScheduledRead =
+  /** The lists: the queue first when `queue`, then the running builds when `running`. */
+  | { kind: 'round'; queue: boolean; running: boolean }
+  /** One queue item (`queue/item/N/api/json`). */
+  | { kind: 'queue-item'; track: number; queueId: number }
+  /** One build: `full` for its final JSON, else the few fields a poll needs. */
+  | { kind: 'build'; track: number; ref: BuildRef; full: boolean }
+  /** What is new in a build's console (a build followed with its console). */
+  | { kind: 'console'; track: number; ref: BuildRef }
+  /** Jenkins kept the console of a finished build open too long: say so, then its full JSON, the end (a drain: just the end). */
+  | { kind: 'give-up'; track: number; ref: BuildRef }
+  /** A running Pipeline's stages, for a pending `input`. */
+  | { kind: 'inputs'; track: number; ref: BuildRef }
+
+/** How a build was seen to start. */
+export interface StartSeen {
+  /** When the step saw it started (epoch ms): it started at most startSlackMs before. */
+  seenAt: number
+  startSlackMs: number
+  /** Its queue item's `inQueueSince` (Jenkins' clock), when its queue item showed the start. */
+  inQueueSince?: number
+}
+
+/** What a read told about a build. */
+export type TrackEvent =
+  | { kind: 'waiting'; track: number; why: string }
+  | ({ kind: 'started'; track: number; ref: BuildRef } & StartSeen)
+  | { kind: 'ended'; track: number; build: Build }
+  /** The console of a build that ended was read to its end (addDrain). */
+  | { kind: 'drained'; track: number }
+  | { kind: 'left-without-build'; track: number; queueId: number; cancelled: boolean }
+
+/** Where a track is, with what that phase has: its queue item, then its build and the build's watch. */
+type TrackState =
+  | { phase: 'queued'; queueId: number }
+  | { phase: 'running'; ref: BuildRef; watch: Watch }
+  | { phase: 'done' }
+
+/** How a build is followed besides its end: its console (`console`: its reads tell the end), its pending inputs (`inputs`: a Pipeline). */
+export interface FollowedParts {
+  expect?: Expectation
+  /** A build known to run, as read (build: last): its `timestamp` and Jenkins' estimate. */
+  build?: Pick<Build, 'timestamp' | 'estimatedDuration'>
+  console?: boolean
+  inputs?: boolean
+}
+
+/** One build the schedule follows: its queue item, then its build. */
+class Track {
+  /** The queue reason last told (queue-reason.ts). */
+  toldWhy?: ToldReason
+  /** Polled on its own: the running list is refused, or does not show this build. */
+  direct = false
+  /** When this track's own next read is due (epoch ms); undefined: the rounds cover it. */
+  dueAt?: number
+  /** Its own read is a poll (budgeted); else it follows from a round (urgent). */
+  duePoll = true
+  /** Its next own build read is the full JSON. */
+  wantFull = false
+  /** What its next own read of a running build is (the console, once followed with it). */
+  next: NextPoll['read'] = 'build'
+  /** When its last own read was sent: its watch's pace counts from there, so a slow answer does not stretch it. */
+  sentAt: number
+  /** A read that follows at once from the last one counts the pace from that one's start. */
+  pacedFrom?: number
+  /** Its build read checks the end after a failed console read. */
+  checking = false
+  /** When the step learned it runs (a round judges only builds it knew of before it was sent). */
+  runningSince?: number
+  /** When its queue item was last read on its own (for the start's slack). */
+  askedAt?: number
+  queueAttempt = 0
+  /** When its queue item was first seen left without a build. */
+  leftAt?: number
+  /** The step told it to stop: read on its own until it ended. */
+  stopping = false
+  inFlight = false
+  /** A Pipeline's pending inputs are looked at while it runs, when inputsAt comes. */
+  inputsAt?: number
+  inputsInFlight = false
+
+  constructor(
+    readonly id: number,
+    readonly job: JobPath,
+    public state: TrackState,
+    /** When it was added (a round judges only tracks it was sent for). */
+    readonly addedAt: number,
+    /** `drain`: only the console of a build that ended is read, until Jenkins closes it (addDrain). */
+    readonly parts: FollowedParts & { drain?: boolean },
+    private readonly policy: SchedulePolicy
+  ) {
+    this.sentAt = addedAt
+  }
+
+  /** Its own next read at `at`: a budgeted poll (`poll`), or urgent (it follows from what a read showed). */
+  readAt(at: number | undefined, { poll }: { poll: boolean }): void {
+    this.dueAt = at
+    this.duePoll = poll
+  }
+
+  /** Nothing more to follow of the track. */
+  finish(): void {
+    this.state = { phase: 'done' }
+  }
+
+  /** Its own read, now: in flight until it is reported (none for a track that is done). */
+  ownRead(now: number): ScheduledRead[] {
+    const { state } = this
+    if (state.phase === 'done') return []
+    this.inFlight = true
+    this.sentAt = now
+    this.dueAt = undefined
+    if (state.phase === 'queued')
+      return [{ kind: 'queue-item', track: this.id, queueId: state.queueId }]
+    const { ref } = state
+    if (this.next === 'build') return [{ kind: 'build', track: this.id, ref, full: this.wantFull }]
+    return [{ kind: this.next, track: this.id, ref }]
+  }
+
+  /** Its next own read at its watch's pace, counted from the start of the read that set it (`floorMs`: at least, after a failure). */
+  pace(this: RunningTrack, floorMs = 0): void {
+    const from = this.pacedFrom ?? this.sentAt
+    this.pacedFrom = undefined
+    const { watch } = this.state
+    const next = nextPoll(watch, from, this.policy.poll)
+    this.next = next.read
+    // Once the console is complete, only the full JSON tells the end.
+    this.wantFull = watch.logComplete
+    // A drain is the end's follow-up of a build already over: never held back by the budget.
+    this.duePoll = !this.parts.drain
+    this.dueAt = from + Math.max(next.delayMs, floorMs)
+  }
+
+  /** A build read that follows at once from the last read (its pace counts from that one's start). */
+  private readAtOnce(now: number, { full }: { full: boolean }): void {
+    this.pacedFrom = this.sentAt
+    this.next = 'build'
+    this.wantFull = full
+    this.readAt(now, { poll: false })
+  }
+
+  /**
+   * A console read's news. `moreData` false: the log is complete, so the
+   * build is over; one full read says so, never `result` alone, which a
+   * Pipeline sets while it still runs (a drain knew it was over: it is done).
+   */
+  consoleRead(this: RunningTrack, now: number, poll: ConsolePoll): TrackEvent[] {
+    if (!poll.moreData && this.parts.drain) {
+      this.finish()
+      return [{ kind: 'drained', track: this.id }]
+    }
+    if (!poll.moreData) this.readAtOnce(now, { full: true })
+    else {
+      this.state.watch = sawConsole(this.state.watch, now, poll, this.policy.poll)
+      this.pace()
+    }
+    return []
+  }
+
+  /**
+   * A console read failed on the way. A console that keeps failing (a proxy
+   * that stalls it) would hide the end until the timeout: before the end is
+   * seen, the build's JSON says whether the build is over, and then the
+   * end's follow-up applies (the rest of the console read promptly, given up
+   * after followUpForMs).
+   */
+  consoleFailed(this: RunningTrack, now: number): void {
+    if (this.state.watch.endSeenAt !== undefined) return this.pace(this.policy.poll.nearMs)
+    this.checking = true
+    this.readAtOnce(now, { full: false })
+  }
+
+  /** A console-followed build's read: the end when the console is complete (`full`), else news for its watch. */
+  consoleBuildRead(
+    this: RunningTrack,
+    now: number,
+    { build, full }: { build: Build; full: boolean }
+  ): TrackEvent[] {
+    const seen = sawBuild(this.state.watch, now, build)
+    if (this.checking) {
+      this.checking = false
+      this.state.watch = build.building ? seen : { ...seen, endSeenAt: now, endConfirmed: true }
+      this.pace(this.policy.poll.nearMs)
+      return []
+    }
+    if (full && !build.building) {
+      this.finish()
+      return [{ kind: 'ended', track: this.id, build }]
+    }
+    // Still building with its console complete (never on Jenkins; handled anyway): its full JSON tells the end.
+    this.state.watch = full ? { ...seen, logComplete: true } : seen
+    this.pace()
+    return []
+  }
+}
+
+/** A track that runs: its build and its watch are known. */
+type RunningTrack = Track & { state: Extract<TrackState, { phase: 'running' }> }
+
+function isRunning(track: Track | undefined): track is RunningTrack {
+  return track?.state.phase === 'running'
+}
 
 /** Between the reads of a build the step told to stop (ms). */
 const STOPPING_MS = 500
@@ -327,7 +567,7 @@ export class SharedSchedule {
     return []
   }
 
-  /** A console read's news (track.ts); a drained console ends its track. */
+  /** A console read's news (Track.consoleRead); a drained console ends its track. */
   sawConsole(id: number, now: number, poll: ConsolePoll): TrackEvent[] {
     const track = this.settled(id)
     return isRunning(track) ? track.consoleRead(now, poll) : []
@@ -341,7 +581,7 @@ export class SharedSchedule {
     track.inputsAt = more && isRunning(track) ? now + INPUT_EVERY_MS : undefined
   }
 
-  /** A track's own read failed on the way: a console's as track.ts says, others tried again after retryMs (0: at its own pace). */
+  /** A track's own read failed on the way: a console's as Track.consoleFailed says, others tried again after retryMs (0: at its own pace). */
   readFailed(id: number, now: number): void {
     const track = this.settled(id)
     if (!track || track.state.phase === 'done') return

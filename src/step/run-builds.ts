@@ -11,8 +11,7 @@ import { BuildsFollower, type ConsoleFollower } from '../follow/follow-builds.js
 import { ConsoleStreamer, stopCommands, withCommandsStopped } from '../follow/log-stream.js'
 import { expectationFrom } from '../follow/poll-policy.js'
 import { QueueItemEnded } from '../follow/queue-ended.js'
-import { DEFAULT_SCHEDULE_POLICY, ONE_BUILD_POLICY } from '../follow/schedule-policy.js'
-import type { StartSeen } from '../follow/schedule-policy.js'
+import { DEFAULT_SCHEDULE_POLICY, ONE_BUILD_POLICY, type StartSeen } from '../follow/schedule.js'
 import { fullName, jobKey, queueItemUrl } from '../jenkins/model/job-path.js'
 import type { Build, BuildRef, PipelineRun } from '../jenkins/model/types.js'
 import type { UploadFile } from '../jenkins/transport/multipart.js'
@@ -87,7 +86,7 @@ export class BuildsRun {
       api,
       logger: this.log,
       signal,
-      // One build has nothing to share a budget with: its own reads (schedule-policy.ts).
+      // One build has nothing to share a budget with: its own reads (schedule.ts).
       policy: entries.length === 1 ? ONE_BUILD_POLICY : DEFAULT_SCHEDULE_POLICY,
       hooks: {
         waiting: (track, why) => {
