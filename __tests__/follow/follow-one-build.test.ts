@@ -1,6 +1,10 @@
 import { describe, expect, it, vi } from 'vitest'
-import { BuildsFollower, type ConsoleFollower } from '../../src/follow/follow-builds.js'
-import { ONE_BUILD_POLICY, type StartSeen } from '../../src/follow/schedule.js'
+import { BuildsFollower } from '../../src/follow/follow-builds.js'
+import {
+  ONE_BUILD_POLICY,
+  type ConsoleFollower,
+  type StartSeen
+} from '../../src/follow/schedule.js'
 import type { Build, BuildRef, JobPath } from '../../src/jenkins/model/types.js'
 import { Interrupted, JenkinsError } from '../../src/jenkins/transport/errors.js'
 import type { ConsolePoll } from '../../src/follow/log-stream.js'

@@ -8,13 +8,13 @@ import { abortReason, sleep, StepAborted } from '../util/wait.js'
 import {
   DEFAULT_SCHEDULE_POLICY,
   SharedSchedule,
+  type ConsoleFollower,
   type FollowedParts,
   type SchedulePolicy,
   type ScheduledRead,
   type StartSeen,
   type TrackEvent
 } from './schedule.js'
-import type { ConsoleStreamer } from './log-stream.js'
 import { buildNumberByQueueId, QueueItemEnded } from './queue-ended.js'
 import { buildRef } from './build-parts.js'
 import { formatDuration } from '../util/duration.js'
@@ -22,9 +22,6 @@ import { errorText } from '../util/error-text.js'
 
 /** Fields polled while a build runs: enough to know whether it is over and when to look again. */
 const POLL_TREE = 'number,url,building,result,duration,estimatedDuration,timestamp,queueId'
-
-/** Something that can stream the console: poll() shows what is new, notice() a line of ours among it. */
-export type ConsoleFollower = Pick<ConsoleStreamer, 'poll' | 'notice'>
 
 /** What the follower tells about each build, by the id `add…` returned. Called in order, never concurrently. */
 interface FollowHooks {
@@ -52,18 +49,6 @@ export interface BuildsFollowerOptions {
 /** How long a list read may retry before the round gives up on it (ms): the next round is better. */
 const LIST_READ_MS = 10_000
 
-/** What the follower keeps of a build besides the schedule's track. */
-interface Followed {
-  job: JobPath
-  console?: ConsoleFollower
-  /** A queued build's console, made once it starts. */
-  consoleOf?: (ref: BuildRef) => ConsoleFollower
-  /** Why the last console read failed, while the following ones fail too. */
-  consoleError?: string
-  /** A drain's promise (drain()): settled when the console was read to its end, or could not be. */
-  drained?: { resolve(): void; reject(error: Error): void }
-}
-
 /** How a build is followed: its console (a queued build's: made from its ref once it starts) and its pending inputs. */
 type Parts<Console> = Omit<FollowedParts, 'console'> & { console?: Console }
 
@@ -82,7 +67,6 @@ export class BuildsFollower {
   private readonly schedule: SharedSchedule
   private readonly policy: SchedulePolicy
   private readonly now: () => number
-  private readonly followed = new Map<number, Followed>()
   private readonly inFlight = new Set<Promise<void>>()
   private wakeUp: (() => void) | undefined
   /** Work of the step's that may add reads (a console to drain): run() waits for it. */
@@ -107,7 +91,7 @@ export class BuildsFollower {
     { console, ...parts }: Parts<(ref: BuildRef) => ConsoleFollower> = {}
   ): number {
     const id = this.schedule.addQueued(job, queueId, this.now(), { ...parts, console: !!console })
-    this.followed.set(id, { job, consoleOf: console })
+    this.schedule.track(id).consoleOf = console
     this.wakeUp?.()
     return id
   }
@@ -120,7 +104,7 @@ export class BuildsFollower {
    */
   addRunning(ref: BuildRef, { console, ...parts }: Parts<ConsoleFollower>): number {
     const id = this.schedule.addRunning(ref, this.now(), { ...parts, console: !!console })
-    this.followed.set(id, { job: ref.job, console })
+    this.schedule.track(id).console = console
     this.wakeUp?.()
     return id
   }
@@ -132,8 +116,9 @@ export class BuildsFollower {
    */
   drain(ref: BuildRef, console: ConsoleFollower): Promise<void> {
     return new Promise((resolve, reject) => {
-      const id = this.schedule.addDrain(ref, this.now())
-      this.followed.set(id, { job: ref.job, console, drained: { resolve, reject } })
+      const track = this.schedule.track(this.schedule.addDrain(ref, this.now()))
+      track.console = console
+      track.drained = { resolve, reject }
       this.wakeUp?.()
     })
   }
@@ -301,7 +286,7 @@ export class BuildsFollower {
     }
     // A left item is kept for 5 minutes, and none survive a restart
     // (jenkins-api.md 4): the build is found by its queue id instead.
-    const { job } = this.followedOf(track)
+    const { job } = this.schedule.track(track)
     const byQueueId = buildNumberByQueueId(api, job, queueId).then(found => found ?? null)
     const number = await this.attempt(track, byQueueId)
     if (number === undefined) return
@@ -328,7 +313,7 @@ export class BuildsFollower {
   }
 
   private async console(track: number): Promise<void> {
-    const followed = this.followedOf(track)
+    const followed = this.schedule.track(track)
     // A console read is scheduled only for a build followed with its console.
     const { console } = followed
     if (!console) return
@@ -344,18 +329,11 @@ export class BuildsFollower {
 
   /** Jenkins has not closed the console of the finished build in time: said in it, then the build's final JSON (a drain: nothing more). */
   private async giveUp(track: number, ref: BuildRef): Promise<void> {
-    const { console, consoleError, drained } = this.followedOf(track)
+    const { console, consoleError, drained } = this.schedule.track(track)
     console?.notice(consoleLeftOpen(ref, this.policy.poll.followUpForMs, consoleError))
     if (!drained) return this.build(track, ref, { full: true })
     this.schedule.drop(track)
     drained.resolve()
-  }
-
-  /** What the follower keeps of a track it added (every id the schedule reports is one). */
-  private followedOf(track: number): Followed {
-    const followed = this.followed.get(track)
-    if (!followed) throw new Error(`BuildsFollower: no build ${track}`)
-    return followed
   }
 
   /** The track cannot be followed further: told to the drain or the hook. */
@@ -363,7 +341,7 @@ export class BuildsFollower {
     if (error instanceof Interrupted) throw error
     this.schedule.drop(track)
     const lost = error instanceof Error ? error : new Error(String(error))
-    const { drained } = this.followed.get(track) ?? {}
+    const { drained } = this.schedule.track(track)
     if (drained) drained.reject(lost)
     else this.options.hooks.failed(track, lost)
   }
@@ -371,7 +349,7 @@ export class BuildsFollower {
   private tell(events: TrackEvent[]): void {
     const { hooks } = this.options
     for (const event of events) {
-      const followed = this.followedOf(event.track)
+      const followed = this.schedule.track(event.track)
       const { job } = followed
       switch (event.kind) {
         case 'waiting':

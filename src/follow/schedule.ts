@@ -31,7 +31,7 @@ import {
   type NextPoll,
   type Watch
 } from './poll-policy.js'
-import type { ConsolePoll } from './log-stream.js'
+import type { ConsolePoll, ConsoleStreamer } from './log-stream.js'
 import { newsOfReason, type ToldReason } from './queue-reason.js'
 
 /**
@@ -112,6 +112,9 @@ type TrackState =
   | { phase: 'running'; ref: BuildRef; watch: Watch }
   | { phase: 'done' }
 
+/** Something that can stream the console: poll() shows what is new, notice() a line of ours among it. */
+export type ConsoleFollower = Pick<ConsoleStreamer, 'poll' | 'notice'>
+
 /** How a build is followed besides its end: its console (`console`: its reads tell the end), its pending inputs (`inputs`: a Pipeline). */
 export interface FollowedParts {
   expect?: Expectation
@@ -122,7 +125,7 @@ export interface FollowedParts {
 }
 
 /** One build the schedule follows: its queue item, then its build. */
-class Track {
+export class Track {
   /** The queue reason last told (queue-reason.ts). */
   toldWhy?: ToldReason
   /** Polled on its own: the running list is refused, or does not show this build. */
@@ -154,6 +157,13 @@ class Track {
   /** A Pipeline's pending inputs are looked at while it runs, when inputsAt comes. */
   inputsAt?: number
   inputsInFlight = false
+  /** The follower's (follow-builds.ts): its console, a queued build's made from its ref once it starts. */
+  console?: ConsoleFollower
+  consoleOf?: (ref: BuildRef) => ConsoleFollower
+  /** Why the last console read failed, while the following ones fail too. */
+  consoleError?: string
+  /** A drain's promise (BuildsFollower.drain): settled when the console was read to its end, or could not be. */
+  drained?: { resolve(): void; reject(error: Error): void }
 
   constructor(
     readonly id: number,
@@ -347,6 +357,13 @@ export class SharedSchedule {
     track.direct = true
     track.readAt(now, { poll: false })
     return track.id
+  }
+
+  /** A track added (every id the schedule reports is one). */
+  track(id: number): Track {
+    const track = this.tracks[id]
+    if (!track) throw new Error(`SharedSchedule: no build ${id}`)
+    return track
   }
 
   /** Whether any build is still followed. */

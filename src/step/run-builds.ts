@@ -7,11 +7,16 @@
  */
 import { abortRemote, SHARED_WORK_LEFT } from '../follow/cancel.js'
 import { buildRef, statusFailure } from '../follow/build-parts.js'
-import { BuildsFollower, type ConsoleFollower } from '../follow/follow-builds.js'
+import { BuildsFollower } from '../follow/follow-builds.js'
 import { ConsoleStreamer, stopCommands, withCommandsStopped } from '../follow/log-stream.js'
 import { expectationFrom } from '../follow/poll-policy.js'
 import { QueueItemEnded } from '../follow/queue-ended.js'
-import { DEFAULT_SCHEDULE_POLICY, ONE_BUILD_POLICY, type StartSeen } from '../follow/schedule.js'
+import {
+  DEFAULT_SCHEDULE_POLICY,
+  ONE_BUILD_POLICY,
+  type ConsoleFollower,
+  type StartSeen
+} from '../follow/schedule.js'
 import { fullName, jobKey, queueItemUrl } from '../jenkins/model/job-path.js'
 import type { Build, BuildRef, PipelineRun } from '../jenkins/model/types.js'
 import type { UploadFile } from '../jenkins/transport/multipart.js'
