@@ -16,11 +16,18 @@ import {
   DEFAULT_SCHEDULE_POLICY,
   SharedSchedule,
   ONE_BUILD_POLICY,
+  type ConsoleFollower,
   type ScheduledRead,
   type TrackEvent
 } from '../../src/follow/schedule.js'
 import type { Expectation } from '../../src/follow/poll-policy.js'
 import { decodeBuild } from '../../src/jenkins/reads/decode.js'
+
+/** A console for the schedule to hold: it never reads one (the follower does). */
+const held: ConsoleFollower = {
+  poll: () => Promise.reject(new Error('the schedule reads nothing')),
+  notice: () => undefined
+}
 
 const refOf = (job: JobPath, number: number): BuildRef => ({
   job,
@@ -383,7 +390,7 @@ describe('SharedSchedule with ONE_BUILD_POLICY (one job)', () => {
   it('a console: read at once, paced from the start of each read, then one full read once it is complete', () => {
     const schedule = new SharedSchedule(refOf, ONE_BUILD_POLICY)
     const ref = refOf(['a'], 3)
-    const id = schedule.addRunning(ref, 0, { console: true })
+    const id = schedule.addRunning(ref, 0, { console: held })
     expect(schedule.due(0).reads).toEqual([{ kind: 'console', track: id, ref }])
     schedule.sawConsole(id, 50, { grew: true, moreData: true, finished: false })
     // A young build without history: youngMs from the read's start, not its answer.
@@ -400,7 +407,7 @@ describe('SharedSchedule with ONE_BUILD_POLICY (one job)', () => {
   it('a console that fails before the end: one build read says the build is over, then the rest is given up after followUpForMs', () => {
     const schedule = new SharedSchedule(refOf, ONE_BUILD_POLICY)
     const ref = refOf(['a'], 3)
-    const id = schedule.addRunning(ref, 0, { console: true })
+    const id = schedule.addRunning(ref, 0, { console: held })
     schedule.due(0)
     schedule.readFailed(id, 10)
     expect(schedule.due(10).reads).toEqual([{ kind: 'build', track: id, ref, full: false }])
@@ -443,7 +450,7 @@ describe('SharedSchedule: the reads beside a build', () => {
   it('a drain: the console of a build that ended, at once and at the follow-up pace until Jenkins closes it; no build read', () => {
     const schedule = new SharedSchedule(refOf, DEFAULT_SCHEDULE_POLICY)
     const ref = refOf(['d'], 3)
-    const id = schedule.addDrain(ref, 0)
+    const id = schedule.addDrain(ref, 0, held)
     expect(schedule.due(0).reads).toEqual([{ kind: 'console', track: id, ref }])
     expect(schedule.sawConsole(id, 10, { moreData: true, grew: true, finished: true })).toEqual([])
     const { reads, nextAt } = schedule.due(10)

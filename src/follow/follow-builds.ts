@@ -49,9 +49,6 @@ export interface BuildsFollowerOptions {
 /** How long a list read may retry before the round gives up on it (ms): the next round is better. */
 const LIST_READ_MS = 10_000
 
-/** How a build is followed: its console (a queued build's: made from its ref once it starts) and its pending inputs. */
-type Parts<Console> = Omit<FollowedParts, 'console'> & { console?: Console }
-
 /**
  * Follows builds, one or several at once, with one client: carries out the
  * reads the schedule (schedule.ts) asks for, those of one moment
@@ -85,13 +82,8 @@ export class BuildsFollower {
   }
 
   /** Follows a queue item to its build and the build to its end; returns its id for the hooks. */
-  addQueued(
-    job: JobPath,
-    queueId: number,
-    { console, ...parts }: Parts<(ref: BuildRef) => ConsoleFollower> = {}
-  ): number {
-    const id = this.schedule.addQueued(job, queueId, this.now(), { ...parts, console: !!console })
-    this.schedule.track(id).consoleOf = console
+  addQueued(job: JobPath, queueId: number, parts: Omit<FollowedParts, 'console'> = {}): number {
+    const id = this.schedule.addQueued(job, queueId, this.now(), parts)
     this.wakeUp?.()
     return id
   }
@@ -102,9 +94,8 @@ export class BuildsFollower {
    * signal (Jenkins closes the log after `building` turns false), so no
    * build JSON is read while the console says the build goes on.
    */
-  addRunning(ref: BuildRef, { console, ...parts }: Parts<ConsoleFollower>): number {
-    const id = this.schedule.addRunning(ref, this.now(), { ...parts, console: !!console })
-    this.schedule.track(id).console = console
+  addRunning(ref: BuildRef, parts: Omit<FollowedParts, 'consoleOf'>): number {
+    const id = this.schedule.addRunning(ref, this.now(), parts)
     this.wakeUp?.()
     return id
   }
@@ -116,8 +107,7 @@ export class BuildsFollower {
    */
   drain(ref: BuildRef, console: ConsoleFollower): Promise<void> {
     return new Promise((resolve, reject) => {
-      const track = this.schedule.track(this.schedule.addDrain(ref, this.now()))
-      track.console = console
+      const track = this.schedule.track(this.schedule.addDrain(ref, this.now(), console))
       track.drained = { resolve, reject }
       this.wakeUp?.()
     })
@@ -359,7 +349,7 @@ export class BuildsFollower {
           const { ref, seenAt, startSlackMs, inQueueSince } = event
           hooks.started(event.track, ref, { seenAt, startSlackMs, inQueueSince })
           // After the hook, which says the start before the console opens; before the first read.
-          if (this.schedule.active) followed.console ??= followed.consoleOf?.(ref)
+          if (this.schedule.active) followed.console ??= followed.parts.consoleOf?.(ref)
           break
         }
         case 'drained':

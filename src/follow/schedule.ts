@@ -120,7 +120,9 @@ export interface FollowedParts {
   expect?: Expectation
   /** A build known to run, as read (build: last): its `timestamp` and Jenkins' estimate. */
   build?: Pick<Build, 'timestamp' | 'estimatedDuration'>
-  console?: boolean
+  /** Its console (a running build's), or how to make it once it starts (a queued build's): read by the follower (follow-builds.ts). */
+  console?: ConsoleFollower
+  consoleOf?: (ref: BuildRef) => ConsoleFollower
   inputs?: boolean
 }
 
@@ -157,9 +159,8 @@ export class Track {
   /** A Pipeline's pending inputs are looked at while it runs, when inputsAt comes. */
   inputsAt?: number
   inputsInFlight = false
-  /** The follower's (follow-builds.ts): its console, a queued build's made from its ref once it starts. */
+  /** The follower's (follow-builds.ts): its console (made by parts.consoleOf once it starts). */
   console?: ConsoleFollower
-  consoleOf?: (ref: BuildRef) => ConsoleFollower
   /** Why the last console read failed, while the following ones fail too. */
   consoleError?: string
   /** A drain's promise (BuildsFollower.drain): settled when the console was read to its end, or could not be. */
@@ -176,6 +177,7 @@ export class Track {
     private readonly policy: SchedulePolicy
   ) {
     this.sentAt = addedAt
+    this.console = parts.console
   }
 
   /** Its own next read at `at`: a budgeted poll (`poll`), or urgent (it follows from what a read showed). */
@@ -349,10 +351,10 @@ export class SharedSchedule {
    * The console of a build that ended, read on its own (never budgeted) from
    * `now` until Jenkins closes it ('drained'), or given up after followUpForMs.
    */
-  addDrain(ref: BuildRef, now: number): number {
+  addDrain(ref: BuildRef, now: number, console: ConsoleFollower): number {
     const drained = watch({ console: true, startedAt: now, endSeenAt: now, endConfirmed: true })
     const state = { phase: 'running', ref, watch: drained } as const
-    const track = this.add(ref.job, state, now, { console: true, drain: true })
+    const track = this.add(ref.job, state, now, { console, drain: true })
     track.next = 'console'
     track.direct = true
     track.readAt(now, { poll: false })
@@ -636,7 +638,7 @@ export class SharedSchedule {
       seen
     }: { listed?: Pick<RunningBuild, 'timestamp' | 'estimatedDuration'>; seen?: StartSeen }
   ): TrackEvent {
-    const console = track.parts.console ?? false
+    const console = (track.parts.console ?? track.parts.consoleOf) !== undefined
     track.runningSince = now
     track.leftAt = undefined
     track.next = console ? 'console' : 'build'

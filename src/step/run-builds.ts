@@ -260,7 +260,7 @@ export class BuildsRun {
       byQueue.set(queueId, item)
       item.track = this.follower.addQueued(item.entry.job, queueId, {
         expect: begin.kind === 'trigger' ? expectationFrom(begin.info.recent ?? []) : undefined,
-        console: this.liveConsole(item),
+        consoleOf: this.liveConsole(item),
         inputs: begin.kind === 'queue-item' || isPipelineJob(begin.info)
       })
     }
