@@ -43,7 +43,6 @@ export interface BuildsFollowerOptions {
   /** Fires on cancel or timeout: run() ends with StepAborted. */
   signal: AbortSignal
   policy?: SchedulePolicy
-  now?: () => number
 }
 
 /** How long a list read may retry before the round gives up on it (ms): the next round is better. */
@@ -63,7 +62,6 @@ const LIST_READ_MS = 10_000
 export class BuildsFollower {
   private readonly schedule: SharedSchedule
   private readonly policy: SchedulePolicy
-  private readonly now: () => number
   private readonly inFlight = new Set<Promise<void>>()
   private wakeUp: (() => void) | undefined
   /** Work of the step's that may add reads (a console to drain): run() waits for it. */
@@ -73,7 +71,6 @@ export class BuildsFollower {
   private cut: unknown
 
   constructor(private readonly options: BuildsFollowerOptions) {
-    this.now = options.now ?? Date.now
     this.policy = options.policy ?? DEFAULT_SCHEDULE_POLICY
     this.schedule = new SharedSchedule(
       (job, number) => buildRef(options.api, job, number),
@@ -83,7 +80,7 @@ export class BuildsFollower {
 
   /** Follows a queue item to its build and the build to its end; returns its id for the hooks. */
   addQueued(job: JobPath, queueId: number, parts: Omit<FollowedParts, 'console'> = {}): number {
-    const id = this.schedule.addQueued(job, queueId, this.now(), parts)
+    const id = this.schedule.addQueued(job, queueId, Date.now(), parts)
     this.wakeUp?.()
     return id
   }
@@ -95,7 +92,7 @@ export class BuildsFollower {
    * build JSON is read while the console says the build goes on.
    */
   addRunning(ref: BuildRef, parts: Omit<FollowedParts, 'consoleOf'>): number {
-    const id = this.schedule.addRunning(ref, this.now(), parts)
+    const id = this.schedule.addRunning(ref, Date.now(), parts)
     this.wakeUp?.()
     return id
   }
@@ -107,7 +104,7 @@ export class BuildsFollower {
    */
   drain(ref: BuildRef, console: ConsoleFollower): Promise<void> {
     return new Promise((resolve, reject) => {
-      const track = this.schedule.track(this.schedule.addDrain(ref, this.now(), console))
+      const track = this.schedule.track(this.schedule.addDrain(ref, Date.now(), console))
       track.drained = { resolve, reject }
       this.wakeUp?.()
     })
@@ -132,7 +129,7 @@ export class BuildsFollower {
 
   /** Looks at a build the step just told to stop, and keeps looking until it ended. */
   expedite(id: number): void {
-    this.schedule.expedite(id, this.now())
+    this.schedule.expedite(id, Date.now())
     this.wakeUp?.()
   }
 
@@ -147,11 +144,11 @@ export class BuildsFollower {
         throw this.cut ?? new StepAborted(abortReason(signal))
       }
       if (this.failure !== undefined) throw this.failure
-      const { reads, nextAt } = this.schedule.due(this.now())
+      const { reads, nextAt } = this.schedule.due(Date.now())
       for (const read of reads) this.launch(read)
       if (!this.schedule.active && this.inFlight.size === 0 && this.holds.size === 0) break
       if (reads.length > 0) continue
-      await this.wait(nextAt === undefined ? undefined : nextAt - this.now())
+      await this.wait(nextAt === undefined ? undefined : nextAt - Date.now())
     }
     if (this.policy.rounds && !this.schedule.usesRunningList) {
       const why = 'Jenkins did not show them in computer/api/json'
@@ -213,28 +210,28 @@ export class BuildsFollower {
       logger.debug(`Could not look for a pending input: ${errorText(error)}`)
       return 'failed' as const
     })
-    this.schedule.sawInputs(track, this.now(), { more: run !== undefined })
+    this.schedule.sawInputs(track, Date.now(), { more: run !== undefined })
     if (run && run !== 'failed') hooks.inputs(track, run)
   }
 
   private async round({ queue, running }: { queue: boolean; running: boolean }): Promise<void> {
     const { api, logger } = this.options
-    const sentAt = this.now()
+    const sentAt = Date.now()
     const seen: Parameters<SharedSchedule['sawRound']>[2] = {}
     try {
       // The queue first: an item that leaves it meanwhile is on its executor by the second read.
       if (queue) seen.queue = await this.list('the queue (queue/api/json)', api.getQueue())
       if (running) {
-        const read = api.runningBuilds({ deadline: this.now() + LIST_READ_MS })
+        const read = api.runningBuilds({ deadline: Date.now() + LIST_READ_MS })
         seen.running = await this.list('the running builds (computer/api/json)', read)
       }
     } catch (error) {
       if (!isTransient(error)) throw error
       logger.debug(`A look at the builds failed, trying again: ${errorText(error)}`)
-      this.schedule.roundFailed(this.now())
+      this.schedule.roundFailed(Date.now())
       return
     }
-    this.tell(this.schedule.sawRound(sentAt, this.now(), seen))
+    this.tell(this.schedule.sawRound(sentAt, Date.now(), seen))
   }
 
   /** A list, or 'refused' when Jenkins will not give it (the builds are then read one by one). */
@@ -257,13 +254,13 @@ export class BuildsFollower {
     return read.catch((error: unknown) => {
       if (!isTransient(error)) return this.fail(track, error)
       if (said) this.options.logger.debug(`${said}, trying again: ${errorText(error)}`)
-      this.schedule.readFailed(track, this.now())
+      this.schedule.readFailed(track, Date.now())
       return undefined
     })
   }
 
   private async queueItem(track: number, queueId: number): Promise<void> {
-    const askedAt = this.now()
+    const askedAt = Date.now()
     const { api } = this.options
     const item = await this.attempt(
       track,
@@ -271,7 +268,7 @@ export class BuildsFollower {
       'Queue poll failed'
     )
     if (item !== null) {
-      if (item) this.tell(this.schedule.sawQueueItem(track, askedAt, this.now(), item))
+      if (item) this.tell(this.schedule.sawQueueItem(track, askedAt, Date.now(), item))
       return
     }
     // A left item is kept for 5 minutes, and none survive a restart
@@ -292,14 +289,14 @@ export class BuildsFollower {
       )
     }
     const found = { id: queueId, executable: { number } }
-    this.tell(this.schedule.sawQueueItem(track, askedAt, this.now(), found))
+    this.tell(this.schedule.sawQueueItem(track, askedAt, Date.now(), found))
   }
 
   private async build(track: number, ref: BuildRef, { full }: { full: boolean }): Promise<void> {
     const { api } = this.options
     const read = api.getBuild(ref.job, ref.number, full ? {} : { tree: POLL_TREE })
     const build = await this.attempt(track, read, 'Build poll failed')
-    if (build) this.tell(this.schedule.sawBuild(track, this.now(), { build, full }))
+    if (build) this.tell(this.schedule.sawBuild(track, Date.now(), { build, full }))
   }
 
   private async console(track: number): Promise<void> {
@@ -314,7 +311,7 @@ export class BuildsFollower {
     const poll = await this.attempt(track, read, 'Build poll failed')
     if (!poll) return
     followed.consoleError = undefined
-    this.tell(this.schedule.sawConsole(track, this.now(), poll))
+    this.tell(this.schedule.sawConsole(track, Date.now(), poll))
   }
 
   /** Jenkins has not closed the console of the finished build in time: said in it, then the build's final JSON (a drain: nothing more). */
