@@ -1,38 +1,24 @@
 /**
- * When to read what while builds are followed: the one polling engine, for
- * one build (`job`, ONE_BUILD_POLICY: its own queue item, then its console
- * or build) and for several (`jobs`: rounds of two lists for all, one
- * shared budget of polls). A pure schedule (no I/O, no clock of its own;
- * `now` is passed in), tested in virtual time: its settings, each build's
- * Track (its own reads and their pace), what it asks for and reports. One
- * watch per build (poll-policy.ts); follow-builds.ts carries out the reads.
- * What the reads buy: docs/performance.md, "One build: when the follower
- * looks again" and "Several builds: one schedule of rounds".
+ * The polling engine's settings (one build: ONE_BUILD_POLICY, its own queue
+ * item, then its console or build; several: rounds of two lists for all,
+ * one shared budget of polls), and each build's Track: what is known of it,
+ * and the pace of its own reads from its watch (poll-policy.ts). Pure (no
+ * I/O, `now` is passed in); follow-builds.ts decides and carries out the
+ * reads. What the reads buy: docs/performance.md, "One build: when the
+ * follower looks again" and "Several builds: one schedule of rounds".
  */
-import type {
-  Build,
-  BuildRef,
-  JobPath,
-  QueuedTask,
-  QueueItem,
-  RunningBuild
-} from '../jenkins/model/types.js'
-import { runningKey } from '../jenkins/reads/executors.js'
-import { sameJob } from '../jenkins/model/job-path.js'
+import type { Build, BuildRef, JobPath } from '../jenkins/model/types.js'
 import {
   DEFAULT_POLL_POLICY,
-  expectationFromEstimate,
   nextPoll,
-  nextQueueDelay,
   sawBuild,
   sawConsole,
-  watch,
   type Expectation,
   type NextPoll,
   type Watch
 } from './poll-policy.js'
 import type { ConsolePoll, ConsoleStreamer } from './log-stream.js'
-import { newsOfReason, type ToldReason } from './queue-reason.js'
+import type { ToldReason } from './queue-reason.js'
 
 /**
  * A round serves every build, so its densest spacing is wider than one
@@ -73,21 +59,6 @@ export const ONE_BUILD_POLICY: SchedulePolicy = {
   rounds: false
 }
 
-/** What to read now. */
-export type ScheduledRead =
-  /** The lists: the queue first when `queue`, then the running builds when `running`. */
-  | { kind: 'round'; queue: boolean; running: boolean }
-  /** One queue item (`queue/item/N/api/json`). */
-  | { kind: 'queue-item'; track: number; queueId: number }
-  /** One build: `full` for its final JSON, else the few fields a poll needs. */
-  | { kind: 'build'; track: number; ref: BuildRef; full: boolean }
-  /** What is new in a build's console (a build followed with its console). */
-  | { kind: 'console'; track: number; ref: BuildRef }
-  /** Jenkins kept the console of a finished build open too long: say so, then its full JSON, the end (a drain: just the end). */
-  | { kind: 'give-up'; track: number; ref: BuildRef }
-  /** A running Pipeline's stages, for a pending `input`. */
-  | { kind: 'inputs'; track: number; ref: BuildRef }
-
 /** How a build was seen to start. */
 export interface StartSeen {
   /** When the step saw it started (epoch ms): it started at most startSlackMs before. */
@@ -96,15 +67,6 @@ export interface StartSeen {
   /** Its queue item's `inQueueSince` (Jenkins' clock), when its queue item showed the start. */
   inQueueSince?: number
 }
-
-/** What a read told about a build. */
-export type TrackEvent =
-  | { kind: 'waiting'; track: number; why: string }
-  | ({ kind: 'started'; track: number; ref: BuildRef } & StartSeen)
-  | { kind: 'ended'; track: number; build: Build }
-  /** The console of a build that ended was read to its end (addDrain). */
-  | { kind: 'drained'; track: number }
-  | { kind: 'left-without-build'; track: number; queueId: number; cancelled: boolean }
 
 /** Where a track is, with what that phase has: its queue item, then its build and the build's watch. */
 type TrackState =
@@ -172,7 +134,7 @@ export class Track {
     public state: TrackState,
     /** When it was added (a round judges only tracks it was sent for). */
     readonly addedAt: number,
-    /** `drain`: only the console of a build that ended is read, until Jenkins closes it (addDrain). */
+    /** `drain`: only the console of a build that ended is read, until Jenkins closes it (BuildsFollower.drain). */
     readonly parts: FollowedParts & { drain?: boolean },
     private readonly policy: SchedulePolicy
   ) {
@@ -186,23 +148,17 @@ export class Track {
     this.duePoll = poll
   }
 
-  /** Nothing more to follow of the track. */
+  /** Nothing more to follow of the track (no read of it is awaited any more). */
   finish(): void {
     this.state = { phase: 'done' }
+    this.inFlight = false
   }
 
-  /** Its own read, now: in flight until it is reported (none for a track that is done). */
-  ownRead(now: number): ScheduledRead[] {
-    const { state } = this
-    if (state.phase === 'done') return []
+  /** Its own read is sent now: in flight until it is reported. */
+  sent(now: number): void {
     this.inFlight = true
     this.sentAt = now
     this.dueAt = undefined
-    if (state.phase === 'queued')
-      return [{ kind: 'queue-item', track: this.id, queueId: state.queueId }]
-    const { ref } = state
-    if (this.next === 'build') return [{ kind: 'build', track: this.id, ref, full: this.wantFull }]
-    return [{ kind: this.next, track: this.id, ref }]
   }
 
   /** Its next own read at its watch's pace, counted from the start of the read that set it (`floorMs`: at least, after a failure). */
@@ -230,19 +186,20 @@ export class Track {
   /**
    * A console read's news. `moreData` false: the log is complete, so the
    * build is over; one full read says so, never `result` alone, which a
-   * Pipeline sets while it still runs (a drain knew it was over: it is done).
+   * Pipeline sets while it still runs (a drain knew it was over: it is
+   * done, and true says so).
    */
-  consoleRead(this: RunningTrack, now: number, poll: ConsolePoll): TrackEvent[] {
+  consoleRead(this: RunningTrack, now: number, poll: ConsolePoll): boolean {
     if (!poll.moreData && this.parts.drain) {
       this.finish()
-      return [{ kind: 'drained', track: this.id }]
+      return true
     }
     if (!poll.moreData) this.readAtOnce(now, { full: true })
     else {
       this.state.watch = sawConsole(this.state.watch, now, poll, this.policy.poll)
       this.pace()
     }
-    return []
+    return false
   }
 
   /**
@@ -258,468 +215,33 @@ export class Track {
     this.readAtOnce(now, { full: false })
   }
 
-  /** A console-followed build's read: the end when the console is complete (`full`), else news for its watch. */
+  /** A console-followed build's read: the end when the console is complete (`full`: true, it ended), else news for its watch. */
   consoleBuildRead(
     this: RunningTrack,
     now: number,
     { build, full }: { build: Build; full: boolean }
-  ): TrackEvent[] {
+  ): boolean {
     const seen = sawBuild(this.state.watch, now, build)
     if (this.checking) {
       this.checking = false
       this.state.watch = build.building ? seen : { ...seen, endSeenAt: now, endConfirmed: true }
       this.pace(this.policy.poll.nearMs)
-      return []
+      return false
     }
     if (full && !build.building) {
       this.finish()
-      return [{ kind: 'ended', track: this.id, build }]
+      return true
     }
     // Still building with its console complete (never on Jenkins; handled anyway): its full JSON tells the end.
     this.state.watch = full ? { ...seen, logComplete: true } : seen
     this.pace()
-    return []
+    return false
   }
 }
 
 /** A track that runs: its build and its watch are known. */
-type RunningTrack = Track & { state: Extract<TrackState, { phase: 'running' }> }
+export type RunningTrack = Track & { state: Extract<TrackState, { phase: 'running' }> }
 
-function isRunning(track: Track | undefined): track is RunningTrack {
+export function isRunning(track: Track | undefined): track is RunningTrack {
   return track?.state.phase === 'running'
-}
-
-/** Between the reads of a build the step told to stop (ms). */
-const STOPPING_MS = 500
-/** A running Pipeline's first look for a pending `input`, and the pause between looks (ms): an input waits for a person. */
-const INPUT_FIRST_MS = 5000
-const INPUT_EVERY_MS = 10_000
-
-/** One schedule for the builds of one step. */
-export class SharedSchedule {
-  private readonly tracks: Track[] = []
-  /** Whether `queue/api/json` may be read (refused: never again). */
-  private queueList: boolean
-  /** Whether `computer/api/json` may be read. */
-  private runningList: boolean
-  /** Some build was ever seen in the running list: it shows ours. */
-  private runningListShowed = false
-  private roundAt: number | undefined
-  private roundAttempt = 0
-  private roundInFlight = false
-  private roundFailedAt: number | undefined
-  private lastPollAt = -Infinity
-
-  /** `refOf` makes a build's reference (its URL on the configured base). */
-  constructor(
-    private readonly refOf: (job: JobPath, number: number) => BuildRef,
-    private readonly policy: SchedulePolicy = DEFAULT_SCHEDULE_POLICY
-  ) {
-    this.queueList = policy.rounds
-    this.runningList = policy.rounds
-  }
-
-  /** A build whose queue item was just created (or found). */
-  addQueued(job: JobPath, queueId: number, now: number, parts: FollowedParts = {}): number {
-    const track = this.add(job, { phase: 'queued', queueId }, now, parts)
-    // The first round comes at the queue's first pace from now.
-    if (
-      this.roundAt === undefined ||
-      this.tracks.filter(t => t.state.phase === 'queued').length === 1
-    ) {
-      this.roundAt = now
-      this.roundAttempt = 0
-    }
-    if (!this.coveredByRound(track)) {
-      // Its own queue item, at once (the build usually starts at once).
-      track.readAt(now, { poll: true })
-    }
-    return track.id
-  }
-
-  /** A build known to run; `console`: its console is read, and tells its end. */
-  addRunning(ref: BuildRef, now: number, { build, ...parts }: FollowedParts): number {
-    const track = this.add(ref.job, { phase: 'done' }, now, parts)
-    this.startTrack(track, ref, now, { listed: build })
-    // No round watches it: its first read at once (a console from its start).
-    if (track.direct) track.dueAt = now
-    this.roundAt ??= now
-    return track.id
-  }
-
-  /**
-   * The console of a build that ended, read on its own (never budgeted) from
-   * `now` until Jenkins closes it ('drained'), or given up after followUpForMs.
-   */
-  addDrain(ref: BuildRef, now: number, console: ConsoleFollower): number {
-    const drained = watch({ console: true, startedAt: now, endSeenAt: now, endConfirmed: true })
-    const state = { phase: 'running', ref, watch: drained } as const
-    const track = this.add(ref.job, state, now, { console, drain: true })
-    track.next = 'console'
-    track.direct = true
-    track.readAt(now, { poll: false })
-    return track.id
-  }
-
-  /** A track added (every id the schedule reports is one). */
-  track(id: number): Track {
-    const track = this.tracks[id]
-    if (!track) throw new Error(`SharedSchedule: no build ${id}`)
-    return track
-  }
-
-  /** Whether any build is still followed. */
-  get active(): boolean {
-    return this.tracks.some(t => t.state.phase !== 'done')
-  }
-
-  /** Whether the running list is still read (false once Jenkins refused it or showed none of ours). */
-  get usesRunningList(): boolean {
-    return this.runningList
-  }
-
-  /** Stops following a build (its result is not wanted, it is left running, or its read failed for good). */
-  drop(id: number): void {
-    this.settled(id)?.finish()
-  }
-
-  /**
-   * A build (or queue item) the step just told to stop: its own read now,
-   * the full JSON of a build, then every STOPPING_MS until it ended.
-   */
-  expedite(id: number, now: number): void {
-    const track = this.tracks[id]
-    if (!track || track.state.phase === 'done') return
-    if (track.state.phase === 'running') {
-      track.stopping = true
-      track.wantFull = true
-    }
-    track.readAt(now, { poll: false })
-  }
-
-  /**
-   * The reads to start now (marked in flight until they are reported), and
-   * when to ask again (epoch ms; undefined: only once a read in flight ends).
-   */
-  due(now: number): { reads: ScheduledRead[]; nextAt: number | undefined } {
-    const reads: ScheduledRead[] = []
-    const inputs: ScheduledRead[] = []
-    const polls: Array<{ at: number; track?: Track }> = []
-    let nextAt: number | undefined
-    const consider = (at: number): void => {
-      nextAt = Math.min(nextAt ?? at, at)
-    }
-    for (const track of this.tracks) {
-      const { state } = track
-      if (state.phase === 'done') continue
-      if (!track.inFlight && track.dueAt !== undefined) {
-        // Urgent reads at once: they follow from what a round showed.
-        if (track.duePoll) polls.push({ at: track.dueAt, track })
-        else if (track.dueAt > now) consider(track.dueAt)
-        else reads.push(...track.ownRead(now))
-      }
-      // A running Pipeline's pending inputs: a read of their own, beside the build's.
-      if (state.phase !== 'running' || track.inputsAt === undefined || track.inputsInFlight)
-        continue
-      if (track.inputsAt > now) consider(track.inputsAt)
-      else {
-        track.inputsInFlight = true
-        inputs.push({ kind: 'inputs', track: track.id, ref: state.ref })
-      }
-    }
-    reads.push(...inputs)
-    // Then one poll, if the budget allows: the round or the most overdue own poll.
-    const round = this.roundDue()
-    if (round !== undefined) polls.unshift({ at: round })
-    const [first, second] = polls.sort((a, b) => a.at - b.at)
-    if (first) {
-      const at = Math.max(first.at, this.lastPollAt + this.policy.pollGapMs)
-      if (at > now) consider(at)
-      else {
-        this.lastPollAt = now
-        if (first.track) reads.push(...first.track.ownRead(now))
-        else {
-          this.roundInFlight = true
-          const queue =
-            this.queueList && this.tracks.some(t => t.state.phase === 'queued' && !t.inFlight)
-          reads.push({ kind: 'round', queue, running: this.runningList })
-        }
-        if (second) consider(Math.max(second.at, now + this.policy.pollGapMs))
-      }
-    }
-    return { reads, nextAt }
-  }
-
-  /** A round's answers: what each list showed (undefined: not read). */
-  sawRound(
-    sentAt: number,
-    now: number,
-    seen: { queue?: QueuedTask[] | 'refused'; running?: RunningBuild[] | 'refused' }
-  ): TrackEvent[] {
-    this.roundInFlight = false
-    this.roundFailedAt = undefined
-    this.roundAt = sentAt
-    if (this.tracks.some(t => t.state.phase === 'queued')) this.roundAttempt++
-    if (seen.queue === 'refused') {
-      this.queueList = false
-      this.uncoverQueued(now)
-    }
-    if (seen.running === 'refused') this.refuseRunningList(now)
-    const events: TrackEvent[] = []
-    const queued = Array.isArray(seen.queue)
-      ? new Map(seen.queue.map(item => [item.id, item]))
-      : undefined
-    const list = Array.isArray(seen.running) ? seen.running : undefined
-    const running = list && {
-      byKey: new Map(list.map(build => [runningKey(build.job, build.number), build])),
-      byQueueId: new Map(
-        list.flatMap(build =>
-          build.queueId === undefined ? [] : [[build.queueId, build] as const]
-        )
-      )
-    }
-    // Some build of ours ever seen there: the list shows ours.
-    this.runningListShowed ||= this.tracks.some(({ state }) =>
-      state.phase === 'running'
-        ? running?.byKey.has(runningKey(state.ref.job, state.ref.number))
-        : state.phase === 'queued' && running?.byQueueId.has(state.queueId)
-    )
-    for (const track of this.tracks) {
-      const { state } = track
-      if (state.phase === 'done' || track.inFlight || track.addedAt > sentAt) continue
-      if (state.phase === 'queued') {
-        const started = running?.byQueueId.get(state.queueId)
-        const waiting = queued?.get(state.queueId)
-        if (started && sameJob(started.job, track.job)) {
-          const ref = this.refOf(track.job, started.number)
-          events.push(this.startTrack(track, ref, now, { listed: started }))
-        } else if (waiting) events.push(...waitingNews(track, waiting.why, now))
-        // Neither list shows it: its own queue item says what became of it.
-        else if (queued || running) track.readAt(now, { poll: false })
-      } else if (!track.direct && running) {
-        const listed = running.byKey.get(runningKey(state.ref.job, state.ref.number))
-        if (listed) {
-          state.watch = sawBuild(state.watch, now, { building: true, ...listed })
-        } else if ((track.runningSince ?? 0) <= sentAt) {
-          // Ended (or not shown to us): one full read says which.
-          track.readAt(now, { poll: false })
-          track.wantFull = true
-        }
-      }
-    }
-    return events
-  }
-
-  /** A round that failed on the way: tried again after retryMs. */
-  roundFailed(now: number): void {
-    this.roundInFlight = false
-    this.roundFailedAt = now
-  }
-
-  /** A queue item read on its own, at `askedAt`. */
-  sawQueueItem(id: number, askedAt: number, now: number, item: QueueItem): TrackEvent[] {
-    const track = this.settled(id)
-    if (track?.state.phase !== 'queued') return []
-    const previous = track.askedAt ?? askedAt
-    track.askedAt = askedAt
-    const number = item.executable?.number
-    if (number !== undefined) {
-      const startSlackMs = Math.max(0, askedAt - previous)
-      const seen = { seenAt: askedAt, startSlackMs, inQueueSince: item.inQueueSince }
-      return [this.startTrack(track, this.refOf(track.job, number), now, { seen })]
-    }
-    const { queueId } = track.state
-    if (item.cancelled) {
-      track.finish()
-      return [{ kind: 'left-without-build', track: id, queueId, cancelled: true }]
-    }
-    const events = waitingNews(track, item.why, now)
-    if (item._class?.endsWith('$LeftItem') || (item.why == null && item.executable === null)) {
-      // The run is being created (briefly), or never was (the job was
-      // disabled after queuing): a bounded while.
-      track.leftAt ??= now
-      if (now - track.leftAt > this.policy.leftWithoutBuildMs) {
-        track.finish()
-        return [...events, { kind: 'left-without-build', track: id, queueId, cancelled: false }]
-      }
-    }
-    if (this.coveredByRound(track)) {
-      const at = track.leftAt === undefined ? undefined : now + this.policy.poll.nearMs
-      track.readAt(at, { poll: false })
-    } else
-      track.readAt(now + nextQueueDelay(track.queueAttempt++, this.policy.poll), { poll: true })
-    return events
-  }
-
-  /** A build read on its own (`full`: its whole JSON). */
-  sawBuild(
-    id: number,
-    now: number,
-    { build, full }: { build: Build; full: boolean }
-  ): TrackEvent[] {
-    const track = this.settled(id)
-    if (!isRunning(track)) return []
-    const { console } = track.state.watch
-    if (track.next === 'give-up' || (!console && full && !build.building)) {
-      track.finish()
-      return [{ kind: 'ended', track: id, build }]
-    }
-    if (console) return track.consoleBuildRead(now, { build, full })
-    if (!build.building) {
-      track.readAt(now, { poll: false })
-      track.wantFull = true
-      return []
-    }
-    track.state.watch = sawBuild(track.state.watch, now, build)
-    if (track.stopping) {
-      track.readAt(now + STOPPING_MS, { poll: true })
-      return []
-    }
-    if (!track.direct) {
-      // The list did not show a running build: it hides it (a plugin's
-      // ComputerSource, permissions). Followed on its own from now on; the
-      // list is dropped when it never showed any of ours.
-      track.direct = true
-      if (!this.runningListShowed) this.refuseRunningList(now)
-    }
-    track.pace()
-    return []
-  }
-
-  /** A console read's news (Track.consoleRead); a drained console ends its track. */
-  sawConsole(id: number, now: number, poll: ConsolePoll): TrackEvent[] {
-    const track = this.settled(id)
-    return isRunning(track) ? track.consoleRead(now, poll) : []
-  }
-
-  /** A look at a running Pipeline's inputs (`more`: look again later; false: Jenkins has no stages to look at). */
-  sawInputs(id: number, now: number, { more }: { more: boolean }): void {
-    const track = this.tracks[id]
-    if (!track) return
-    track.inputsInFlight = false
-    track.inputsAt = more && isRunning(track) ? now + INPUT_EVERY_MS : undefined
-  }
-
-  /** A track's own read failed on the way: a console's as Track.consoleFailed says, others tried again after retryMs (0: at its own pace). */
-  readFailed(id: number, now: number): void {
-    const track = this.settled(id)
-    if (!track || track.state.phase === 'done') return
-    if (isRunning(track) && track.next === 'console') {
-      track.consoleFailed(now)
-    } else if (this.policy.retryMs > 0) {
-      track.dueAt = now + this.policy.retryMs
-    } else if (isRunning(track)) {
-      track.checking = false
-      track.pace(this.policy.poll.nearMs)
-    } else {
-      track.dueAt = now + nextQueueDelay(track.queueAttempt++, this.policy.poll)
-    }
-  }
-
-  // ---------------------------------------------------------------------------
-
-  private add(job: JobPath, state: Track['state'], now: number, parts: Track['parts']): Track {
-    const track = new Track(this.tracks.length, job, state, now, parts, this.policy)
-    this.tracks.push(track)
-    return track
-  }
-
-  /**
-   * The track runs: its watch starts from what is known of its start
-   * (`listed`: as a list or a read showed it; `seen`: when the step saw it
-   * start, else now). Returns the event that says so.
-   */
-  private startTrack(
-    track: Track,
-    ref: BuildRef,
-    now: number,
-    {
-      listed,
-      seen
-    }: { listed?: Pick<RunningBuild, 'timestamp' | 'estimatedDuration'>; seen?: StartSeen }
-  ): TrackEvent {
-    const console = (track.parts.console ?? track.parts.consoleOf) !== undefined
-    track.runningSince = now
-    track.leftAt = undefined
-    track.next = console ? 'console' : 'build'
-    if (track.parts.inputs) track.inputsAt = now + INPUT_FIRST_MS
-    const start = seen ?? { seenAt: now, startSlackMs: 0 }
-    let w = watch({
-      console,
-      startedAt: start.seenAt,
-      startSlackMs: start.startSlackMs,
-      expect: track.parts.expect ?? expectationFromEstimate(listed?.estimatedDuration)
-    })
-    if (listed) w = sawBuild(w, now, { building: true, ...listed })
-    track.state = { phase: 'running', ref, watch: w }
-    track.wantFull = false
-    if (this.runningList) {
-      track.direct = false
-      track.dueAt = undefined
-    } else {
-      track.direct = true
-      track.duePoll = true
-      // A console from its start, at once.
-      track.dueAt = console ? now : now + nextPoll(w, now, this.policy.poll).delayMs
-    }
-    return { kind: 'started', track: track.id, ref, ...start }
-  }
-
-  /** When the next round is due; undefined when no round is needed or one is in flight. */
-  private roundDue(): number | undefined {
-    if (this.roundInFlight || this.roundAt === undefined) return undefined
-    if (this.roundFailedAt !== undefined) return this.roundFailedAt + this.policy.retryMs
-    let at: number | undefined
-    if (this.tracks.some(t => !t.inFlight && this.coveredByRound(t)))
-      at = this.roundAt + nextQueueDelay(this.roundAttempt, this.policy.poll)
-    if (!this.runningList) return at
-    for (const track of this.tracks) {
-      if (!isRunning(track) || track.direct || track.inFlight || track.dueAt !== undefined) continue
-      const { watch } = track.state
-      const when = this.roundAt + nextPoll(watch, this.roundAt, this.policy.poll).delayMs
-      at = Math.min(at ?? when, when)
-    }
-    return at
-  }
-
-  /** Whether rounds watch a queued track (else its queue item is read on its own). */
-  private coveredByRound(track: Track): boolean {
-    return (this.runningList || this.queueList) && track.state.phase === 'queued'
-  }
-
-  /** Queued tracks no round watches any more read their queue items on their own. */
-  private uncoverQueued(now: number): void {
-    for (const track of this.tracks) {
-      const own = track.state.phase === 'queued' && !this.coveredByRound(track)
-      if (own && track.dueAt === undefined) track.readAt(now, { poll: true })
-    }
-  }
-
-  private refuseRunningList(now: number): void {
-    if (!this.runningList) return
-    this.runningList = false
-    for (const track of this.tracks) {
-      if (!isRunning(track) || track.direct) continue
-      track.direct = true
-      track.duePoll = true
-      track.dueAt ??= now
-    }
-    this.uncoverQueued(now)
-  }
-
-  /** The track a read was for, no longer in flight. */
-  private settled(id: number): Track | undefined {
-    const track = this.tracks[id]
-    if (track) track.inFlight = false
-    return track
-  }
-}
-
-/** The track's queue reason, when it is worth a line (queue-reason.ts). */
-function waitingNews(track: Track, why: string | null | undefined, now: number): TrackEvent[] {
-  if (!why) return []
-  const told = newsOfReason(track.toldWhy, why, now)
-  if (!told) return []
-  track.toldWhy = told
-  return [{ kind: 'waiting', track: track.id, why }]
 }

@@ -91,7 +91,7 @@ export class BuildsRun {
       api,
       logger: this.log,
       signal,
-      // One build has nothing to share a budget with: its own reads (schedule.ts).
+      // One build has nothing to share a budget with: its own reads (ONE_BUILD_POLICY).
       policy: entries.length === 1 ? ONE_BUILD_POLICY : DEFAULT_SCHEDULE_POLICY,
       hooks: {
         waiting: (track, why) => {
