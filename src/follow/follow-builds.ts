@@ -341,18 +341,18 @@ export class BuildsFollower {
     if (run && run !== 'failed') hooks.inputs(track.id, run)
   }
 
-  /** The lists: the queue first when `queue`, then the running builds when `running`. */
-  private async round({ queue, running }: { queue: boolean; running: boolean }): Promise<void> {
+  /** A round: the queue first when `queue`, then the running builds when `running`; then each track judged from what they showed. */
+  private async round(read: { queue: boolean; running: boolean }): Promise<void> {
     const { api, logger } = this.options
     const sentAt = Date.now()
-    let queued: QueuedTask[] | 'refused' | undefined
-    let listed: RunningBuild[] | 'refused' | undefined
+    let queue: QueuedTask[] | 'refused' | undefined
+    let list: RunningBuild[] | 'refused' | undefined
     try {
       // The queue first: an item that leaves it meanwhile is on its executor by the second read.
-      if (queue) queued = await this.list('the queue (queue/api/json)', api.getQueue())
-      if (running) {
-        const read = api.runningBuilds({ deadline: Date.now() + LIST_READ_MS })
-        listed = await this.list('the running builds (computer/api/json)', read)
+      if (read.queue) queue = await this.list('the queue (queue/api/json)', api.getQueue())
+      if (read.running) {
+        const listed = api.runningBuilds({ deadline: Date.now() + LIST_READ_MS })
+        list = await this.list('the running builds (computer/api/json)', listed)
       }
     } catch (error) {
       if (!isTransient(error)) throw error
@@ -362,16 +362,8 @@ export class BuildsFollower {
       this.roundFailedAt = Date.now()
       return
     }
-    this.sawRound(sentAt, Date.now(), queued, listed)
-  }
-
-  /** A round's answers: what each list showed (undefined: not read). */
-  private sawRound(
-    sentAt: number,
-    now: number,
-    queue: QueuedTask[] | 'refused' | undefined,
-    list: RunningBuild[] | 'refused' | undefined
-  ): void {
+    // What each list showed (undefined: not read).
+    const now = Date.now()
     this.roundInFlight = false
     this.roundFailedAt = undefined
     this.roundAt = sentAt
@@ -538,15 +530,12 @@ export class BuildsFollower {
     waiting()
   }
 
+  /** A build read on its own (`full`: its whole JSON), and what it showed. */
   private async build(track: Track, ref: BuildRef, { full }: { full: boolean }): Promise<void> {
     const { api } = this.options
     const read = api.getBuild(ref.job, ref.number, full ? {} : { tree: POLL_TREE })
     const build = await this.attempt(track, read, 'Build poll failed')
-    if (build) this.sawBuild(track, build, { full })
-  }
-
-  /** A build read on its own (`full`: its whole JSON). */
-  private sawBuild(track: Track, build: Build, { full }: { full: boolean }): void {
+    if (!build) return
     const now = Date.now()
     track.inFlight = false
     if (!isRunning(track)) return
