@@ -19,6 +19,7 @@ import {
   nextPoll,
   nextQueueDelay,
   sawBuild,
+  sawConsole,
   watch
 } from './poll-policy.js'
 import {
@@ -431,33 +432,33 @@ export class BuildsFollower {
   }
 
   /**
-   * What a track's own read gives; undefined when it failed: on the way
-   * (`said` in the debug log, then tried again: readFailed), or for good
-   * (the track fails).
+   * What a track's own read gives; undefined when it failed: for good (the
+   * track fails), or on the way (`said` in the debug log), tried again after
+   * retryMs (0: at its own pace). A console that keeps failing (a proxy that
+   * stalls it) would hide the end until the timeout: before the end is seen,
+   * the build's JSON says whether the build is over, and then the end's
+   * follow-up applies (the rest read promptly, given up after followUpForMs).
    */
   private attempt<T>(track: Track, read: Promise<T>, said?: string): Promise<T | undefined> {
     return read.catch((error: unknown) => {
       if (!isTransient(error)) return this.fail(track, error)
       if (said) this.options.logger.debug(`${said}, trying again: ${errorText(error)}`)
-      this.readFailed(track, Date.now())
+      const now = Date.now()
+      track.inFlight = false
+      if (track.state.phase === 'done') return undefined
+      if (isRunning(track) && track.next === 'console') {
+        if (track.state.watch.endSeenAt !== undefined) track.pace(this.policy.poll.nearMs)
+        else {
+          track.checking = true
+          track.readAtOnce(now, { full: false })
+        }
+      } else if (this.policy.retryMs > 0) track.dueAt = now + this.policy.retryMs
+      else if (isRunning(track)) {
+        track.checking = false
+        track.pace(this.policy.poll.nearMs)
+      } else track.dueAt = now + nextQueueDelay(track.queueAttempt++, this.policy.poll)
       return undefined
     })
-  }
-
-  /** A track's own read failed on the way: a console's as Track.consoleFailed says, others tried again after retryMs (0: at its own pace). */
-  private readFailed(track: Track, now: number): void {
-    track.inFlight = false
-    if (track.state.phase === 'done') return
-    if (isRunning(track) && track.next === 'console') {
-      track.consoleFailed(now)
-    } else if (this.policy.retryMs > 0) {
-      track.dueAt = now + this.policy.retryMs
-    } else if (isRunning(track)) {
-      track.checking = false
-      track.pace(this.policy.poll.nearMs)
-    } else {
-      track.dueAt = now + nextQueueDelay(track.queueAttempt++, this.policy.poll)
-    }
   }
 
   private async queueItem(track: Track, queueId: number): Promise<void> {
@@ -545,8 +546,20 @@ export class BuildsFollower {
       return this.options.hooks.ended(track.id, build)
     }
     if (console) {
-      if (track.consoleBuildRead(now, { build, full })) this.options.hooks.ended(track.id, build)
-      return
+      const seen = sawBuild(track.state.watch, now, build)
+      if (track.checking) {
+        // After a failed console read: whether the build is over.
+        track.checking = false
+        track.state.watch = build.building ? seen : { ...seen, endSeenAt: now, endConfirmed: true }
+        return track.pace(this.policy.poll.nearMs)
+      }
+      if (full && !build.building) {
+        track.finish()
+        return this.options.hooks.ended(track.id, build)
+      }
+      // Still building with its console complete (never on Jenkins; handled anyway): its full JSON tells the end.
+      track.state.watch = full ? { ...seen, logComplete: true } : seen
+      return track.pace()
     }
     if (!build.building) {
       track.readAt(now, { poll: false })
@@ -565,7 +578,11 @@ export class BuildsFollower {
     track.pace()
   }
 
-  /** A console read's news (Track.consoleRead); a drained console ends its track. */
+  /**
+   * A console read, and its news. `moreData` false: the log is complete, so
+   * the build is over; one full read says so, never `result` alone, which a
+   * Pipeline sets while it still runs (a drain knew it was over: it is done).
+   */
   private async console(track: Track): Promise<void> {
     // A console read is due only for a build followed with its console.
     const { console } = track
@@ -578,7 +595,15 @@ export class BuildsFollower {
     if (!poll) return
     track.consoleError = undefined
     track.inFlight = false
-    if (isRunning(track) && track.consoleRead(Date.now(), poll)) track.drained?.resolve()
+    const now = Date.now()
+    if (!isRunning(track)) return
+    if (!poll.moreData && track.parts.drain) {
+      track.finish()
+      return track.drained?.resolve()
+    }
+    if (!poll.moreData) return track.readAtOnce(now, { full: true })
+    track.state.watch = sawConsole(track.state.watch, now, poll, this.policy.poll)
+    track.pace()
   }
 
   /** Jenkins has not closed the console of the finished build in time: said in it, then the build's final JSON (a drain: nothing more). */

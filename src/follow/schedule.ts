@@ -11,13 +11,11 @@ import type { Build, BuildRef, JobPath } from '../jenkins/model/types.js'
 import {
   DEFAULT_POLL_POLICY,
   nextPoll,
-  sawBuild,
-  sawConsole,
   type Expectation,
   type NextPoll,
   type Watch
 } from './poll-policy.js'
-import type { ConsolePoll, ConsoleStreamer } from './log-stream.js'
+import type { ConsoleStreamer } from './log-stream.js'
 import type { ToldReason } from './queue-reason.js'
 
 /**
@@ -176,71 +174,16 @@ export class Track {
   }
 
   /** A build read that follows at once from the last read (its pace counts from that one's start). */
-  private readAtOnce(now: number, { full }: { full: boolean }): void {
+  readAtOnce(now: number, { full }: { full: boolean }): void {
     this.pacedFrom = this.sentAt
     this.next = 'build'
     this.wantFull = full
     this.readAt(now, { poll: false })
   }
-
-  /**
-   * A console read's news. `moreData` false: the log is complete, so the
-   * build is over; one full read says so, never `result` alone, which a
-   * Pipeline sets while it still runs (a drain knew it was over: it is
-   * done, and true says so).
-   */
-  consoleRead(this: RunningTrack, now: number, poll: ConsolePoll): boolean {
-    if (!poll.moreData && this.parts.drain) {
-      this.finish()
-      return true
-    }
-    if (!poll.moreData) this.readAtOnce(now, { full: true })
-    else {
-      this.state.watch = sawConsole(this.state.watch, now, poll, this.policy.poll)
-      this.pace()
-    }
-    return false
-  }
-
-  /**
-   * A console read failed on the way. A console that keeps failing (a proxy
-   * that stalls it) would hide the end until the timeout: before the end is
-   * seen, the build's JSON says whether the build is over, and then the
-   * end's follow-up applies (the rest of the console read promptly, given up
-   * after followUpForMs).
-   */
-  consoleFailed(this: RunningTrack, now: number): void {
-    if (this.state.watch.endSeenAt !== undefined) return this.pace(this.policy.poll.nearMs)
-    this.checking = true
-    this.readAtOnce(now, { full: false })
-  }
-
-  /** A console-followed build's read: the end when the console is complete (`full`: true, it ended), else news for its watch. */
-  consoleBuildRead(
-    this: RunningTrack,
-    now: number,
-    { build, full }: { build: Build; full: boolean }
-  ): boolean {
-    const seen = sawBuild(this.state.watch, now, build)
-    if (this.checking) {
-      this.checking = false
-      this.state.watch = build.building ? seen : { ...seen, endSeenAt: now, endConfirmed: true }
-      this.pace(this.policy.poll.nearMs)
-      return false
-    }
-    if (full && !build.building) {
-      this.finish()
-      return true
-    }
-    // Still building with its console complete (never on Jenkins; handled anyway): its full JSON tells the end.
-    this.state.watch = full ? { ...seen, logComplete: true } : seen
-    this.pace()
-    return false
-  }
 }
 
 /** A track that runs: its build and its watch are known. */
-export type RunningTrack = Track & { state: Extract<TrackState, { phase: 'running' }> }
+type RunningTrack = Track & { state: Extract<TrackState, { phase: 'running' }> }
 
 export function isRunning(track: Track | undefined): track is RunningTrack {
   return track?.state.phase === 'running'
