@@ -658,8 +658,7 @@ export class BuildsFollower {
 
   /** A queued build started: told to the hook, then its console made (after the hook, which says the start before the console opens; before the first read). */
   private started(track: Track, ref: BuildRef, start: StartSeen): void {
-    const { seenAt, startSlackMs, inQueueSince } = start
-    this.options.hooks.started(track.id, ref, { seenAt, startSlackMs, inQueueSince })
+    this.options.hooks.started(track.id, ref, start)
     if (this.active) track.console ??= track.parts.consoleOf?.(ref)
   }
 
