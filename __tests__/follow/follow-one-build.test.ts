@@ -1,6 +1,10 @@
-import { describe, expect, it, vi } from 'vitest'
-import { BuildsFollower, type ConsoleFollower } from '../../src/follow/follow-builds.js'
-import { ONE_BUILD_POLICY, type StartSeen } from '../../src/follow/schedule-policy.js'
+import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest'
+import { BuildsFollower } from '../../src/follow/follow-builds.js'
+import {
+  ONE_BUILD_POLICY,
+  type ConsoleFollower,
+  type StartSeen
+} from '../../src/follow/schedule.js'
 import type { Build, BuildRef, JobPath } from '../../src/jenkins/model/types.js'
 import { Interrupted, JenkinsError } from '../../src/jenkins/transport/errors.js'
 import type { ConsolePoll } from '../../src/follow/log-stream.js'
@@ -11,26 +15,29 @@ import { StepAborted } from '../../src/util/wait.js'
 import { FakeApi, networkError, notFound } from '../fixtures/fake-api.js'
 
 /**
- * The follower's clock and waits, virtual: its `now` moves only by the
+ * The follower's clock and waits, virtual: Date moves only by the
  * waits it asks for, exactly, so the policy's few milliseconds (a 40 ms
  * follow-up, a 5 ms confirmation) pass the same on a loaded machine, where
  * one real poll can take longer than the whole bound. Each wait still yields
  * to the event loop (a real timer, such as the abort below, can fire) and
  * ends early on the signal, as util/wait.ts's sleep does.
  */
-const clock = vi.hoisted(() => ({ ms: 1_700_000_000_000 }))
 vi.mock('../../src/util/wait.js', async importOriginal => {
   const actual = await importOriginal<typeof import('../../src/util/wait.js')>()
+  const { vi: clock } = await import('vitest')
   return {
     ...actual,
     sleep: async (ms: number, signal?: AbortSignal): Promise<void> => {
       actual.throwIfAborted(signal)
       await new Promise(resolve => setImmediate(resolve))
       actual.throwIfAborted(signal)
-      clock.ms += Math.max(0, ms)
+      clock.setSystemTime(Date.now() + Math.max(0, ms))
     }
   }
 })
+/** Only Date is virtual: a real timer (the abort below) still fires. */
+beforeEach(() => vi.useFakeTimers({ toFake: ['Date'], now: 1_700_000_000_000 }))
+afterEach(() => vi.useRealTimers())
 
 /** The default policy in milliseconds instead of seconds. */
 const fast: PollPolicy = {
@@ -94,7 +101,6 @@ function follower(api: FakeApi, o: OneBuildOptions = {}) {
         poll: fast,
         leftWithoutBuildMs: o.leftWithoutBuildMs ?? ONE_BUILD_POLICY.leftWithoutBuildMs
       },
-      now: () => clock.ms,
       hooks: {
         waiting: () => undefined,
         started: () => undefined,

@@ -1,27 +1,36 @@
 /**
  * Queue reasons in the log: told when their words change, a countdown at
- * most once a minute. In virtual time, through the one schedule that follows
- * one `job` (ONE_BUILD_POLICY: its own queue item) and the builds of `jobs`
- * (rounds of the queue list), with the reasons Jenkins writes
- * (hudson.Util.getTimeSpanString, as the test server writes them).
+ * most once a minute. In virtual time (fixtures/virtual-time.ts), through the
+ * one engine that follows one `job` (ONE_BUILD_POLICY: its own queue item)
+ * and the builds of `jobs` (rounds of the queue list), with the reasons
+ * Jenkins writes (hudson.Util.getTimeSpanString, as the test server writes them).
  */
-import { describe, expect, it } from 'vitest'
-import type { BuildRef, JobPath, QueuedTask } from '../../src/jenkins/model/types.js'
-import { SharedSchedule } from '../../src/follow/schedule.js'
+import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest'
+import type { QueuedTask, QueueItem, RunningBuild } from '../../src/jenkins/model/types.js'
 import {
   DEFAULT_SCHEDULE_POLICY,
   ONE_BUILD_POLICY,
-  type SchedulePolicy,
-  type TrackEvent
-} from '../../src/follow/schedule-policy.js'
+  type SchedulePolicy
+} from '../../src/follow/schedule.js'
 import { newsOfReason, reasonWords, SAME_REASON_EVERY_MS } from '../../src/follow/queue-reason.js'
 import { timeSpan } from '../../test-server/model/time-span.js'
+import { FakeApi } from '../fixtures/fake-api.js'
+import { recordingFollower, T0, useVirtualTime, vnow } from '../fixtures/virtual-time.js'
 
-const refOf = (job: JobPath, number: number): BuildRef => ({
-  job,
-  number,
-  url: `https://ci/job/${job.join('/job/')}/${number}/`
-})
+vi.mock('../../src/util/wait.js', async importOriginal => ({
+  ...(await importOriginal<typeof import('../../src/util/wait.js')>()),
+  // The waits, virtual: Date moves on by exactly what was asked (fixtures/virtual-time.ts).
+  sleep: async (ms: number, signal?: AbortSignal): Promise<void> => {
+    signal?.throwIfAborted()
+    await new Promise(resolve => setImmediate(resolve))
+    signal?.throwIfAborted()
+    const { vi: clock } = await import('vitest')
+    clock.setSystemTime(Date.now() + Math.max(0, ms))
+  }
+}))
+
+beforeEach(useVirtualTime)
+afterEach(() => vi.useRealTimers())
 
 const MINUTE = 60_000
 
@@ -66,61 +75,68 @@ describe('newsOfReason', () => {
   })
 })
 
+/** Queue item 7 of `deploy`: it says `why(t)` while it waits, until `startAt`, when it starts build #3. */
+class QueueApi extends FakeApi {
+  constructor(
+    private readonly why: (t: number) => string,
+    private readonly startAt: number
+  ) {
+    super()
+  }
+
+  override async getQueue(): Promise<QueuedTask[]> {
+    const t = vnow()
+    return t < this.startAt
+      ? [{ id: 7, job: ['deploy'], causes: [], parameters: [], why: this.why(t) }]
+      : []
+  }
+
+  override async runningBuilds(): Promise<RunningBuild[]> {
+    const started = { job: ['deploy'], number: 3, queueId: 7, timestamp: T0 + this.startAt }
+    return vnow() < this.startAt ? [] : [started]
+  }
+
+  override async getQueueItem(): Promise<QueueItem> {
+    const t = vnow()
+    return t < this.startAt
+      ? { id: 7, why: this.why(t) }
+      : { id: 7, executable: { number: 3, url: '' } }
+  }
+}
+
+/** Follows the queue item until it starts (then drops it, as `wait: started` does); the reasons told, and when. */
+async function told(
+  policy: SchedulePolicy,
+  api: QueueApi
+): Promise<Array<{ at: number; why: string }>> {
+  const { follower, told: all } = recordingFollower(api, policy, {
+    onTold: (event, f) => {
+      if (event.kind === 'started') f.drop(event.track)
+    }
+  })
+  follower.addQueued(['deploy'], 7)
+  await follower.run()
+  return all.flatMap(({ at, told: event }) =>
+    event.kind === 'waiting' ? [{ at, why: event.why }] : []
+  )
+}
+
 /**
  * A build blocked behind another for `blockedMs`, whose ETA counts down
  * (and runs over, as estimates do: N/A), then waiting for an executor, then
- * started. Runs the schedule until it starts; returns the reasons it told
- * and when.
+ * started. Follows it until it starts; returns the reasons it told and when.
  */
-function blocked(policy: SchedulePolicy, blockedMs: number): Array<{ at: number; why: string }> {
-  const schedule = new SharedSchedule(refOf, policy)
-  const queueId = 7
-  const id = schedule.addQueued(['deploy'], queueId, 0)
-  const startAt = blockedMs + 20_000
+function blocked(
+  policy: SchedulePolicy,
+  blockedMs: number
+): Promise<Array<{ at: number; why: string }>> {
   const why = (now: number): string => {
     if (now >= blockedMs) return 'Waiting for next available executor'
     // Jenkins estimated half the real time: the ETA reaches N/A half-way.
     const left = blockedMs / 2 - now
     return `Build #2 is already in progress (ETA: ${left > 0 ? timeSpan(left) : 'N/A'})`
   }
-  const told: Array<{ at: number; why: string }> = []
-  let now = 0
-  for (let i = 0; i < 1_000_000 && schedule.active; i++) {
-    const { reads, nextAt } = schedule.due(now)
-    for (const read of reads) {
-      let events: TrackEvent[]
-      if (read.kind === 'round') {
-        const queue: QueuedTask[] =
-          now < startAt
-            ? [{ id: queueId, job: ['deploy'], causes: [], parameters: [], why: why(now) }]
-            : []
-        const running =
-          now < startAt ? [] : [{ job: ['deploy'], number: 3, queueId, timestamp: startAt }]
-        events = schedule.sawRound(now, now, {
-          ...(read.queue ? { queue } : {}),
-          ...(read.running ? { running } : {})
-        })
-      } else if (read.kind === 'queue-item') {
-        events = schedule.sawQueueItem(
-          id,
-          now,
-          now,
-          now < startAt
-            ? { id: queueId, why: why(now) }
-            : { id: queueId, executable: { number: 3, url: '' } }
-        )
-      } else {
-        // Started: the queue is done with.
-        schedule.drop(id)
-        events = []
-      }
-      for (const event of events) {
-        if (event.kind === 'waiting') told.push({ at: now, why: event.why })
-      }
-    }
-    if (reads.length === 0) now = Math.max(now + 1, nextAt ?? now + 1)
-  }
-  return told
+  return told(policy, new QueueApi(why, blockedMs + 20_000))
 }
 
 describe('the queue reasons the schedule tells', () => {
@@ -128,9 +144,9 @@ describe('the queue reasons the schedule tells', () => {
     ['one job (its own queue item)', ONE_BUILD_POLICY],
     ['jobs (rounds of the queue list)', DEFAULT_SCHEDULE_POLICY]
   ] as const) {
-    it(`${who}: 40 minutes behind another build is about one line a minute while the ETA counts, and each new reason at once`, () => {
-      const told = blocked(policy, 40 * MINUTE)
-      const progress = told.filter(t => t.why.startsWith('Build #2'))
+    it(`${who}: 40 minutes behind another build is about one line a minute while the ETA counts, and each new reason at once`, async () => {
+      const reasons = await blocked(policy, 40 * MINUTE)
+      const progress = reasons.filter(t => t.why.startsWith('Build #2'))
       // One line a minute while the ETA counts down for 20 minutes (before: a
       // line at every poll, about 300), then the unchanging N/A once.
       const counting = progress.filter(t => !t.why.includes('N/A'))
@@ -147,27 +163,32 @@ describe('the queue reasons the schedule tells', () => {
         why: `Build #2 is already in progress (ETA: ${timeSpan(20 * MINUTE - (progress[0]?.at ?? 0))})`
       })
       // The new reason, as soon as a read showed it; it never changes after, so once.
-      const executor = told.filter(t => t.why === 'Waiting for next available executor')
+      const executor = reasons.filter(t => t.why === 'Waiting for next available executor')
       expect(executor).toHaveLength(1)
       expect(executor[0]?.at).toBeGreaterThanOrEqual(40 * MINUTE)
       expect(executor[0]?.at).toBeLessThan(40 * MINUTE + 15_000)
     })
 
-    it(`${who}: a quiet period of 5 s that counts down is one line`, () => {
-      const schedule = new SharedSchedule(refOf, policy)
-      const id = schedule.addQueued(['hello'], 1, 0)
-      const told: string[] = []
-      for (let now = 0; now < 5000; now += 100) {
-        const why = `In the quiet period. Expires in ${timeSpan(5000 - now)}`
-        const events = policy.rounds
-          ? schedule.sawRound(now, now, {
-              queue: [{ id: 1, job: ['hello'], causes: [], parameters: [], why }],
-              running: []
-            })
-          : schedule.sawQueueItem(id, now, now, { id: 1, why })
-        for (const e of events) if (e.kind === 'waiting') told.push(e.why)
+    it(`${who}: a quiet period of 5 s that counts down is one line`, async () => {
+      const api = new QueueApi(t => `In the quiet period. Expires in ${timeSpan(5000 - t)}`, 5000)
+      const seen: string[] = []
+      const getQueue = api.getQueue.bind(api)
+      const getQueueItem = api.getQueueItem.bind(api)
+      // What the follower read, to know it saw the countdown more than once.
+      api.getQueue = async () => {
+        const queue = await getQueue()
+        seen.push(...queue.map(item => item.why ?? ''))
+        return queue
       }
-      expect(told).toEqual(['In the quiet period. Expires in 5 sec'])
+      api.getQueueItem = async () => {
+        const item = await getQueueItem()
+        if (item.why) seen.push(item.why)
+        return item
+      }
+      // The first reason read (at once, or at the first round), and no other.
+      expect((await told(policy, api)).map(t => t.why)).toEqual([seen[0]])
+      expect(seen[0]).toMatch(/^In the quiet period\. Expires in (5|4\.9) sec$/)
+      expect(new Set(seen).size).toBeGreaterThan(5)
     })
   }
 })

@@ -1,32 +1,54 @@
 /**
- * The shared schedule in virtual time: a modelled Jenkins (queue, executors,
- * builds that end the way Jenkins ends them) answers every read at once, and
- * the tests count what the schedule asked for and when it saw each end.
+ * The polling engine in virtual time (fixtures/virtual-time.ts): a modelled
+ * Jenkins (queue, executors, builds that end the way Jenkins ends them)
+ * answers every read at once, and the tests count what the follower asked
+ * for and when it saw each end.
  */
-import { describe, expect, it } from 'vitest'
+import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest'
 import type {
   Build,
-  BuildRef,
   JobPath,
+  PipelineRun,
   QueuedTask,
   QueueItem,
   RunningBuild
 } from '../../src/jenkins/model/types.js'
-import { SharedSchedule } from '../../src/follow/schedule.js'
+import type { BuildsFollower } from '../../src/follow/follow-builds.js'
 import {
   DEFAULT_SCHEDULE_POLICY,
   ONE_BUILD_POLICY,
-  type ScheduledRead,
-  type TrackEvent
-} from '../../src/follow/schedule-policy.js'
+  type ConsoleFollower
+} from '../../src/follow/schedule.js'
+import type { ConsolePoll } from '../../src/follow/log-stream.js'
 import type { Expectation } from '../../src/follow/poll-policy.js'
+import { QueueItemEnded } from '../../src/follow/queue-ended.js'
+import { JenkinsError } from '../../src/jenkins/transport/errors.js'
 import { decodeBuild } from '../../src/jenkins/reads/decode.js'
+import { StepAborted } from '../../src/util/wait.js'
+import { FakeApi, networkError } from '../fixtures/fake-api.js'
+import {
+  advance,
+  recordingFollower,
+  T0,
+  useVirtualTime,
+  vnow,
+  type Told
+} from '../fixtures/virtual-time.js'
 
-const refOf = (job: JobPath, number: number): BuildRef => ({
-  job,
-  number,
-  url: `https://ci/job/${job.join('/job/')}/${number}/`
-})
+vi.mock('../../src/util/wait.js', async importOriginal => ({
+  ...(await importOriginal<typeof import('../../src/util/wait.js')>()),
+  // The waits, virtual: Date moves on by exactly what was asked (fixtures/virtual-time.ts).
+  sleep: async (ms: number, signal?: AbortSignal): Promise<void> => {
+    signal?.throwIfAborted()
+    await new Promise(resolve => setImmediate(resolve))
+    signal?.throwIfAborted()
+    const { vi: clock } = await import('vitest')
+    clock.setSystemTime(Date.now() + Math.max(0, ms))
+  }
+}))
+
+beforeEach(useVirtualTime)
+afterEach(() => vi.useRealTimers())
 
 interface ModelBuild {
   job: string
@@ -50,128 +72,153 @@ interface World {
   hideRunning?: boolean
 }
 
+type Request = 'queue' | 'computer' | 'queue-item' | 'build-poll' | 'build-full'
+
 interface Log {
-  reads: Array<{ at: number; read: ScheduledRead }>
-  events: Array<{ at: number; event: TrackEvent }>
+  /** Each request Jenkins received, when, and for which build (a build's own). */
+  reads: Array<{ at: number; kind: Request; track?: number }>
+  events: Array<{ at: number; event: Told }>
   /** Requests Jenkins received, by kind. */
-  requests: Record<string, number>
+  requests: Partial<Record<Request, number>>
 }
 
-/** Runs the schedule against the world until nothing is followed (or `untilMs`). */
-function simulate(
-  world: World,
-  options: {
-    expect?: Expectation
-    untilMs?: number
-    onEvent?: (e: TrackEvent, s: SharedSchedule, at: number) => void
-  } = {}
-): Log {
-  const schedule = new SharedSchedule(refOf)
-  const log: Log = { reads: [], events: [], requests: {} }
-  const count = (kind: string): void => void (log.requests[kind] = (log.requests[kind] ?? 0) + 1)
-  const tracks = new Map<number, ModelBuild>()
-  for (const b of world.builds) {
-    b.number ??= 1
-    tracks.set(schedule.addQueued([b.job], b.queueId, 0, { expect: options.expect }), b)
+const refused = (): JenkinsError => new JenkinsError('forbidden', 'Forbidden', 403)
+
+/** The modelled Jenkins: every read answered at once, from the world at the virtual time. */
+class WorldApi extends FakeApi {
+  readonly log: Log = { reads: [], events: [], requests: {} }
+
+  constructor(private readonly world: World) {
+    super()
   }
-  let now = 0
-  const state = (b: ModelBuild, t: number) => {
-    if (b.cancelledAt !== undefined && b.cancelledAt <= t && t < b.startAt) return 'cancelled'
-    if (t < b.startAt) return 'queued'
-    if (t < b.endAt) return 'building'
-    if (t < b.endAt + (b.gapMs ?? 125)) return 'ending'
-    return 'done'
+
+  private note(kind: Request, build?: ModelBuild): void {
+    const track = build && this.world.builds.indexOf(build)
+    this.log.reads.push({ at: vnow(), kind, ...(build ? { track } : {}) })
+    this.log.requests[kind] = (this.log.requests[kind] ?? 0) + 1
   }
-  const emit = (events: TrackEvent[]): void => {
-    for (const event of events) {
-      log.events.push({ at: now, event })
-      options.onEvent?.(event, schedule, now)
+
+  private byJob(job: JobPath): ModelBuild {
+    const build = this.world.builds.find(b => b.job === job[0])
+    if (!build) throw new Error(`no build of ${job.join('/')}`)
+    return build
+  }
+
+  override async getQueue(): Promise<QueuedTask[]> {
+    this.note('queue')
+    if (this.world.refuseQueue) throw refused()
+    return this.world.builds
+      .filter(b => state(b, vnow()) === 'queued')
+      .map(b => ({
+        id: b.queueId,
+        job: [b.job],
+        causes: [],
+        parameters: [],
+        why: 'Waiting for next available executor'
+      }))
+  }
+
+  override async runningBuilds(): Promise<RunningBuild[]> {
+    this.note('computer')
+    if (this.world.refuseRunning) throw refused()
+    if (this.world.hideRunning) return []
+    return this.world.builds
+      .filter(b => ['building', 'ending'].includes(state(b, vnow())))
+      .map(b => ({
+        job: [b.job],
+        number: b.number ?? 1,
+        queueId: b.queueId,
+        timestamp: T0 + b.startAt,
+        estimatedDuration: -1
+      }))
+  }
+
+  override async getQueueItem(queueId: number): Promise<QueueItem> {
+    const b = this.world.builds.find(one => one.queueId === queueId)
+    if (!b) throw new Error(`no queue item ${queueId}`)
+    this.note('queue-item', b)
+    const s = state(b, vnow())
+    if (s === 'queued') {
+      return {
+        _class: 'hudson.model.Queue$BuildableItem',
+        id: b.queueId,
+        why: 'Waiting for next available executor'
+      }
+    }
+    if (s === 'cancelled') {
+      return {
+        _class: 'hudson.model.Queue$LeftItem',
+        id: b.queueId,
+        cancelled: true,
+        executable: null
+      }
+    }
+    return {
+      _class: 'hudson.model.Queue$LeftItem',
+      id: b.queueId,
+      cancelled: false,
+      executable: { number: b.number ?? 1, url: '' }
     }
   }
-  const buildJson = (b: ModelBuild): Build => {
-    const s = state(b, now)
+
+  override async getBuild(
+    job: JobPath,
+    _which: number | 'lastBuild' | 'lastSuccessfulBuild',
+    options?: { tree?: string }
+  ): Promise<Build> {
+    const b = this.byJob(job)
+    this.note(options?.tree ? 'build-poll' : 'build-full', b)
+    const s = state(b, vnow())
     return decodeBuild({
-      number: b.number as number,
+      number: b.number ?? 1,
       url: '',
       building: s === 'building',
       result: s === 'building' ? null : 'SUCCESS',
       duration: 0,
       estimatedDuration: -1,
-      timestamp: b.startAt
+      timestamp: T0 + b.startAt
     })
   }
-  for (let i = 0; i < 100_000 && schedule.active && now <= (options.untilMs ?? 600_000); i++) {
-    const { reads, nextAt } = schedule.due(now)
-    for (const read of reads) {
-      log.reads.push({ at: now, read })
-      if (read.kind === 'round') {
-        const seen: { queue?: QueuedTask[] | 'refused'; running?: RunningBuild[] | 'refused' } = {}
-        if (read.queue) {
-          count('queue')
-          if (world.refuseQueue) seen.queue = 'refused'
-          else
-            seen.queue = world.builds
-              .filter(b => state(b, now) === 'queued')
-              .map(b => ({
-                id: b.queueId,
-                job: [b.job],
-                causes: [],
-                parameters: [],
-                why: 'Waiting for next available executor'
-              }))
-        }
-        if (read.running) {
-          count('computer')
-          if (world.refuseRunning) seen.running = 'refused'
-          else
-            seen.running = world.hideRunning
-              ? []
-              : world.builds
-                  .filter(b => ['building', 'ending'].includes(state(b, now)))
-                  .map(b => ({
-                    job: [b.job],
-                    number: b.number as number,
-                    queueId: b.queueId,
-                    timestamp: b.startAt,
-                    estimatedDuration: -1
-                  }))
-        }
-        emit(schedule.sawRound(now, now, seen))
-      } else if (read.kind === 'queue-item') {
-        count('queue-item')
-        const b = tracks.get(read.track) as ModelBuild
-        const s = state(b, now)
-        const item: QueueItem =
-          s === 'queued'
-            ? {
-                _class: 'hudson.model.Queue$BuildableItem',
-                id: b.queueId,
-                why: 'Waiting for next available executor'
-              }
-            : s === 'cancelled'
-              ? {
-                  _class: 'hudson.model.Queue$LeftItem',
-                  id: b.queueId,
-                  cancelled: true,
-                  executable: null
-                }
-              : {
-                  _class: 'hudson.model.Queue$LeftItem',
-                  id: b.queueId,
-                  cancelled: false,
-                  executable: { number: b.number as number, url: '' }
-                }
-        emit(schedule.sawQueueItem(read.track, now, now, item))
-      } else if (read.kind === 'build') {
-        count(read.full ? 'build-full' : 'build-poll')
-        const b = tracks.get(read.track) as ModelBuild
-        emit(schedule.sawBuild(read.track, now, { build: buildJson(b), full: read.full }))
-      }
-    }
-    if (reads.length > 0) continue
-    if (nextAt === undefined) break
-    now = Math.max(now + 1, nextAt)
+}
+
+function state(b: ModelBuild, t: number): 'cancelled' | 'queued' | 'building' | 'ending' | 'done' {
+  if (b.cancelledAt !== undefined && b.cancelledAt <= t && t < b.startAt) return 'cancelled'
+  if (t < b.startAt) return 'queued'
+  if (t < b.endAt) return 'building'
+  if (t < b.endAt + (b.gapMs ?? 125)) return 'ending'
+  return 'done'
+}
+
+/** Follows the world's builds (the step's rounds: DEFAULT_SCHEDULE_POLICY) until none is followed, or `untilMs`. */
+async function simulate(
+  world: World,
+  options: {
+    expect?: Expectation
+    untilMs?: number
+    onEvent?: (e: Told, follower: BuildsFollower, at: number) => void
+  } = {}
+): Promise<Log> {
+  const api = new WorldApi(world)
+  const { log } = api
+  const stop = new AbortController()
+  const { follower, told } = recordingFollower(api, DEFAULT_SCHEDULE_POLICY, {
+    signal: stop.signal,
+    onTold: (event, f) => options.onEvent?.(event, f, vnow())
+  })
+  // The world's time runs out: the follower is stopped at the next read.
+  const getQueue = api.getQueue.bind(api)
+  api.getQueue = async () => {
+    if (vnow() > (options.untilMs ?? 600_000)) stop.abort('timeout')
+    return getQueue()
   }
+  for (const b of world.builds) {
+    b.number ??= 1
+    follower.addQueued([b.job], b.queueId, { expect: options.expect })
+  }
+  await follower.run().catch((error: unknown) => {
+    if (!(error instanceof StepAborted)) throw error
+  })
+  log.events = told.map(({ at, told: event }) => ({ at, event }))
   return log
 }
 
@@ -194,9 +241,12 @@ function twenty(extra: Partial<ModelBuild> = {}): ModelBuild[] {
   }))
 }
 
-describe('SharedSchedule', () => {
-  it('twenty 1-minute builds with history: rounds of one request each, every end seen within a second', () => {
-    const log = simulate({ builds: twenty() }, { expect: { durationMs: 60_000, spreadMs: 600 } })
+describe('the shared schedule (jobs: rounds of the lists, one budget of polls)', () => {
+  it('twenty 1-minute builds with history: rounds of one request each, every end seen within a second', async () => {
+    const log = await simulate(
+      { builds: twenty() },
+      { expect: { durationMs: 60_000, spreadMs: 600 } }
+    )
     const delays = twenty().map((b, i) => (endedAt(log, i) as number) - b.endAt)
     expect(delays.every(d => d >= 125)).toBe(true)
     expect(median(delays)).toBeLessThan(1000)
@@ -211,20 +261,18 @@ describe('SharedSchedule', () => {
     expect(polls / 60).toBeLessThan(1)
   })
 
-  it('never reads a build again once it ended', () => {
+  it('never reads a build again once it ended', async () => {
     const builds = twenty().map((b, i) => ({ ...b, endAt: 5_000 + i * 2_000 }))
-    const log = simulate({ builds }, { expect: { durationMs: 10_000, spreadMs: 10_000 } })
+    const log = await simulate({ builds }, { expect: { durationMs: 10_000, spreadMs: 10_000 } })
     for (let i = 0; i < builds.length; i++) {
       const ended = endedAt(log, i) as number
       expect(ended).toBeDefined()
-      const later = log.reads.filter(
-        r => r.at > ended && r.read.kind !== 'round' && 'track' in r.read && r.read.track === i
-      )
+      const later = log.reads.filter(r => r.at > ended && r.track === i)
       expect(later).toEqual([])
     }
   })
 
-  it('items waiting for executors: one queue read a round, no read per item, why said once each', () => {
+  it('items waiting for executors: one queue read a round, no read per item, why said once each', async () => {
     // Two executors: the builds start two at a time, each running 3 s.
     const builds = Array.from({ length: 6 }, (_, i) => ({
       job: `q-${i}`,
@@ -232,7 +280,7 @@ describe('SharedSchedule', () => {
       startAt: Math.floor(i / 2) * 3_200 + 10,
       endAt: Math.floor(i / 2) * 3_200 + 3_010
     }))
-    const log = simulate({ builds })
+    const log = await simulate({ builds })
     expect(log.requests['queue-item'] ?? 0).toBe(0)
     const waits = log.events.filter(e => e.event.kind === 'waiting')
     // Only the four that had to wait were ever seen waiting, once each.
@@ -242,8 +290,8 @@ describe('SharedSchedule', () => {
     for (let i = 0; i < 6; i++) expect(endedAt(log, i)).toBeDefined()
   })
 
-  it('a short build that ended between two rounds: its queue item is read once, then its build', () => {
-    const log = simulate({
+  it('a short build that ended between two rounds: its queue item is read once, then its build', async () => {
+    const log = await simulate({
       builds: [
         { job: 'short', queueId: 9, startAt: 20, endAt: 60, gapMs: 10 },
         { job: 'long', queueId: 10, startAt: 20, endAt: 20_000 }
@@ -254,8 +302,8 @@ describe('SharedSchedule', () => {
     expect(log.events.find(e => e.event.kind === 'started' && e.event.track === 0)).toBeDefined()
   })
 
-  it('a cancelled item ends its track: left without build, cancelled', () => {
-    const log = simulate(
+  it('a cancelled item ends its track: left without build, cancelled', async () => {
+    const log = await simulate(
       {
         builds: [
           { job: 'never', queueId: 3, startAt: Infinity, endAt: Infinity, cancelledAt: 1000 },
@@ -264,29 +312,35 @@ describe('SharedSchedule', () => {
       },
       { untilMs: 10_000 }
     )
-    const left = log.events.find(e => e.event.kind === 'left-without-build')
-    expect(left?.event).toEqual({
-      kind: 'left-without-build',
-      track: 0,
-      queueId: 3,
-      cancelled: true
-    })
+    const left = log.events.filter(e => e.event.kind === 'failed')
+    expect(left.map(e => e.event.track)).toEqual([0])
+    const error = left[0]?.event.kind === 'failed' ? left[0].event.error : undefined
+    expect(error).toBeInstanceOf(QueueItemEnded)
+    expect(error).toMatchObject({ fate: 'cancelled', queueId: 3 })
+    expect(error?.message).toBe(
+      'The queue item 3 of never was cancelled in Jenkins before it started (by a user, or because the job was disabled).'
+    )
   })
 
-  it('computer/api/json refused: each build polled on its own, the polls spaced by the budget', () => {
+  it('computer/api/json refused: each build polled on its own, the polls spaced by the budget', async () => {
     const builds = twenty()
-    const log = simulate(
+    const log = await simulate(
       { builds, refuseRunning: true },
       { expect: { durationMs: 60_000, spreadMs: 600 } }
     )
     expect(log.requests['computer']).toBe(1)
     expect(log.requests['build-poll']).toBeGreaterThan(20)
     for (let i = 0; i < builds.length; i++) expect(endedAt(log, i)).toBeDefined()
-    // Polls: rounds and a build's own polls (a queue item a round did not
-    // show, and a build's final read, follow from what was seen).
-    const pollTimes = log.reads
-      .filter(r => r.read.kind === 'round' || (r.read.kind === 'build' && !r.read.full))
-      .map(r => r.at)
+    // Polls: rounds (one or both lists, at one time) and a build's own polls
+    // (a queue item a round did not show, and a build's final read, follow
+    // from what was seen).
+    const pollTimes = [
+      ...new Set(
+        log.reads
+          .filter(r => r.kind === 'queue' || r.kind === 'computer' || r.kind === 'build-poll')
+          .map(r => r.at)
+      )
+    ]
     for (let i = 1; i < pollTimes.length; i++) {
       expect((pollTimes[i] as number) - (pollTimes[i - 1] as number)).toBeGreaterThanOrEqual(
         DEFAULT_SCHEDULE_POLICY.pollGapMs
@@ -294,16 +348,16 @@ describe('SharedSchedule', () => {
     }
   })
 
-  it('both lists refused: every queue item and build on its own, still within the budget', () => {
+  it('both lists refused: every queue item and build on its own, still within the budget', async () => {
     const builds = twenty().slice(0, 4)
-    const log = simulate({ builds, refuseRunning: true, refuseQueue: true })
+    const log = await simulate({ builds, refuseRunning: true, refuseQueue: true })
     expect(log.requests['queue-item']).toBeGreaterThanOrEqual(4)
     for (let i = 0; i < builds.length; i++) expect(endedAt(log, i)).toBeDefined()
   })
 
-  it('a list that hides our builds: a confirmation read finds them running, then they are polled on their own and the list is no longer read', () => {
+  it('a list that hides our builds: a confirmation read finds them running, then they are polled on their own and the list is no longer read', async () => {
     const builds = twenty().slice(0, 3)
-    const log = simulate(
+    const log = await simulate(
       { builds, hideRunning: true },
       { expect: { durationMs: 60_000, spreadMs: 600 } }
     )
@@ -315,23 +369,23 @@ describe('SharedSchedule', () => {
     expect(log.requests['computer']).toBe(2)
   })
 
-  it('expedite: a build told to stop is read at once, and again until it ended', () => {
+  it('expedite: a build told to stop is read at once, and again until it ended', async () => {
     // Far from its expected end (10 minutes): rounds would come only every 5 s.
     const builds: ModelBuild[] = [
       { job: 'a', queueId: 1, startAt: 10, endAt: 30_000 },
       { job: 'b', queueId: 2, startAt: 10, endAt: 600_000 }
     ]
     let stoppedAt: number | undefined
-    const log = simulate(
+    const log = await simulate(
       { builds },
       {
         expect: { durationMs: 600_000, spreadMs: 1000 },
-        onEvent: (e, s, at) => {
+        onEvent: (e, follower, at) => {
           // When `a` fails, the step stops `b`: Jenkins ends it 700 ms later.
           if (e.kind === 'ended' && e.track === 0) {
             stoppedAt = at
             ;(builds[1] as ModelBuild).endAt = at + 700
-            s.expedite(1, at)
+            follower.expedite(1)
           }
         }
       }
@@ -340,120 +394,193 @@ describe('SharedSchedule', () => {
     const ended = endedAt(log, 1) as number
     expect(ended - (stoppedAt as number)).toBeLessThanOrEqual(700 + 500)
     // Read on its own (full JSON), not taken for a build the list hides.
-    const own = log.reads.filter(r => r.read.kind === 'build' && r.read.track === 1)
+    const own = log.reads.filter(
+      r => (r.kind === 'build-poll' || r.kind === 'build-full') && r.track === 1
+    )
     expect(own.length).toBeGreaterThanOrEqual(2)
-    expect(own.every(r => r.read.kind === 'build' && r.read.full)).toBe(true)
+    expect(own.every(r => r.kind === 'build-full')).toBe(true)
   })
 })
 
-describe('SharedSchedule with ONE_BUILD_POLICY (one job)', () => {
-  const build = (fields: { building: boolean }): Build =>
-    decodeBuild({
-      number: 3,
-      url: '',
-      result: null,
-      duration: 0,
-      estimatedDuration: -1,
-      timestamp: 0,
-      ...fields
+/** A console whose polls answer as scripted (the last repeats), each taking `ms` of virtual time; the times of its polls and its notices are noted. */
+function timedConsole(answers: Array<{ ms: number; poll: ConsolePoll | Error }>) {
+  const polls: number[] = []
+  const notices: Array<{ at: number; message: string }> = []
+  const console: ConsoleFollower = {
+    poll: async () => {
+      polls.push(vnow())
+      const { ms, poll } = answers[Math.min(polls.length - 1, answers.length - 1)] ?? {
+        ms: 0,
+        poll: new Error('no answer')
+      }
+      advance(ms)
+      if (poll instanceof Error) throw poll
+      return poll
+    },
+    notice: message => void notices.push({ at: vnow(), message })
+  }
+  return { console, polls, notices }
+}
+
+/** A FakeApi that notes, in virtual ms, when each queue item and build read came, and takes `answerMs` to answer each. */
+class TimedApi extends FakeApi {
+  readonly reads: string[] = []
+
+  constructor(private readonly answerMs: number) {
+    super()
+  }
+
+  override async getQueueItem(queueId: number): Promise<QueueItem> {
+    this.reads.push(`queue-item at ${vnow()}`)
+    const item = await super.getQueueItem(queueId)
+    advance(this.answerMs)
+    return item
+  }
+
+  override async getBuild(
+    job: JobPath,
+    which: number | 'lastBuild' | 'lastSuccessfulBuild',
+    options?: { tree?: string }
+  ): Promise<Build> {
+    this.reads.push(`build${options?.tree ? '' : ' (full)'} at ${vnow()}`)
+    const build = await super.getBuild(job, which, options)
+    advance(this.answerMs)
+    return build
+  }
+}
+
+describe('one build (ONE_BUILD_POLICY: one job)', () => {
+  it('no lists: its queue item at once, then at the queue pace from its answer; the start as its read saw it', async () => {
+    const api = new TimedApi(10)
+    api.queueAnswers = [
+      { id: 5, why: 'Waiting' },
+      { id: 5, inQueueSince: 1, executable: { number: 3, url: '' } }
+    ]
+    const { follower, told } = recordingFollower(api, ONE_BUILD_POLICY, {
+      onTold: (event, f) => {
+        if (event.kind === 'started') f.drop(event.track)
+      }
     })
-
-  it('no lists: its queue item at once, then at the queue pace; the start as its read saw it', () => {
-    const schedule = new SharedSchedule(refOf, ONE_BUILD_POLICY)
-    const id = schedule.addQueued(['a'], 5, 0)
-    expect(schedule.due(0).reads).toEqual([{ kind: 'queue-item', track: id, queueId: 5 }])
-    expect(schedule.sawQueueItem(id, 0, 10, { id: 5, why: 'Waiting' })).toEqual([
-      { kind: 'waiting', track: id, why: 'Waiting' }
-    ])
-    expect(schedule.due(10)).toEqual({ reads: [], nextAt: 110 })
-    expect(schedule.due(110).reads).toEqual([{ kind: 'queue-item', track: id, queueId: 5 }])
-    const item = { id: 5, inQueueSince: 1, executable: { number: 3, url: '' } }
-    expect(schedule.sawQueueItem(id, 110, 120, item)).toEqual([
+    const id = follower.addQueued(['a'], 5)
+    await follower.run()
+    expect(api.reads).toEqual(['queue-item at 0', 'queue-item at 110'])
+    expect(api.calls.filter(call => call !== 'getQueueItem 5')).toEqual([])
+    expect(told).toEqual([
+      { at: 10, told: { kind: 'waiting', track: id, why: 'Waiting' } },
       {
-        kind: 'started',
-        track: id,
-        ref: refOf(['a'], 3),
-        seenAt: 110,
-        startSlackMs: 110,
-        inQueueSince: 1
+        at: 120,
+        told: {
+          kind: 'started',
+          track: id,
+          ref: { job: ['a'], number: 3, url: api.buildUrl(['a'], 3) },
+          seenAt: 110,
+          startSlackMs: 110,
+          inQueueSince: 1
+        }
       }
     ])
   })
 
-  it('a console: read at once, paced from the start of each read, then one full read once it is complete', () => {
-    const schedule = new SharedSchedule(refOf, ONE_BUILD_POLICY)
-    const ref = refOf(['a'], 3)
-    const id = schedule.addRunning(ref, 0, { console: true })
-    expect(schedule.due(0).reads).toEqual([{ kind: 'console', track: id, ref }])
-    schedule.sawConsole(id, 50, { grew: true, moreData: true, finished: false })
+  it('a console: read at once, paced from the start of each read, then one full read once it is complete', async () => {
+    const api = new TimedApi(10)
+    api.buildAnswers = [{ building: false, result: 'SUCCESS' }]
+    const { console, polls } = timedConsole([
+      { ms: 50, poll: { grew: true, moreData: true, finished: false } },
+      { ms: 10, poll: { grew: false, moreData: false, finished: true } }
+    ])
+    const { follower, told } = recordingFollower(api, ONE_BUILD_POLICY)
+    const ref = { job: ['a'], number: 3, url: 'u' }
+    const id = follower.addRunning(ref, { console })
+    await follower.run()
     // A young build without history: youngMs from the read's start, not its answer.
-    expect(schedule.due(50)).toEqual({ reads: [], nextAt: ONE_BUILD_POLICY.poll.youngMs })
-    expect(schedule.due(750).reads).toEqual([{ kind: 'console', track: id, ref }])
-    schedule.sawConsole(id, 760, { grew: false, moreData: false, finished: true })
-    expect(schedule.due(760).reads).toEqual([{ kind: 'build', track: id, ref, full: true }])
-    expect(schedule.sawBuild(id, 770, { build: build({ building: false }), full: true })).toEqual([
-      { kind: 'ended', track: id, build: build({ building: false }) }
+    expect(polls).toEqual([0, ONE_BUILD_POLICY.poll.youngMs])
+    expect(api.reads).toEqual([`build (full) at ${ONE_BUILD_POLICY.poll.youngMs + 10}`])
+    expect(told.map(t => t.told)).toEqual([
+      { kind: 'ended', track: id, build: expect.objectContaining({ number: 3, building: false }) }
     ])
-    expect(schedule.active).toBe(false)
+    expect(told[0]?.at).toBe(ONE_BUILD_POLICY.poll.youngMs + 20)
   })
 
-  it('a console that fails before the end: one build read says the build is over, then the rest is given up after followUpForMs', () => {
-    const schedule = new SharedSchedule(refOf, ONE_BUILD_POLICY)
-    const ref = refOf(['a'], 3)
-    const id = schedule.addRunning(ref, 0, { console: true })
-    schedule.due(0)
-    schedule.readFailed(id, 10)
-    expect(schedule.due(10).reads).toEqual([{ kind: 'build', track: id, ref, full: false }])
-    schedule.sawBuild(id, 20, { build: build({ building: false }), full: false })
-    let now = 20
-    const reads: ScheduledRead[] = []
-    while (schedule.active && now < 60_000) {
-      const { reads: due, nextAt } = schedule.due(now)
-      for (const read of due) {
-        reads.push(read)
-        if (read.kind === 'console') schedule.readFailed(id, now)
-        else schedule.sawBuild(id, now, { build: build({ building: false }), full: true })
-      }
-      if (due.length === 0) now = nextAt as number
-    }
-    expect(reads.at(-1)).toEqual({ kind: 'give-up', track: id, ref })
-    expect(reads.filter(r => r.kind === 'build')).toEqual([])
-    expect(now).toBeGreaterThan(20 + ONE_BUILD_POLICY.poll.followUpForMs)
+  it('a console that fails before the end: one build read says the build is over, then the rest is given up after followUpForMs', async () => {
+    const api = new TimedApi(10)
+    api.buildAnswers = [{ building: false, result: 'SUCCESS' }]
+    const { console, polls, notices } = timedConsole([
+      { ms: 10, poll: networkError() },
+      { ms: 0, poll: networkError() }
+    ])
+    const { follower, told } = recordingFollower(api, ONE_BUILD_POLICY)
+    const ref = { job: ['a'], number: 3, url: 'https://ci/job/a/3/' }
+    const id = follower.addRunning(ref, { console })
+    await follower.run()
+    // The console's first failure: one build read (not the full JSON) at once says it is over.
+    expect(api.reads[0]).toBe('build at 10')
+    // Then only the console, until followUpForMs after the end was seen; then the final JSON.
+    const { followUpForMs } = ONE_BUILD_POLICY.poll
+    expect(api.reads.slice(1)).toHaveLength(1)
+    expect(api.reads[1]).toMatch(/^build \(full\) at \d+$/)
+    expect(polls.length).toBeGreaterThan(10)
+    expect(notices).toHaveLength(1)
+    expect(notices[0]?.at).toBeGreaterThan(20 + followUpForMs)
+    expect(notices[0]?.message).toBe(
+      'Could not read the rest of the console of #3 30 s after the build finished (socket hang up); it is at https://ci/job/a/3/console'
+    )
+    expect(api.reads[1]).toBe(`build (full) at ${notices[0]?.at}`)
+    expect(told.map(t => t.told.kind)).toEqual(['ended'])
+    expect(told[0]?.told.track).toBe(id)
   })
 })
 
-describe('SharedSchedule: the reads beside a build', () => {
-  it("a running Pipeline's inputs: looked at 5 s after its start, then every 10 s; none once Jenkins shows no stages", () => {
-    const schedule = new SharedSchedule(refOf, ONE_BUILD_POLICY)
-    const ref = refOf(['p'], 3)
-    const id = schedule.addRunning(ref, 0, { inputs: true })
-    const looks = (now: number): ScheduledRead[] =>
-      schedule.due(now).reads.filter(read => read.kind === 'inputs')
-    expect(looks(0)).toEqual([])
-    expect(looks(5000)).toEqual([{ kind: 'inputs', track: id, ref }])
-    // One look at a time, beside the build's own reads.
-    expect(looks(5100)).toEqual([])
-    schedule.sawInputs(id, 5200, { more: true })
-    expect(looks(15_100)).toEqual([])
-    expect(looks(15_200)).toEqual([{ kind: 'inputs', track: id, ref }])
-    schedule.sawInputs(id, 15_300, { more: false })
-    expect(looks(60_000)).toEqual([])
+describe('the reads beside a build', () => {
+  it("a running Pipeline's inputs: looked at 5 s after its start, then 10 s after each answer, one look at a time; none once Jenkins shows no stages", async () => {
+    const api = new TimedApi(0)
+    api.buildAnswers = [{ building: true }]
+    // The build ends a minute in.
+    const getBuild = api.getBuild.bind(api)
+    api.getBuild = async (...args) => {
+      if (vnow() >= 60_000) api.buildAnswers = [{ building: false, result: 'SUCCESS' }]
+      return getBuild(...args)
+    }
+    const run: PipelineRun = { status: 'PAUSED_PENDING_INPUT', stages: [] }
+    const looks: Array<{ at: number; answeredAt: number }> = []
+    const { follower, told } = recordingFollower(
+      Object.assign(api, {
+        describeRun: async (): Promise<PipelineRun | undefined> => {
+          const at = vnow()
+          // Each look takes 200 ms: the follower's own build polls go on meanwhile.
+          while (vnow() < at + 200) await new Promise(resolve => setImmediate(resolve))
+          looks.push({ at, answeredAt: vnow() })
+          return looks.length === 1 ? run : undefined
+        }
+      }),
+      ONE_BUILD_POLICY
+    )
+    const ref = { job: ['p'], number: 3, url: 'u' }
+    const id = follower.addRunning(ref, { inputs: true })
+    await follower.run()
+    expect(looks[0]?.at).toBe(5000)
+    // The second look 10 s after the first answer (and none while the first was out).
+    expect(looks[1]?.at).toBe((looks[0]?.answeredAt ?? 0) + 10_000)
+    // Then none, to the build's end a minute in.
+    expect(looks).toHaveLength(2)
+    expect(told.at(-1)?.told.kind).toBe('ended')
+    expect(told.filter(t => t.told.kind === 'inputs').map(t => t.told)).toEqual([
+      { kind: 'inputs', track: id, run }
+    ])
   })
 
-  it('a drain: the console of a build that ended, at once and at the follow-up pace until Jenkins closes it; no build read', () => {
-    const schedule = new SharedSchedule(refOf, DEFAULT_SCHEDULE_POLICY)
-    const ref = refOf(['d'], 3)
-    const id = schedule.addDrain(ref, 0)
-    expect(schedule.due(0).reads).toEqual([{ kind: 'console', track: id, ref }])
-    expect(schedule.sawConsole(id, 10, { moreData: true, grew: true, finished: true })).toEqual([])
-    const { reads, nextAt } = schedule.due(10)
-    expect(reads).toEqual([])
-    // The follow-up pace, not the shared budget's 400 ms.
-    expect(nextAt).toBe(DEFAULT_SCHEDULE_POLICY.poll.followUpMs)
-    expect(schedule.due(100).reads).toEqual([{ kind: 'console', track: id, ref }])
-    expect(schedule.sawConsole(id, 110, { moreData: false, grew: false, finished: true })).toEqual([
-      { kind: 'drained', track: id }
+  it('a drain: the console of a build that ended, at once and at the follow-up pace until Jenkins closes it; no build read', async () => {
+    const api = new TimedApi(0)
+    const { console, polls } = timedConsole([
+      { ms: 10, poll: { moreData: true, grew: true, finished: true } },
+      { ms: 10, poll: { moreData: false, grew: false, finished: true } }
     ])
-    expect(schedule.active).toBe(false)
+    const { follower, told } = recordingFollower(api, DEFAULT_SCHEDULE_POLICY)
+    const drained = follower.drain({ job: ['d'], number: 3, url: 'u' }, console)
+    await follower.run()
+    await drained
+    // The follow-up pace from the read's start, not the shared budget's 400 ms.
+    expect(polls).toEqual([0, DEFAULT_SCHEDULE_POLICY.poll.followUpMs])
+    expect(api.calls).toEqual([])
+    expect(told).toEqual([])
   })
 })

@@ -1,20 +1,37 @@
 import { once } from 'node:events'
 import { Interrupted, JenkinsError, unlessNotFound } from '../jenkins/transport/errors.js'
-import { fullName } from '../jenkins/model/job-path.js'
-import type { Build, BuildRef, JobPath, PipelineRun } from '../jenkins/model/types.js'
+import { fullName, sameJob } from '../jenkins/model/job-path.js'
+import type {
+  Build,
+  BuildRef,
+  JobPath,
+  PipelineRun,
+  QueuedTask,
+  QueueItem,
+  RunningBuild
+} from '../jenkins/model/types.js'
 import type { BuildOutputsApi, JenkinsApi } from '../jenkins/client.js'
+import { runningKey } from '../jenkins/reads/executors.js'
 import type { Logger } from '../util/logger.js'
 import { abortReason, sleep, StepAborted } from '../util/wait.js'
-import { SharedSchedule } from './schedule.js'
-import type { FollowedParts } from './track.js'
+import {
+  expectationFromEstimate,
+  nextPoll,
+  nextQueueDelay,
+  sawBuild,
+  sawConsole,
+  watch
+} from './poll-policy.js'
 import {
   DEFAULT_SCHEDULE_POLICY,
+  isRunning,
+  Track,
+  type ConsoleFollower,
+  type FollowedParts,
   type SchedulePolicy,
-  type ScheduledRead,
-  type StartSeen,
-  type TrackEvent
-} from './schedule-policy.js'
-import type { ConsoleStreamer } from './log-stream.js'
+  type StartSeen
+} from './schedule.js'
+import { newsOfReason } from './queue-reason.js'
 import { buildNumberByQueueId, QueueItemEnded } from './queue-ended.js'
 import { buildRef } from './build-parts.js'
 import { formatDuration } from '../util/duration.js'
@@ -22,9 +39,6 @@ import { errorText } from '../util/error-text.js'
 
 /** Fields polled while a build runs: enough to know whether it is over and when to look again. */
 const POLL_TREE = 'number,url,building,result,duration,estimatedDuration,timestamp,queueId'
-
-/** Something that can stream the console: poll() shows what is new, notice() a line of ours among it. */
-export type ConsoleFollower = Pick<ConsoleStreamer, 'poll' | 'notice'>
 
 /** What the follower tells about each build, by the id `add…` returned. Called in order, never concurrently. */
 interface FollowHooks {
@@ -46,43 +60,42 @@ export interface BuildsFollowerOptions {
   /** Fires on cancel or timeout: run() ends with StepAborted. */
   signal: AbortSignal
   policy?: SchedulePolicy
-  now?: () => number
 }
 
 /** How long a list read may retry before the round gives up on it (ms): the next round is better. */
 const LIST_READ_MS = 10_000
-
-/** What the follower keeps of a build besides the schedule's track. */
-interface Followed {
-  job: JobPath
-  console?: ConsoleFollower
-  /** A queued build's console, made once it starts. */
-  consoleOf?: (ref: BuildRef) => ConsoleFollower
-  /** Why the last console read failed, while the following ones fail too. */
-  consoleError?: string
-  /** A drain's promise (drain()): settled when the console was read to its end, or could not be. */
-  drained?: { resolve(): void; reject(error: Error): void }
-}
-
-/** How a build is followed: its console (a queued build's: made from its ref once it starts) and its pending inputs. */
-type Parts<Console> = Omit<FollowedParts, 'console'> & { console?: Console }
+/** Between the reads of a build the step told to stop (ms). */
+const STOPPING_MS = 500
+/** A running Pipeline's first look for a pending `input`, and the pause between looks (ms): an input waits for a person. */
+const INPUT_FIRST_MS = 5000
+const INPUT_EVERY_MS = 10_000
 
 /**
- * Follows builds, one or several at once, with one client: carries out the
- * reads the schedule (schedule.ts) asks for, those of one moment
- * concurrently, and tells the hooks what they showed. A list Jenkins
- * refuses is dropped (said in the debug log); a read that failed on the way
- * is tried again.
+ * Follows builds, one or several at once, with one client: the one polling
+ * engine. It keeps each build's Track (schedule.ts), decides what to read
+ * when (the rounds of the lists, each build's own reads, the shared budget
+ * of polls), carries out the reads of one moment concurrently, and tells
+ * the hooks what they showed. A list Jenkins refuses is dropped (said in
+ * the debug log); a read that failed on the way is tried again.
  *
  * It never guesses a build from `lastBuild` when a queue item is known:
  * with concurrent triggers that is how other actions end up reporting
  * someone else's build.
  */
 export class BuildsFollower {
-  private readonly schedule: SharedSchedule
+  private readonly tracks: Track[] = []
   private readonly policy: SchedulePolicy
-  private readonly now: () => number
-  private readonly followed = new Map<number, Followed>()
+  /** Whether `queue/api/json` may be read (refused: never again). */
+  private queueList: boolean
+  /** Whether `computer/api/json` may be read. */
+  private runningList: boolean
+  /** Some build was ever seen in the running list: it shows ours. */
+  private runningListShowed = false
+  private roundAt: number | undefined
+  private roundAttempt = 0
+  private roundInFlight = false
+  private roundFailedAt: number | undefined
+  private lastPollAt = -Infinity
   private readonly inFlight = new Set<Promise<void>>()
   private wakeUp: (() => void) | undefined
   /** Work of the step's that may add reads (a console to drain): run() waits for it. */
@@ -92,49 +105,62 @@ export class BuildsFollower {
   private cut: unknown
 
   constructor(private readonly options: BuildsFollowerOptions) {
-    this.now = options.now ?? Date.now
     this.policy = options.policy ?? DEFAULT_SCHEDULE_POLICY
-    this.schedule = new SharedSchedule(
-      (job, number) => buildRef(options.api, job, number),
-      this.policy
-    )
+    this.queueList = this.policy.rounds
+    this.runningList = this.policy.rounds
   }
 
-  /** Follows a queue item to its build and the build to its end; returns its id for the hooks. */
-  addQueued(
-    job: JobPath,
-    queueId: number,
-    { console, ...parts }: Parts<(ref: BuildRef) => ConsoleFollower> = {}
-  ): number {
-    const id = this.schedule.addQueued(job, queueId, this.now(), { ...parts, console: !!console })
-    this.followed.set(id, { job, consoleOf: console })
-    this.wakeUp?.()
-    return id
+  /** Follows a queue item (just created, or found) to its build and the build to its end; returns its id for the hooks. */
+  addQueued(job: JobPath, queueId: number, parts: Omit<FollowedParts, 'console'> = {}): number {
+    const now = Date.now()
+    const track = this.add(job, { phase: 'queued', queueId }, now, parts)
+    // The first round comes at the queue's first pace from now.
+    if (
+      this.roundAt === undefined ||
+      this.tracks.filter(t => t.state.phase === 'queued').length === 1
+    ) {
+      this.roundAt = now
+      this.roundAttempt = 0
+    }
+    if (!this.coveredByRound(track)) {
+      // Its own queue item, at once (the build usually starts at once).
+      track.readAt(now, { poll: true })
+    }
+    return track.id
   }
 
   /**
    * Follows a build known to run to its end: as read (`build`), or as known
-   * of its start (`from`); with a `console`, its console polls are the end
-   * signal (Jenkins closes the log after `building` turns false), so no
-   * build JSON is read while the console says the build goes on.
+   * of its start; with a `console`, its console polls are the end signal
+   * (Jenkins closes the log after `building` turns false), so no build JSON
+   * is read while the console says the build goes on.
    */
-  addRunning(ref: BuildRef, { console, ...parts }: Parts<ConsoleFollower>): number {
-    const id = this.schedule.addRunning(ref, this.now(), { ...parts, console: !!console })
-    this.followed.set(id, { job: ref.job, console })
-    this.wakeUp?.()
-    return id
+  addRunning(ref: BuildRef, { build, ...parts }: Omit<FollowedParts, 'consoleOf'>): number {
+    const now = Date.now()
+    const track = this.add(ref.job, { phase: 'done' }, now, parts)
+    this.startTrack(track, ref, now, { listed: build })
+    // No round watches it: its first read at once (a console from its start).
+    if (track.direct) track.dueAt = now
+    this.roundAt ??= now
+    return track.id
   }
 
   /**
-   * Reads the console of a build that ended to its end (until Jenkins
-   * closes it, or followUpForMs, said in it); rejects with what kept it
-   * from being read. Needs run() to be running (hold() the work that calls it).
+   * Reads the console of a build that ended to its end, on its own (never
+   * budgeted), until Jenkins closes it, or followUpForMs (said in it);
+   * rejects with what kept it from being read. Needs run() to be running
+   * (hold() the work that calls it).
    */
   drain(ref: BuildRef, console: ConsoleFollower): Promise<void> {
     return new Promise((resolve, reject) => {
-      const id = this.schedule.addDrain(ref, this.now())
-      this.followed.set(id, { job: ref.job, console, drained: { resolve, reject } })
-      this.wakeUp?.()
+      const now = Date.now()
+      const drained = watch({ console: true, startedAt: now, endSeenAt: now, endConfirmed: true })
+      const state = { phase: 'running', ref, watch: drained } as const
+      const track = this.add(ref.job, state, now, { console, drain: true })
+      track.next = 'console'
+      track.direct = true
+      track.readAt(now, { poll: false })
+      track.drained = { resolve, reject }
     })
   }
 
@@ -149,16 +175,30 @@ export class BuildsFollower {
     this.holds.add(held)
   }
 
-  /** Stops following one build. */
+  /** Stops following one build (its result is not wanted, it is left running, or its read failed for good). */
   drop(id: number): void {
-    this.schedule.drop(id)
+    this.tracks[id]?.finish()
     this.wakeUp?.()
   }
 
-  /** Looks at a build the step just told to stop, and keeps looking until it ended. */
+  /**
+   * Looks at a build (or queue item) the step just told to stop: its own
+   * read now, the full JSON of a build, then every STOPPING_MS until it ended.
+   */
   expedite(id: number): void {
-    this.schedule.expedite(id, this.now())
     this.wakeUp?.()
+    const track = this.tracks[id]
+    if (!track || track.state.phase === 'done') return
+    if (track.state.phase === 'running') {
+      track.stopping = true
+      track.wantFull = true
+    }
+    track.readAt(Date.now(), { poll: false })
+  }
+
+  /** Whether any build is still followed. */
+  private get active(): boolean {
+    return this.tracks.some(t => t.state.phase !== 'done')
   }
 
   /** Runs until no build is followed; on cancel or timeout throws what the read in flight threw, or StepAborted. */
@@ -172,19 +212,26 @@ export class BuildsFollower {
         throw this.cut ?? new StepAborted(abortReason(signal))
       }
       if (this.failure !== undefined) throw this.failure
-      const { reads, nextAt } = this.schedule.due(this.now())
+      const { reads, nextAt } = this.due(Date.now())
       for (const read of reads) this.launch(read)
-      if (!this.schedule.active && this.inFlight.size === 0 && this.holds.size === 0) break
+      if (!this.active && this.inFlight.size === 0 && this.holds.size === 0) break
       if (reads.length > 0) continue
-      await this.wait(nextAt === undefined ? undefined : nextAt - this.now())
+      await this.wait(nextAt === undefined ? undefined : nextAt - Date.now())
     }
-    if (this.policy.rounds && !this.schedule.usesRunningList) {
+    if (this.policy.rounds && !this.runningList) {
       const why = 'Jenkins did not show them in computer/api/json'
       this.options.logger.debug(`Followed the builds one by one: ${why}.`)
     }
   }
 
   // ---------------------------------------------------------------------------
+
+  private add(job: JobPath, state: Track['state'], now: number, parts: Track['parts']): Track {
+    const track = new Track(this.tracks.length, job, state, now, parts, this.policy)
+    this.tracks.push(track)
+    this.wakeUp?.()
+    return track
+  }
 
   /** Until `ms` passed, a read ended, something was added, or the signal fired. */
   private async wait(ms: number | undefined): Promise<void> {
@@ -196,8 +243,76 @@ export class BuildsFollower {
     this.wakeUp = undefined
   }
 
-  private launch(read: ScheduledRead): void {
-    const work = this.perform(read)
+  /**
+   * The reads to start now (each track's marked in flight until it is
+   * reported), and when to look again (epoch ms; undefined: only once a
+   * read in flight ends).
+   */
+  private due(now: number): { reads: Array<() => Promise<void>>; nextAt: number | undefined } {
+    const reads: Array<() => Promise<void>> = []
+    const inputs: Array<() => Promise<void>> = []
+    const polls: Array<{ at: number; track?: Track }> = []
+    let nextAt: number | undefined
+    const consider = (at: number): void => {
+      nextAt = Math.min(nextAt ?? at, at)
+    }
+    for (const track of this.tracks) {
+      const { state } = track
+      if (state.phase === 'done') continue
+      if (!track.inFlight && track.dueAt !== undefined) {
+        // Urgent reads at once: they follow from what a round showed.
+        if (track.duePoll) polls.push({ at: track.dueAt, track })
+        else if (track.dueAt > now) consider(track.dueAt)
+        else reads.push(this.ownRead(track, now))
+      }
+      // A running Pipeline's pending inputs: a read of their own, beside the build's.
+      if (state.phase !== 'running' || track.inputsAt === undefined || track.inputsInFlight)
+        continue
+      if (track.inputsAt > now) consider(track.inputsAt)
+      else {
+        track.inputsInFlight = true
+        inputs.push(() => this.inputs(track, state.ref))
+      }
+    }
+    reads.push(...inputs)
+    // Then one poll, if the budget allows: the round or the most overdue own poll.
+    const round = this.roundDue()
+    if (round !== undefined) polls.unshift({ at: round })
+    const [first, second] = polls.sort((a, b) => a.at - b.at)
+    if (first) {
+      const at = Math.max(first.at, this.lastPollAt + this.policy.pollGapMs)
+      if (at > now) consider(at)
+      else {
+        this.lastPollAt = now
+        if (first.track) reads.push(this.ownRead(first.track, now))
+        else {
+          this.roundInFlight = true
+          const queue =
+            this.queueList && this.tracks.some(t => t.state.phase === 'queued' && !t.inFlight)
+          const running = this.runningList
+          reads.push(() => this.round({ queue, running }))
+        }
+        if (second) consider(Math.max(second.at, now + this.policy.pollGapMs))
+      }
+    }
+    return { reads, nextAt }
+  }
+
+  /** A track's own read (due only while it is followed): its queue item, its build, its console, or giving up on the console. */
+  private ownRead(track: Track, now: number): () => Promise<void> {
+    const { state } = track
+    if (state.phase === 'done') return async () => undefined
+    track.sent(now)
+    if (state.phase === 'queued') return () => this.queueItem(track, state.queueId)
+    const { ref } = state
+    const full = track.wantFull
+    if (track.next === 'build') return () => this.build(track, ref, { full })
+    if (track.next === 'console') return () => this.console(track)
+    return () => this.giveUp(track, ref)
+  }
+
+  private launch(read: () => Promise<void>): void {
+    const work = read()
       .catch(error => {
         // A read cut by the cancel is the cancel's business (run() throws it).
         if (this.options.signal.aborted) {
@@ -213,53 +328,96 @@ export class BuildsFollower {
     this.inFlight.add(work)
   }
 
-  private async perform(read: ScheduledRead): Promise<void> {
-    switch (read.kind) {
-      case 'round':
-        return this.round(read)
-      case 'queue-item':
-        return this.queueItem(read.track, read.queueId)
-      case 'build':
-        return this.build(read.track, read.ref, read)
-      case 'console':
-        return this.console(read.track)
-      case 'give-up':
-        return this.giveUp(read.track, read.ref)
-      case 'inputs':
-        return this.inputs(read.track, read.ref)
-    }
-  }
-
-  /** A look at a running Pipeline's stages for a pending input; one that fails is tried at the next look. */
-  private async inputs(track: number, ref: BuildRef): Promise<void> {
+  /** A look at a running Pipeline's stages for a pending input (again INPUT_EVERY_MS later); one that fails is tried at the next look. */
+  private async inputs(track: Track, ref: BuildRef): Promise<void> {
     const { api, logger, hooks } = this.options
     const run = await api.describeRun(ref).catch((error: unknown) => {
       if (error instanceof Interrupted) throw error
       logger.debug(`Could not look for a pending input: ${errorText(error)}`)
       return 'failed' as const
     })
-    this.schedule.sawInputs(track, this.now(), { more: run !== undefined })
-    if (run && run !== 'failed') hooks.inputs(track, run)
+    track.inputsInFlight = false
+    // undefined: Jenkins has no stages to look at.
+    track.inputsAt = run !== undefined && isRunning(track) ? Date.now() + INPUT_EVERY_MS : undefined
+    if (run && run !== 'failed') hooks.inputs(track.id, run)
   }
 
-  private async round({ queue, running }: { queue: boolean; running: boolean }): Promise<void> {
+  /** A round: the queue first when `queue`, then the running builds when `running`; then each track judged from what they showed. */
+  private async round(read: { queue: boolean; running: boolean }): Promise<void> {
     const { api, logger } = this.options
-    const sentAt = this.now()
-    const seen: Parameters<SharedSchedule['sawRound']>[2] = {}
+    const sentAt = Date.now()
+    let queue: QueuedTask[] | 'refused' | undefined
+    let list: RunningBuild[] | 'refused' | undefined
     try {
       // The queue first: an item that leaves it meanwhile is on its executor by the second read.
-      if (queue) seen.queue = await this.list('the queue (queue/api/json)', api.getQueue())
-      if (running) {
-        const read = api.runningBuilds({ deadline: this.now() + LIST_READ_MS })
-        seen.running = await this.list('the running builds (computer/api/json)', read)
+      if (read.queue) queue = await this.list('the queue (queue/api/json)', api.getQueue())
+      if (read.running) {
+        const listed = api.runningBuilds({ deadline: Date.now() + LIST_READ_MS })
+        list = await this.list('the running builds (computer/api/json)', listed)
       }
     } catch (error) {
       if (!isTransient(error)) throw error
       logger.debug(`A look at the builds failed, trying again: ${errorText(error)}`)
-      this.schedule.roundFailed(this.now())
+      // Tried again after retryMs.
+      this.roundInFlight = false
+      this.roundFailedAt = Date.now()
       return
     }
-    this.tell(this.schedule.sawRound(sentAt, this.now(), seen))
+    // What each list showed (undefined: not read).
+    const now = Date.now()
+    this.roundInFlight = false
+    this.roundFailedAt = undefined
+    this.roundAt = sentAt
+    if (this.tracks.some(t => t.state.phase === 'queued')) this.roundAttempt++
+    if (queue === 'refused') {
+      this.queueList = false
+      this.uncoverQueued(now)
+    }
+    if (list === 'refused') this.refuseRunningList(now)
+    const queued = Array.isArray(queue) ? new Map(queue.map(item => [item.id, item])) : undefined
+    const running = Array.isArray(list)
+      ? {
+          byKey: new Map(list.map(build => [runningKey(build.job, build.number), build])),
+          byQueueId: new Map(
+            list.flatMap(build =>
+              build.queueId === undefined ? [] : [[build.queueId, build] as const]
+            )
+          )
+        }
+      : undefined
+    // Some build of ours ever seen there: the list shows ours.
+    this.runningListShowed ||= this.tracks.some(({ state }) =>
+      state.phase === 'running'
+        ? running?.byKey.has(runningKey(state.ref.job, state.ref.number))
+        : state.phase === 'queued' && running?.byQueueId.has(state.queueId)
+    )
+    // The hooks are told once every track was judged.
+    const told: Array<() => void> = []
+    for (const track of this.tracks) {
+      const { state } = track
+      if (state.phase === 'done' || track.inFlight || track.addedAt > sentAt) continue
+      if (state.phase === 'queued') {
+        const started = running?.byQueueId.get(state.queueId)
+        const waiting = queued?.get(state.queueId)
+        if (started && sameJob(started.job, track.job)) {
+          const ref = buildRef(this.options.api, track.job, started.number)
+          const start = this.startTrack(track, ref, now, { listed: started })
+          told.push(() => this.started(track, ref, start))
+        } else if (waiting) told.push(this.waitingNews(track, waiting.why, now))
+        // Neither list shows it: its own queue item says what became of it.
+        else if (queued || running) track.readAt(now, { poll: false })
+      } else if (!track.direct && running) {
+        const listed = running.byKey.get(runningKey(state.ref.job, state.ref.number))
+        if (listed) {
+          state.watch = sawBuild(state.watch, now, { building: true, ...listed })
+        } else if ((track.runningSince ?? 0) <= sentAt) {
+          // Ended (or not shown to us): one full read says which.
+          track.readAt(now, { poll: false })
+          track.wantFull = true
+        }
+      }
+    }
+    for (const tell of told) tell()
   }
 
   /** A list, or 'refused' when Jenkins will not give it (the builds are then read one by one). */
@@ -274,21 +432,37 @@ export class BuildsFollower {
   }
 
   /**
-   * What a track's own read gives; undefined when it failed: on the way
-   * (`said` in the debug log, then tried again: schedule.ts readFailed), or
-   * for good (the track fails).
+   * What a track's own read gives; undefined when it failed: for good (the
+   * track fails), or on the way (`said` in the debug log), tried again after
+   * retryMs (0: at its own pace). A console that keeps failing (a proxy that
+   * stalls it) would hide the end until the timeout: before the end is seen,
+   * the build's JSON says whether the build is over, and then the end's
+   * follow-up applies (the rest read promptly, given up after followUpForMs).
    */
-  private attempt<T>(track: number, read: Promise<T>, said?: string): Promise<T | undefined> {
+  private attempt<T>(track: Track, read: Promise<T>, said?: string): Promise<T | undefined> {
     return read.catch((error: unknown) => {
       if (!isTransient(error)) return this.fail(track, error)
       if (said) this.options.logger.debug(`${said}, trying again: ${errorText(error)}`)
-      this.schedule.readFailed(track, this.now())
+      const now = Date.now()
+      track.inFlight = false
+      if (track.state.phase === 'done') return undefined
+      if (isRunning(track) && track.next === 'console') {
+        if (track.state.watch.endSeenAt !== undefined) track.pace(this.policy.poll.nearMs)
+        else {
+          track.checking = true
+          track.readAtOnce(now, { full: false })
+        }
+      } else if (this.policy.retryMs > 0) track.dueAt = now + this.policy.retryMs
+      else if (isRunning(track)) {
+        track.checking = false
+        track.pace(this.policy.poll.nearMs)
+      } else track.dueAt = now + nextQueueDelay(track.queueAttempt++, this.policy.poll)
       return undefined
     })
   }
 
-  private async queueItem(track: number, queueId: number): Promise<void> {
-    const askedAt = this.now()
+  private async queueItem(track: Track, queueId: number): Promise<void> {
+    const askedAt = Date.now()
     const { api } = this.options
     const item = await this.attempt(
       track,
@@ -296,12 +470,12 @@ export class BuildsFollower {
       'Queue poll failed'
     )
     if (item !== null) {
-      if (item) this.tell(this.schedule.sawQueueItem(track, askedAt, this.now(), item))
+      if (item) this.sawQueueItem(track, askedAt, item)
       return
     }
     // A left item is kept for 5 minutes, and none survive a restart
     // (jenkins-api.md 4): the build is found by its queue id instead.
-    const { job } = this.followedOf(track)
+    const { job } = track
     const byQueueId = buildNumberByQueueId(api, job, queueId).then(found => found ?? null)
     const number = await this.attempt(track, byQueueId)
     if (number === undefined) return
@@ -316,99 +490,257 @@ export class BuildsFollower {
         )
       )
     }
-    const found = { id: queueId, executable: { number } }
-    this.tell(this.schedule.sawQueueItem(track, askedAt, this.now(), found))
+    this.sawQueueItem(track, askedAt, { id: queueId, executable: { number } })
   }
 
-  private async build(track: number, ref: BuildRef, { full }: { full: boolean }): Promise<void> {
+  /** A queue item read on its own, at `askedAt`. */
+  private sawQueueItem(track: Track, askedAt: number, item: QueueItem): void {
+    const now = Date.now()
+    track.inFlight = false
+    if (track.state.phase !== 'queued') return
+    const previous = track.askedAt ?? askedAt
+    track.askedAt = askedAt
+    const number = item.executable?.number
+    if (number !== undefined) {
+      const startSlackMs = Math.max(0, askedAt - previous)
+      const seen = { seenAt: askedAt, startSlackMs, inQueueSince: item.inQueueSince }
+      const ref = buildRef(this.options.api, track.job, number)
+      return this.started(track, ref, this.startTrack(track, ref, now, { seen }))
+    }
+    const { queueId } = track.state
+    if (item.cancelled) {
+      track.finish()
+      return this.leftWithoutBuild(track, queueId, { cancelled: true })
+    }
+    const waiting = this.waitingNews(track, item.why, now)
+    if (item._class?.endsWith('$LeftItem') || (item.why == null && item.executable === null)) {
+      // The run is being created (briefly), or never was (the job was
+      // disabled after queuing): a bounded while.
+      track.leftAt ??= now
+      if (now - track.leftAt > this.policy.leftWithoutBuildMs) {
+        track.finish()
+        waiting()
+        return this.leftWithoutBuild(track, queueId, { cancelled: false })
+      }
+    }
+    if (this.coveredByRound(track)) {
+      const at = track.leftAt === undefined ? undefined : now + this.policy.poll.nearMs
+      track.readAt(at, { poll: false })
+    } else
+      track.readAt(now + nextQueueDelay(track.queueAttempt++, this.policy.poll), { poll: true })
+    waiting()
+  }
+
+  /** A build read on its own (`full`: its whole JSON), and what it showed. */
+  private async build(track: Track, ref: BuildRef, { full }: { full: boolean }): Promise<void> {
     const { api } = this.options
     const read = api.getBuild(ref.job, ref.number, full ? {} : { tree: POLL_TREE })
     const build = await this.attempt(track, read, 'Build poll failed')
-    if (build) this.tell(this.schedule.sawBuild(track, this.now(), { build, full }))
+    if (!build) return
+    const now = Date.now()
+    track.inFlight = false
+    if (!isRunning(track)) return
+    const { console } = track.state.watch
+    if (track.next === 'give-up' || (!console && full && !build.building)) {
+      track.finish()
+      return this.options.hooks.ended(track.id, build)
+    }
+    if (console) {
+      const seen = sawBuild(track.state.watch, now, build)
+      if (track.checking) {
+        // After a failed console read: whether the build is over.
+        track.checking = false
+        track.state.watch = build.building ? seen : { ...seen, endSeenAt: now, endConfirmed: true }
+        return track.pace(this.policy.poll.nearMs)
+      }
+      if (full && !build.building) {
+        track.finish()
+        return this.options.hooks.ended(track.id, build)
+      }
+      // Still building with its console complete (never on Jenkins; handled anyway): its full JSON tells the end.
+      track.state.watch = full ? { ...seen, logComplete: true } : seen
+      return track.pace()
+    }
+    if (!build.building) {
+      track.readAt(now, { poll: false })
+      track.wantFull = true
+      return
+    }
+    track.state.watch = sawBuild(track.state.watch, now, build)
+    if (track.stopping) return track.readAt(now + STOPPING_MS, { poll: true })
+    if (!track.direct) {
+      // The list did not show a running build: it hides it (a plugin's
+      // ComputerSource, permissions). Followed on its own from now on; the
+      // list is dropped when it never showed any of ours.
+      track.direct = true
+      if (!this.runningListShowed) this.refuseRunningList(now)
+    }
+    track.pace()
   }
 
-  private async console(track: number): Promise<void> {
-    const followed = this.followedOf(track)
-    // A console read is scheduled only for a build followed with its console.
-    const { console } = followed
+  /**
+   * A console read, and its news. `moreData` false: the log is complete, so
+   * the build is over; one full read says so, never `result` alone, which a
+   * Pipeline sets while it still runs (a drain knew it was over: it is done).
+   */
+  private async console(track: Track): Promise<void> {
+    // A console read is due only for a build followed with its console.
+    const { console } = track
     if (!console) return
     const read = console.poll().catch((error: unknown) => {
-      followed.consoleError = errorText(error)
+      track.consoleError = errorText(error)
       throw error
     })
     const poll = await this.attempt(track, read, 'Build poll failed')
     if (!poll) return
-    followed.consoleError = undefined
-    this.tell(this.schedule.sawConsole(track, this.now(), poll))
+    track.consoleError = undefined
+    track.inFlight = false
+    const now = Date.now()
+    if (!isRunning(track)) return
+    if (!poll.moreData && track.parts.drain) {
+      track.finish()
+      return track.drained?.resolve()
+    }
+    if (!poll.moreData) return track.readAtOnce(now, { full: true })
+    track.state.watch = sawConsole(track.state.watch, now, poll, this.policy.poll)
+    track.pace()
   }
 
   /** Jenkins has not closed the console of the finished build in time: said in it, then the build's final JSON (a drain: nothing more). */
-  private async giveUp(track: number, ref: BuildRef): Promise<void> {
-    const { console, consoleError, drained } = this.followedOf(track)
+  private async giveUp(track: Track, ref: BuildRef): Promise<void> {
+    const { console, consoleError, drained } = track
     console?.notice(consoleLeftOpen(ref, this.policy.poll.followUpForMs, consoleError))
     if (!drained) return this.build(track, ref, { full: true })
-    this.schedule.drop(track)
+    track.finish()
     drained.resolve()
   }
 
-  /** What the follower keeps of a track it added (every id the schedule reports is one). */
-  private followedOf(track: number): Followed {
-    const followed = this.followed.get(track)
-    if (!followed) throw new Error(`BuildsFollower: no build ${track}`)
-    return followed
+  /**
+   * The track runs: its watch starts from what is known of its start
+   * (`listed`: as a list or a read showed it; `seen`: when the step saw it
+   * start, else now). Returns the start, for the hook.
+   */
+  private startTrack(
+    track: Track,
+    ref: BuildRef,
+    now: number,
+    {
+      listed,
+      seen
+    }: { listed?: Pick<RunningBuild, 'timestamp' | 'estimatedDuration'>; seen?: StartSeen }
+  ): StartSeen {
+    const console = (track.parts.console ?? track.parts.consoleOf) !== undefined
+    track.runningSince = now
+    track.leftAt = undefined
+    track.next = console ? 'console' : 'build'
+    if (track.parts.inputs) track.inputsAt = now + INPUT_FIRST_MS
+    const start = seen ?? { seenAt: now, startSlackMs: 0 }
+    let w = watch({
+      console,
+      startedAt: start.seenAt,
+      startSlackMs: start.startSlackMs,
+      expect: track.parts.expect ?? expectationFromEstimate(listed?.estimatedDuration)
+    })
+    if (listed) w = sawBuild(w, now, { building: true, ...listed })
+    track.state = { phase: 'running', ref, watch: w }
+    track.wantFull = false
+    if (this.runningList) {
+      track.direct = false
+      track.dueAt = undefined
+    } else {
+      track.direct = true
+      track.duePoll = true
+      // A console from its start, at once.
+      track.dueAt = console ? now : now + nextPoll(w, now, this.policy.poll).delayMs
+    }
+    return start
+  }
+
+  /** A queued build started: told to the hook, then its console made (after the hook, which says the start before the console opens; before the first read). */
+  private started(track: Track, ref: BuildRef, start: StartSeen): void {
+    this.options.hooks.started(track.id, ref, start)
+    if (this.active) track.console ??= track.parts.consoleOf?.(ref)
+  }
+
+  /** The track's queue reason, told when it is worth a line (queue-reason.ts): what tells it. */
+  private waitingNews(track: Track, why: string | null | undefined, now: number): () => void {
+    const told = why ? newsOfReason(track.toldWhy, why, now) : undefined
+    if (!why || !told) return () => undefined
+    track.toldWhy = told
+    return () => this.options.hooks.waiting(track.id, why)
+  }
+
+  /** The queue item left the queue without a build: cancelled, or never built (after leftWithoutBuildMs). */
+  private leftWithoutBuild(
+    track: Track,
+    queueId: number,
+    { cancelled }: { cancelled: boolean }
+  ): void {
+    const name = fullName(track.job)
+    this.fail(
+      track,
+      cancelled
+        ? new QueueItemEnded(
+            `The queue item ${queueId} of ${name} was cancelled in Jenkins before it started (by a user, or because the job was disabled).`,
+            'cancelled',
+            queueId
+          )
+        : new JenkinsError(
+            'protocol',
+            `Queue item ${queueId} of ${name} left the queue without starting a build.`
+          )
+    )
+  }
+
+  /** When the next round is due; undefined when no round is needed or one is in flight. */
+  private roundDue(): number | undefined {
+    if (this.roundInFlight || this.roundAt === undefined) return undefined
+    if (this.roundFailedAt !== undefined) return this.roundFailedAt + this.policy.retryMs
+    let at: number | undefined
+    if (this.tracks.some(t => !t.inFlight && this.coveredByRound(t)))
+      at = this.roundAt + nextQueueDelay(this.roundAttempt, this.policy.poll)
+    if (!this.runningList) return at
+    for (const track of this.tracks) {
+      if (!isRunning(track) || track.direct || track.inFlight || track.dueAt !== undefined) continue
+      const { watch } = track.state
+      const when = this.roundAt + nextPoll(watch, this.roundAt, this.policy.poll).delayMs
+      at = Math.min(at ?? when, when)
+    }
+    return at
+  }
+
+  /** Whether rounds watch a queued track (else its queue item is read on its own). */
+  private coveredByRound(track: Track): boolean {
+    return (this.runningList || this.queueList) && track.state.phase === 'queued'
+  }
+
+  /** Queued tracks no round watches any more read their queue items on their own. */
+  private uncoverQueued(now: number): void {
+    for (const track of this.tracks) {
+      const own = track.state.phase === 'queued' && !this.coveredByRound(track)
+      if (own && track.dueAt === undefined) track.readAt(now, { poll: true })
+    }
+  }
+
+  private refuseRunningList(now: number): void {
+    if (!this.runningList) return
+    this.runningList = false
+    for (const track of this.tracks) {
+      if (!isRunning(track) || track.direct) continue
+      track.direct = true
+      track.duePoll = true
+      track.dueAt ??= now
+    }
+    this.uncoverQueued(now)
   }
 
   /** The track cannot be followed further: told to the drain or the hook. */
-  private fail(track: number, error: unknown): undefined {
+  private fail(track: Track, error: unknown): undefined {
     if (error instanceof Interrupted) throw error
-    this.schedule.drop(track)
+    track.finish()
     const lost = error instanceof Error ? error : new Error(String(error))
-    const { drained } = this.followed.get(track) ?? {}
-    if (drained) drained.reject(lost)
-    else this.options.hooks.failed(track, lost)
-  }
-
-  private tell(events: TrackEvent[]): void {
-    const { hooks } = this.options
-    for (const event of events) {
-      const followed = this.followedOf(event.track)
-      const { job } = followed
-      switch (event.kind) {
-        case 'waiting':
-          hooks.waiting(event.track, event.why)
-          break
-        case 'started': {
-          const { ref, seenAt, startSlackMs, inQueueSince } = event
-          hooks.started(event.track, ref, { seenAt, startSlackMs, inQueueSince })
-          // After the hook, which says the start before the console opens; before the first read.
-          if (this.schedule.active) followed.console ??= followed.consoleOf?.(ref)
-          break
-        }
-        case 'drained':
-          followed.drained?.resolve()
-          break
-        case 'ended':
-          hooks.ended(event.track, event.build)
-          break
-        case 'left-without-build': {
-          const name = fullName(job)
-          this.fail(
-            event.track,
-            event.cancelled
-              ? new QueueItemEnded(
-                  `The queue item ${event.queueId} of ${name} was cancelled in Jenkins before it started (by a user, or because the job was disabled).`,
-                  'cancelled',
-                  event.queueId
-                )
-              : new JenkinsError(
-                  'protocol',
-                  `Queue item ${event.queueId} of ${name} left the queue without starting a build.`
-                )
-          )
-          break
-        }
-      }
-    }
+    if (track.drained) track.drained.reject(lost)
+    else this.options.hooks.failed(track.id, lost)
   }
 }
 

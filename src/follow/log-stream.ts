@@ -57,9 +57,8 @@ export class ConsoleStreamer {
   private nextStart = 0
   /** Whether the last character given to the sink was a newline (or nothing was written yet). */
   private atLineStart = true
-  /** The last complete lines written, at most TAIL_LINES and TAIL_BYTES (counted in lastLinesBytes). */
+  /** The last complete lines written, at most TAIL_LINES and TAIL_BYTES (keepLast). */
   private readonly lastLines: string[] = []
-  private lastLinesBytes = 0
   /** Text written since the last newline (for tail()), capped at TAIL_BYTES. */
   private openLine = ''
 
@@ -149,11 +148,7 @@ export class ConsoleStreamer {
     const lines = [...this.lastLines]
     const open = this.openLine + clean(this.pending)
     if (open !== '') lines.push(cutToBytes(open.replace(/\r$/, ''), TAIL_BYTES - 1))
-    let bytes = lines.reduce((sum, line) => sum + Buffer.byteLength(line) + 1, 0)
-    while (lines.length > 1 && (lines.length > TAIL_LINES || bytes > TAIL_BYTES)) {
-      bytes -= Buffer.byteLength(lines.shift() ?? '') + 1
-    }
-    return lines
+    return keepLast(lines)
   }
 
   /** Adds decoded text: writes every complete line, holds back the rest. */
@@ -201,22 +196,27 @@ export class ConsoleStreamer {
     const last = parts.pop() ?? ''
     for (const [i, part] of parts.slice(-TAIL_LINES).entries()) {
       const open = i === 0 && parts.length <= TAIL_LINES ? this.openLine : ''
-      const line = cutToBytes(open + part, TAIL_BYTES - 1)
-      this.lastLines.push(line)
-      this.lastLinesBytes += Buffer.byteLength(line) + 1
+      this.lastLines.push(cutToBytes(open + part, TAIL_BYTES - 1))
     }
     if (parts.length > 0) this.openLine = ''
     this.openLine = cutToBytes(this.openLine + last, TAIL_BYTES)
     // Held by bytes too, not only by lines: 50 lines of 8 KiB each would be 400 KiB a build.
-    while (this.lastLines.length > TAIL_LINES || this.lastLinesBytes > TAIL_BYTES) {
-      this.lastLinesBytes -= Buffer.byteLength(this.lastLines.shift() ?? '') + 1
-    }
+    keepLast(this.lastLines)
   }
 }
 
 /** The transforms every written text gets: CRLF to LF (jenkins-api.md 6.1) and no ConsoleNotes. */
 export function clean(text: string): string {
   return text.replace(/\r\n/g, '\n').replace(CONSOLE_NOTE, '')
+}
+
+/** Drops the oldest of `lines` until TAIL_LINES and TAIL_BYTES hold (a line is cut below TAIL_BYTES, so one always stays). */
+function keepLast(lines: string[]): string[] {
+  let bytes = lines.reduce((sum, line) => sum + Buffer.byteLength(line) + 1, 0)
+  while (lines.length > 1 && (lines.length > TAIL_LINES || bytes > TAIL_BYTES)) {
+    bytes -= Buffer.byteLength(lines.shift() ?? '') + 1
+  }
+  return lines
 }
 
 function couldBeNoteStart(text: string): boolean {

@@ -7,12 +7,16 @@
  */
 import { abortRemote, SHARED_WORK_LEFT } from '../follow/cancel.js'
 import { buildRef, statusFailure } from '../follow/build-parts.js'
-import { BuildsFollower, type ConsoleFollower } from '../follow/follow-builds.js'
+import { BuildsFollower } from '../follow/follow-builds.js'
 import { ConsoleStreamer, stopCommands, withCommandsStopped } from '../follow/log-stream.js'
 import { expectationFrom } from '../follow/poll-policy.js'
 import { QueueItemEnded } from '../follow/queue-ended.js'
-import { DEFAULT_SCHEDULE_POLICY, ONE_BUILD_POLICY } from '../follow/schedule-policy.js'
-import type { StartSeen } from '../follow/schedule-policy.js'
+import {
+  DEFAULT_SCHEDULE_POLICY,
+  ONE_BUILD_POLICY,
+  type ConsoleFollower,
+  type StartSeen
+} from '../follow/schedule.js'
 import { fullName, jobKey, queueItemUrl } from '../jenkins/model/job-path.js'
 import type { Build, BuildRef, PipelineRun } from '../jenkins/model/types.js'
 import type { UploadFile } from '../jenkins/transport/multipart.js'
@@ -90,7 +94,7 @@ export class BuildsRun {
       api,
       logger: this.log,
       signal,
-      // One build has nothing to share a budget with: its own reads (schedule-policy.ts).
+      // One build has nothing to share a budget with: its own reads (ONE_BUILD_POLICY).
       policy: entries.length === 1 ? ONE_BUILD_POLICY : DEFAULT_SCHEDULE_POLICY,
       hooks: {
         waiting: (track, why) =>
@@ -256,7 +260,7 @@ export class BuildsRun {
       byQueue.set(queueId, item)
       item.track = this.follower.addQueued(item.entry.job, queueId, {
         expect: begin.kind === 'trigger' ? expectationFrom(begin.info.recent ?? []) : undefined,
-        console: this.liveConsole(item),
+        consoleOf: this.liveConsole(item),
         inputs: begin.kind === 'queue-item' || isPipelineJob(begin.info)
       })
     }
