@@ -4,9 +4,9 @@
  * item without its build number yet is looked at again, which refusals of
  * stop, term and kill end the escalation, how each wait shares a budget, and
  * "had already finished" against "stopped". The waits are virtual
- * (util/wait.ts's sleep, mocked): Date moves only by what the code asked to
- * wait, exactly, so the shares below are exact on a loaded machine; each
- * wait still yields to the event loop.
+ * (virtualSleep, passed as abortRemote's sleep): Date moves only by what the
+ * code asked to wait, exactly, so the shares below are exact on a loaded
+ * machine; each wait still yields to the event loop.
  */
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest'
 import { abortRemote, onCancelSignals, scanLeft } from '../../src/follow/cancel.js'
@@ -16,15 +16,26 @@ import type { Logger } from '../../src/util/logger.js'
 import { silentLogger } from '../fixtures/recording-logger.js'
 import { FakeApi, notFound } from '../fixtures/fake-api.js'
 
-vi.mock('../../src/util/wait.js', async importOriginal => ({
-  ...(await importOriginal<typeof import('../../src/util/wait.js')>()),
-  // The waits, virtual: Date moves on by exactly what the code asked to wait, after yielding to the event loop.
-  sleep: async (ms: number): Promise<void> => {
-    await new Promise(resolve => setImmediate(resolve))
-    const { vi: clock } = await import('vitest')
-    clock.setSystemTime(Date.now() + Math.max(0, ms))
-  }
-}))
+/**
+ * The waits, made virtual: Date moves on by exactly what the code asked to
+ * wait, after yielding to the event loop. Passed to abortRemote rather than
+ * mocking util/wait.js, which `npm run mutation` (one module graph across
+ * test files) may have loaded before this file.
+ */
+async function virtualSleep(ms: number): Promise<void> {
+  await new Promise(resolve => setImmediate(resolve))
+  vi.setSystemTime(Date.now() + Math.max(0, ms))
+}
+
+/** abortRemote on the virtual clock. */
+function abort(
+  api: FakeApi,
+  target: Parameters<typeof abortRemote>[1],
+  logger: Logger,
+  options: Parameters<typeof abortRemote>[3] = {}
+): Promise<string> {
+  return abortRemote(api, target, logger, { sleep: virtualSleep, ...options })
+}
 
 /** Only Date is virtual: briefly()'s real timer still bounds a look that never answers. */
 beforeEach(() => vi.useFakeTimers({ toFake: ['Date'], now: 1_700_000_000_000 }))
@@ -70,7 +81,7 @@ describe('what says a queue item left the queue: each signal alone', () => {
   it('the LeftItem class alone (no executable, not cancelled): no cancel, and no build to stop', async () => {
     const api = new FakeApi()
     api.queueAnswers = [{ _class: 'hudson.model.Queue$LeftItem', id: 9 }]
-    expect(await abortRemote(api, { job, queueId: 9 }, silentLogger, { timings })).toBe(
+    expect(await abort(api, { job, queueId: 9 }, silentLogger, { timings })).toBe(
       'queue item 9 was no longer queued and started no build'
     )
     expect(api.calls).toEqual(['getQueueItem 9'])
@@ -81,7 +92,7 @@ describe('what says a queue item left the queue: each signal alone', () => {
     api.queueAnswers = [{ id: 9, executable: { number: 4 } }]
     api.buildAnswers = [{ building: true }]
     api.onStop = () => (api.buildAnswers = [{ building: false, result: 'ABORTED' }])
-    expect(await abortRemote(api, { job, queueId: 9 }, silentLogger, { timings })).toBe(
+    expect(await abort(api, { job, queueId: 9 }, silentLogger, { timings })).toBe(
       'stopped Jenkins build #4 (stop; result ABORTED)'
     )
     expect(api.calls).toEqual(['getQueueItem 9', 'getBuild 4 tree', 'stop', 'getBuild 4 tree'])
@@ -90,7 +101,7 @@ describe('what says a queue item left the queue: each signal alone', () => {
   it('cancelled alone (no class, no executable): no cancel sent again, no build', async () => {
     const api = new FakeApi()
     api.queueAnswers = [{ id: 9, cancelled: true }]
-    expect(await abortRemote(api, { job, queueId: 9 }, silentLogger, { timings })).toBe(
+    expect(await abort(api, { job, queueId: 9 }, silentLogger, { timings })).toBe(
       'queue item 9 was no longer queued and started no build'
     )
     expect(api.calls).toEqual(['getQueueItem 9'])
@@ -99,7 +110,7 @@ describe('what says a queue item left the queue: each signal alone', () => {
   it('none of them (a waiting item, cancelled: false): cancelled', async () => {
     const api = new FakeApi()
     api.queueAnswers = [{ _class: 'hudson.model.Queue$WaitingItem', id: 9, cancelled: false }]
-    expect(await abortRemote(api, { job, queueId: 9 }, silentLogger, { timings })).toBe(
+    expect(await abort(api, { job, queueId: 9 }, silentLogger, { timings })).toBe(
       'cancelled Jenkins queue item 9'
     )
     expect(api.calls).toEqual(['getQueueItem 9', 'cancelQueueItem 9'])
@@ -112,7 +123,7 @@ describe('a left item whose build has no number yet', () => {
     api.queueAnswers = [left(null), left(null), left(4)]
     api.buildAnswers = [{ building: true }]
     api.onStop = () => (api.buildAnswers = [{ building: false, result: 'ABORTED' }])
-    expect(await abortRemote(api, { job, queueId: 9 }, silentLogger, { timings })).toBe(
+    expect(await abort(api, { job, queueId: 9 }, silentLogger, { timings })).toBe(
       'stopped Jenkins build #4 (stop; result ABORTED)'
     )
     expect(api.reads).toEqual([0, 250, 500])
@@ -132,7 +143,7 @@ describe('a left item whose build has no number yet', () => {
     api.cancelOutcome = 'already-left'
     api.buildAnswers = [{ building: true }]
     api.onStop = () => (api.buildAnswers = [{ building: false, result: 'ABORTED' }])
-    expect(await abortRemote(api, { job, queueId: 9 }, silentLogger, { timings })).toBe(
+    expect(await abort(api, { job, queueId: 9 }, silentLogger, { timings })).toBe(
       'stopped Jenkins build #4 (stop; result ABORTED)'
     )
     expect(api.reads).toEqual([0, 0, 250])
@@ -141,7 +152,7 @@ describe('a left item whose build has no number yet', () => {
   it('is read eight times in all, 250 ms apart, then given up without a build', async () => {
     const api = new TimedApi()
     api.queueAnswers = [left(null)]
-    expect(await abortRemote(api, { job, queueId: 9 }, silentLogger, { timings })).toBe(
+    expect(await abort(api, { job, queueId: 9 }, silentLogger, { timings })).toBe(
       'queue item 9 was no longer queued and started no build'
     )
     expect(api.reads).toEqual([0, 250, 500, 750, 1000, 1250, 1500, 1750])
@@ -152,7 +163,7 @@ describe('a left item whose build has no number yet', () => {
   it('a cancelled item (executable null) is not read again', async () => {
     const api = new TimedApi()
     api.queueAnswers = [left(null, true)]
-    expect(await abortRemote(api, { job, queueId: 9 }, silentLogger, { timings })).toBe(
+    expect(await abort(api, { job, queueId: 9 }, silentLogger, { timings })).toBe(
       'queue item 9 was no longer queued and started no build'
     )
     expect(api.reads).toEqual([0])
@@ -166,7 +177,7 @@ describe('a left item whose build has no number yet', () => {
       { number: 4, queueId: 9 }
     ]
     api.buildAnswers = [{ building: false, result: 'SUCCESS' }]
-    expect(await abortRemote(api, { job, queueId: 9 }, silentLogger, { timings })).toBe(
+    expect(await abort(api, { job, queueId: 9 }, silentLogger, { timings })).toBe(
       'build #4 had already finished (SUCCESS)'
     )
     expect(api.reads).toEqual([0, 250])
@@ -185,7 +196,7 @@ describe('stop, term and kill: which refusals end the escalation', () => {
     api.buildAnswers = [{ building: true }]
     api.stopErrors.stop = notFound()
     const { logger, said } = warnings()
-    expect(await abortRemote(api, { job, build }, logger, { timings })).toBe(
+    expect(await abort(api, { job, build }, logger, { timings })).toBe(
       'could not abort the Jenkins work (see the warning above)'
     )
     expect(said).toEqual(['Could not abort the Jenkins work: gone'])
@@ -197,7 +208,7 @@ describe('stop, term and kill: which refusals end the escalation', () => {
     api.buildAnswers = [{ building: true }]
     api.stopErrors.kill = notFound()
     const { logger, said } = warnings()
-    expect(await abortRemote(api, { job, build }, logger, { timings })).toBe(
+    expect(await abort(api, { job, build }, logger, { timings })).toBe(
       'asked Jenkins to stop build #4, but it was still running when the step gave up'
     )
     expect(api.calls.filter(c => ['stop', 'term', 'kill'].includes(c))).toEqual([
@@ -212,7 +223,7 @@ describe('stop, term and kill: which refusals end the escalation', () => {
     const api = new FakeApi()
     api.buildAnswers = [{ building: true }]
     api.stopErrors.term = new JenkinsError('forbidden', 'alice lacks Job/Cancel', 403)
-    expect(await abortRemote(api, { job, build }, silentLogger, { timings })).toBe(
+    expect(await abort(api, { job, build }, silentLogger, { timings })).toBe(
       'sent stop to Jenkins build #4, but could not see it end: alice lacks Job/Cancel'
     )
     expect(api.calls).not.toContain('kill')
@@ -224,7 +235,7 @@ describe('what ended the build', () => {
     const api = new FakeApi()
     api.buildAnswers = [{ building: true }]
     api.onStop = () => (api.buildAnswers = [{ building: false, result: 'SUCCESS' }])
-    expect(await abortRemote(api, { job, build }, silentLogger, { timings })).toBe(
+    expect(await abort(api, { job, build }, silentLogger, { timings })).toBe(
       'build #4 had already finished (SUCCESS)'
     )
   })
@@ -235,7 +246,7 @@ describe('what ended the build', () => {
     api.onStop = how => {
       if (how === 'term') api.buildAnswers = [{ building: false, result: 'FAILURE' }]
     }
-    expect(await abortRemote(api, { job, build }, silentLogger, { timings })).toBe(
+    expect(await abort(api, { job, build }, silentLogger, { timings })).toBe(
       'stopped Jenkins build #4 (term; result FAILURE)'
     )
   })
@@ -244,7 +255,7 @@ describe('what ended the build', () => {
     const api = new FakeApi()
     api.buildAnswers = [{ building: true }]
     api.onStop = () => (api.buildAnswers = [{ building: false, result: null }])
-    expect(await abortRemote(api, { job, build }, silentLogger, { timings })).toBe(
+    expect(await abort(api, { job, build }, silentLogger, { timings })).toBe(
       'build #4 had already finished (no result)'
     )
   })
@@ -254,7 +265,7 @@ describe('the waits of the escalation', () => {
   it('without a budget: each step waits its own time, looking every pollMs', async () => {
     const api = new TimedApi()
     api.buildAnswers = [{ building: true }]
-    expect(await abortRemote(api, { job, build }, silentLogger, { timings })).toBe(
+    expect(await abort(api, { job, build }, silentLogger, { timings })).toBe(
       'asked Jenkins to stop build #4, but it was still running when the step gave up'
     )
     expect(api.sent).toEqual(['stop at 0', 'term at 30', 'kill at 50'])
@@ -276,7 +287,7 @@ describe('the waits of the escalation', () => {
       shareCheckMs: 50
     }
     const until = Date.now() + 400
-    expect(await abortRemote(api, { job, build }, silentLogger, { timings: slow, until })).toBe(
+    expect(await abort(api, { job, build }, silentLogger, { timings: slow, until })).toBe(
       'stopped Jenkins build #4 (kill; result ABORTED)'
     )
     expect(api.sent).toEqual(['stop at 0', 'term at 200', 'kill at 300'])
@@ -286,7 +297,7 @@ describe('the waits of the escalation', () => {
     const api = new TimedApi()
     api.buildAnswers = [{ building: true }]
     const until = Date.now() + 1000
-    expect(await abortRemote(api, { job, build }, silentLogger, { timings, until })).toMatch(
+    expect(await abort(api, { job, build }, silentLogger, { timings, until })).toMatch(
       /still running when the step gave up$/
     )
     expect(api.sent).toEqual(['stop at 0', 'term at 30', 'kill at 50'])
@@ -296,7 +307,7 @@ describe('the waits of the escalation', () => {
     const api = new TimedApi()
     api.buildAnswers = [{ building: true }]
     const until = Date.now() - 1000
-    expect(await abortRemote(api, { job, build }, silentLogger, { timings, until })).toMatch(
+    expect(await abort(api, { job, build }, silentLogger, { timings, until })).toMatch(
       /still running when the step gave up$/
     )
     expect(api.sent).toEqual(['stop at 0', 'term at 0', 'kill at 0'])
@@ -309,7 +320,7 @@ describe('what the step knew of the work decides where to start', () => {
 
   it('nothing at all: nothing to do, nothing asked', async () => {
     const api = new FakeApi()
-    expect(await abortRemote(api, { job }, silentLogger, { timings })).toBe(
+    expect(await abort(api, { job }, silentLogger, { timings })).toBe(
       'nothing was running in Jenkins yet'
     )
     expect(api.calls).toEqual([])
@@ -318,7 +329,7 @@ describe('what the step knew of the work decides where to start', () => {
   it('a build and its queue item: the build is looked at, the queue is not', async () => {
     const api = new FakeApi()
     api.buildAnswers = [{ building: false, result: 'SUCCESS' }]
-    expect(await abortRemote(api, { job, queueId: 9, build }, silentLogger, { timings })).toBe(
+    expect(await abort(api, { job, queueId: 9, build }, silentLogger, { timings })).toBe(
       'build #4 had already finished (SUCCESS)'
     )
     expect(api.calls).toEqual(['getBuild 4 tree'])
@@ -327,16 +338,16 @@ describe('what the step knew of the work decides where to start', () => {
   it('a queue item known, and a lost trigger too: the item is what is cancelled, nothing looked for', async () => {
     const api = new FakeApi()
     api.queueAnswers = [{ id: 9 }]
-    expect(
-      await abortRemote(api, { job, queueId: 9, lostTrigger }, silentLogger, { timings })
-    ).toBe('cancelled Jenkins queue item 9')
+    expect(await abort(api, { job, queueId: 9, lostTrigger }, silentLogger, { timings })).toBe(
+      'cancelled Jenkins queue item 9'
+    )
     expect(api.calls).toEqual(['getQueueItem 9', 'cancelQueueItem 9'])
   })
 
   it('a build known, and a lost trigger too: the build is what is stopped, nothing looked for', async () => {
     const api = new FakeApi()
     api.buildAnswers = [{ building: false, result: 'FAILURE' }]
-    expect(await abortRemote(api, { job, build, lostTrigger }, silentLogger, { timings })).toBe(
+    expect(await abort(api, { job, build, lostTrigger }, silentLogger, { timings })).toBe(
       'build #4 had already finished (FAILURE)'
     )
     expect(api.calls).toEqual(['getBuild 4 tree'])
@@ -347,7 +358,7 @@ describe("the default timings (within the runner's 7.5 s between SIGINT and SIGT
   it('stop waits 3 s, term 1.5 s, kill 1 s, looking every 250 ms', async () => {
     const api = new TimedApi()
     api.buildAnswers = [{ building: true }]
-    expect(await abortRemote(api, { job, build }, silentLogger)).toBe(
+    expect(await abort(api, { job, build }, silentLogger)).toBe(
       'asked Jenkins to stop build #4, but it was still running when the step gave up'
     )
     expect(api.sent).toEqual(['stop at 0', 'term at 3000', 'kill at 4500'])
@@ -360,7 +371,7 @@ describe('the brief look before acting', () => {
     vi.useFakeTimers({ toFake: ['Date', 'setTimeout', 'clearTimeout'] })
     const api = new FakeApi()
     api.buildAnswers = [{ building: false, result: 'SUCCESS' }]
-    expect(await abortRemote(api, { job, build }, silentLogger, { timings })).toBe(
+    expect(await abort(api, { job, build }, silentLogger, { timings })).toBe(
       'build #4 had already finished (SUCCESS)'
     )
     expect(vi.getTimerCount()).toBe(0)

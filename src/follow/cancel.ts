@@ -5,7 +5,7 @@ import { CAUSES_TREE, isShared } from '../jenkins/trigger/shared-work.js'
 import type { BuildRef, JobPath, QueueItem } from '../jenkins/model/types.js'
 import type { JenkinsApi } from '../jenkins/client.js'
 import type { LostTrigger } from '../jenkins/transport/errors.js'
-import { sleep } from '../util/wait.js'
+import { sleep as wait } from '../util/wait.js'
 import { errorText } from '../util/error-text.js'
 import { buildNumberByQueueId } from './queue-ended.js'
 import { buildRef } from './build-parts.js'
@@ -34,6 +34,9 @@ export interface RemoteTarget {
   /** How many of this step's own requests Jenkins folded into the item (default 1): only more causes than that mean another request shares it. */
   ownRequests?: number
 }
+
+/** How abortRemote waits between reads (util/wait.ts's sleep; a test passes its virtual clock's). */
+type Sleep = (ms: number) => Promise<void>
 
 /**
  * The runner sends SIGINT, then SIGTERM 7.5 s later, then kills: the whole
@@ -68,7 +71,11 @@ export async function abortRemote(
   api: JenkinsApi,
   target: RemoteTarget,
   logger: Logger,
-  { timings = DEFAULT_ABORT_TIMINGS, until }: { timings?: AbortTimings; until?: number } = {}
+  {
+    timings = DEFAULT_ABORT_TIMINGS,
+    until,
+    sleep = wait
+  }: { timings?: AbortTimings; until?: number; sleep?: Sleep } = {}
 ): Promise<string> {
   try {
     let build = target.build
@@ -130,7 +137,7 @@ export async function abortRemote(
     if (current && isShared(current.actions, target.ownRequests)) {
       return leftShared(`build #${ref.number}`)
     }
-    return `${await stopBuild(api, ref, logger, { timings, until })}${found}`
+    return `${await stopBuild(api, ref, logger, { timings, until, sleep })}${found}`
   } catch (error) {
     logger.warning(`Could not abort the Jenkins work: ${errorText(error)}`)
     return COULD_NOT_ABORT
@@ -165,7 +172,7 @@ async function stopBuild(
   api: JenkinsApi,
   build: BuildRef,
   logger: Logger,
-  { timings, until }: { timings: AbortTimings; until: number | undefined }
+  { timings, until, sleep }: { timings: AbortTimings; until: number | undefined; sleep: Sleep }
 ): Promise<string> {
   const label = `build #${build.number}`
   // [how, longest wait after it, share of the time left it may take]
