@@ -10,9 +10,10 @@ import base from './vitest.config.js'
 // loaded machine a mutant would be killed or not by the clock (and Stryker
 // refuses to start when its first run fails): transport/limits.test.ts (stall
 // timers in milliseconds), and the follower's tests (follow-one-build,
-// schedule, queue-reason), whose virtual clock is a vi.mock of util/wait.js: in one module graph (isolate: false) a file
-// that loaded util/wait.js before it leaves the real sleep in place. A clock
-// passed in (abortRemote's sleep) works here.
+// schedule, queue-reason), whose virtual clock is a vi.mock of util/wait.js:
+// in one module graph (isolate: false) a file that loaded util/wait.js before
+// it leaves the real sleep in place. A clock passed in (abortRemote's sleep)
+// works here.
 export default defineConfig({
   ...base,
   test: {
