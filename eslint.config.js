@@ -290,7 +290,7 @@ export default tseslint.config(
     rules: { 'local/cast-reason': 'error' }
   },
   {
-    // One printer for text outside the console region (src/util/inert-text.ts):
+    // One printer for text outside the console region (src/step/core-logger.ts):
     // plain log lines are written by coreLogger.info alone.
     files: ['src/**/*.ts'],
     ignores: ['src/step/core-logger.ts'],
