@@ -1,6 +1,5 @@
 import { describe, expect, it } from 'vitest'
-import { parseJobs } from '../../src/inputs/jobs-input.js'
-import { parseValuesFile } from '../../src/inputs/values-file.js'
+import { parseJobs, parseValuesFile } from '../../src/inputs/jobs-input.js'
 import { InputError } from '../../src/util/input-error.js'
 
 const URL = 'http://127.0.0.1:1/jenkins'

@@ -1,7 +1,7 @@
 import * as core from '@actions/core'
+import { X509Certificate } from 'node:crypto'
 import { resolve } from 'node:path'
 import { parseArtifactPatterns } from './artifact-patterns.js'
-import { parseCaCert } from './ca-cert.js'
 import { Input } from '../util/constants.js'
 import { parseDuration } from '../util/duration.js'
 import { headerSecrets, parseExtraHeaders } from './extra-headers.js'
@@ -24,9 +24,8 @@ import {
 } from './input-values.js'
 import { clip } from '../util/shorten.js'
 import type { JobPath } from '../jenkins/model/types.js'
-import { jobEntry, parseJobs, parseProject } from './jobs-input.js'
+import { jobEntry, parseJobs, parseProject, parseValuesFile } from './jobs-input.js'
 import { parseParameters } from './parameters.js'
-import { parseValuesFile } from './values-file.js'
 import { parseBuildReference } from './build-reference.js'
 import { workspaceFolder, WorkspacePathError } from '../util/workspace-paths.js'
 import { parseFiles } from './upload-files.js'
@@ -370,4 +369,58 @@ function parseStatusCreator(value: string, settle: boolean): string | undefined 
     )
   }
   return value
+}
+
+const CA_EXPECTED =
+  'expected the PEM text of one or more CA certificates (-----BEGIN CERTIFICATE----- … -----END CERTIFICATE-----), e.g. `ca-cert: ${{ secrets.JENKINS_CA }}`'
+
+const PEM_BLOCK = /-----BEGIN ([A-Z0-9 ]+)-----([\s\S]*?)-----END ([A-Z0-9 ]+)-----/g
+
+/**
+ * Parses the `ca-cert` input into PEM certificates, each one checked by
+ * Node's X509 parser, so that a broken one is an input error before any
+ * request. Text between blocks (a bundle's `# Subject:` comments) is
+ * ignored; a private key is refused outright.
+ */
+function parseCaCert(text: string): string[] {
+  const value = text.trim()
+  if (value === '') return []
+  const certificates: string[] = []
+  let index = 0
+  for (const match of value.matchAll(PEM_BLOCK)) {
+    index++
+    const [block, label = '', , endLabel = ''] = match
+    if (/PRIVATE KEY/.test(label) || /PRIVATE KEY/.test(endLabel)) {
+      throw new InputError(
+        `Input 'ca-cert' holds a private key (block ${index}): it takes CA certificates only, which are public. Remove the key, and treat it as leaked if it was a real one.`
+      )
+    }
+    if (label !== 'CERTIFICATE' || endLabel !== 'CERTIFICATE') {
+      throw new InputError(
+        `Input 'ca-cert' block ${index} is a ${label === endLabel ? label : `${label}/${endLabel}`} block: ${CA_EXPECTED}.`
+      )
+    }
+    try {
+      // Throws on bad base64 or DER; the message never holds the input.
+      void new X509Certificate(block)
+    } catch {
+      throw new InputError(
+        `Input 'ca-cert' certificate ${index} is not a valid certificate (damaged base64 or DER): ${CA_EXPECTED}.`
+      )
+    }
+    certificates.push(`${block}\n`)
+  }
+  const begins = value.match(/-----BEGIN /g)?.length ?? 0
+  if (begins > index) {
+    throw new InputError(
+      `Input 'ca-cert' has a BEGIN line without its END line (block ${index + 1}; cut short when copied?): ${CA_EXPECTED}.`
+    )
+  }
+  if (certificates.length === 0) {
+    const path = !/\s/.test(value) && /[/\\]|\.(pem|crt|cer)$/i.test(value)
+    throw new InputError(
+      `Input 'ca-cert' holds no PEM certificate${path ? ' (it looks like a file path: give the certificate text itself, or point NODE_EXTRA_CA_CERTS at the file)' : ''}: ${CA_EXPECTED}.`
+    )
+  }
+  return certificates
 }
