@@ -1,5 +1,5 @@
 import * as core from '@actions/core'
-import { State } from './util/constants.js'
+import { Output, State } from './util/constants.js'
 import { getSettings, type Settings } from './inputs/inputs.js'
 import { resolveUploads } from './inputs/upload-files.js'
 import type { UploadFile } from './jenkins/transport/multipart.js'
@@ -9,11 +9,15 @@ import { maskSecret } from './step/secrets.js'
 import { settleCommit } from './outcome/commit-gate.js'
 import type { StepIO } from './runner/io.js'
 import { runBounded } from './step/bounded-step.js'
-import { disableJob, disableJobs, listJobs } from './step/job-admin.js'
 import { presenterFor } from './step/presenter.js'
 import { BuildsRun } from './step/run-builds.js'
 import { settleHandOffs } from './step/settle.js'
 import { errorText } from './util/error-text.js'
+import { suggestingJobs } from './follow/build-parts.js'
+import type { JobEntry } from './inputs/jobs-input.js'
+import { Interrupted } from './jenkins/transport/errors.js'
+import type { JenkinsApi } from './jenkins/client.js'
+import { shortName } from './util/names.js'
 
 /** The action's entry point: the main step, or the post step on the second run. */
 export async function run(): Promise<void> {
@@ -39,8 +43,8 @@ export async function run(): Promise<void> {
 /**
  * The step, bounded by `timeout` and stopped by the runner's cancel signals
  * (runBounded): one flow for one `job` and several `jobs` (run-builds.ts),
- * presented as the inputs ask (presenter.ts); or list or disable jobs, or
- * settle hand-offs (settle.ts).
+ * presented as the inputs ask (presenter.ts); or list or disable jobs
+ * (below: the runs that build nothing), or settle hand-offs (settle.ts).
  */
 async function runStep(settings: Settings, io: StepIO): Promise<void> {
   const present = presenterFor(settings)
@@ -72,4 +76,46 @@ async function runStep(settings: Settings, io: StepIO): Promise<void> {
     },
     builds: () => builds
   })
+}
+
+/** `list-jobs`: the jobs of the folder in `job` (the root without it), as an output and in the log. */
+async function listJobs(api: JenkinsApi, settings: Settings, io: StepIO): Promise<void> {
+  const names = await suggestingJobs(api, settings.job, io.logger, api.listJobs(settings.job))
+  io.setOutput(Output.Jobs, JSON.stringify(names))
+  if (settings.job.length > 0) io.setOutput(Output.JobUrl, api.jobUrl(settings.job))
+  const where = settings.jobName ? `folder ${settings.jobName}` : api.baseUrl
+  io.logger.info(`${names.length} job(s) in ${where}:`)
+  for (const name of names) io.logger.info(`  ${shortName(name)}`)
+}
+
+/** `disable` with one `job`; its URL is the `job-url` output once Jenkins has shown it exists. */
+async function disableJob(api: JenkinsApi, entry: JobEntry, io: StepIO): Promise<void> {
+  await suggestingJobs(api, entry.job, io.logger, api.disableJob(entry.job))
+  io.setOutput(Output.JobUrl, api.jobUrl(entry.job))
+  io.logger.info(`Disabled Jenkins job ${entry.jobName} (${api.jobUrl(entry.job)}).`)
+}
+
+/** `disable` with `jobs`: every listed job, at once; throws naming each one that could not be. */
+async function disableJobs(
+  api: JenkinsApi,
+  entries: readonly JobEntry[],
+  io: Pick<StepIO, 'logger'>
+): Promise<void> {
+  const settled = await Promise.allSettled(entries.map(entry => api.disableJob(entry.job)))
+  const failures: string[] = []
+  for (const [i, result] of settled.entries()) {
+    const entry = entries[i]
+    if (!entry) continue
+    if (result.status === 'fulfilled') {
+      io.logger.info(`Disabled Jenkins job ${entry.jobName} (${api.jobUrl(entry.job)}).`)
+    } else if (result.reason instanceof Interrupted) throw result.reason
+    else failures.push(`- ${entry.jobName}: ${errorText(result.reason)}`)
+  }
+  if (failures.length > 0) {
+    throw new Error(
+      [`Could not disable ${failures.length} of ${entries.length} Jenkins jobs:`, ...failures].join(
+        '\n'
+      )
+    )
+  }
 }
