@@ -8,6 +8,7 @@ import {
   isRecord,
   list,
   shownValue,
+  text,
   texts
 } from '../model/counts.js'
 import { buildUrl, fullName, jobUrl, queueItemUrl } from '../model/job-path.js'
@@ -105,11 +106,6 @@ export function listTree(depth: number): string {
   return `jobs[${fields}]`
 }
 
-/** A job's or folder's JSON, each field as Jenkins may send it. */
-type RawJob = Partial<
-  Record<keyof JobInfo | 'jobs' | 'property' | 'builds' | 'lastSuccessfulBuild', unknown>
->
-
 /** The 404 of a job, which may exist unseen by anonymous users (`following`: Requester.anonymousHint). */
 export function jobNotFound(
   http: Requester,
@@ -135,15 +131,15 @@ export async function getJob(http: Requester, job: JobPath): Promise<JobInfo> {
   // alongside the job to save a round trip.
   http.prefetchCrumb()
   const name = fullName(job)
-  const data = await http.getJson<RawJob>(
-    'job',
-    `${jobUrl(http.baseUrl, job)}api/json?tree=${encodeURIComponent(JOB_TREE)}`,
-    http.context(`job '${name}'`, {
-      notFound: jobNotFound(http, name)
-    })
+  const data = fields(
+    await http.getJson<unknown>(
+      'job',
+      `${jobUrl(http.baseUrl, job)}api/json?tree=${encodeURIComponent(JOB_TREE)}`,
+      http.context(`job '${name}'`, { notFound: jobNotFound(http, name) })
+    )
   )
   const info: JobInfo = {
-    name: typeof data.name === 'string' ? data.name : (job[job.length - 1] ?? ''),
+    name: text(data.name) ?? job[job.length - 1] ?? '',
     // Jenkins' own `url` comes from its configured root URL, which may be
     // another host (jenkins-api.md 9): always our base.
     url: jobUrl(http.baseUrl, job),
@@ -180,12 +176,14 @@ function buildSummaries(raw: unknown): BuildSummary[] {
 export async function listJobs(http: Requester, folder: JobPath): Promise<string[]> {
   const where = folder.length > 0 ? `folder '${fullName(folder)}'` : 'the root'
   const base = folder.length > 0 ? jobUrl(http.baseUrl, folder) : `${http.baseUrl}/`
-  const data = await http.getJson<RawJob>(
-    'jobs',
-    `${base}api/json?tree=${encodeURIComponent(listTree(LIST_DEPTH))}`,
-    http.context(`the job list of ${where}`, {
-      notFound: `Folder '${fullName(folder)}' was not found on Jenkins at ${http.baseUrl} (404)${http.anonymousHint()}`
-    })
+  const data = fields(
+    await http.getJson<unknown>(
+      'jobs',
+      `${base}api/json?tree=${encodeURIComponent(listTree(LIST_DEPTH))}`,
+      http.context(`the job list of ${where}`, {
+        notFound: `Folder '${fullName(folder)}' was not found on Jenkins at ${http.baseUrl} (404)${http.anonymousHint()}`
+      })
+    )
   )
   if (!Array.isArray(data.jobs)) {
     throw new JenkinsError(
@@ -258,12 +256,12 @@ export async function getQueueItem(http: Requester, queueId: number): Promise<Qu
  * null when none is configured (it then writes the request's host).
  */
 export async function rootUrl(http: Requester): Promise<string | null> {
-  const data = await http.getJson<{ url?: unknown }>(
+  const data = await http.getJson<unknown>(
     'root',
     `${http.baseUrl}/api/json?tree=url`,
     http.context('the root of Jenkins')
   )
-  return typeof data.url === 'string' && data.url !== '' ? data.url : null
+  return text(fields(data).url) || null
 }
 
 /** A build's JSON, by number or permalink. */
@@ -282,7 +280,7 @@ export async function getBuild(
       : which === 'lastSuccessfulBuild'
         ? `Job '${name}' has no last successful build on Jenkins at ${http.baseUrl} (or the job does not exist)`
         : buildNotFound(http, name, which)
-  const build = await http.getJson<CheckedBuildJson>(
+  const build = await http.getJson<unknown>(
     'build',
     url,
     http.context(
@@ -291,7 +289,7 @@ export async function getBuild(
     ),
     { droppable: BUILD_PLUGIN_LISTS }
   )
-  if (typeof build !== 'object' || build === null || typeof build.number !== 'number') {
+  if (!isRecord(build) || typeof build.number !== 'number') {
     throw oddAnswer(http, `a build of '${name}' without a number`)
   }
   if (!isBuildNumber(build.number)) {
@@ -300,7 +298,7 @@ export async function getBuild(
       `a build of '${name}' with the number ${shownValue(build.number)}: expected a whole number from 1 to ${Number.MAX_SAFE_INTEGER}`
     )
   }
-  const result: unknown = build.result
+  const result = build.result
   // Only hudson.model.Result's five names exist (jenkins-api.md 5.2); anything
   // else is a broken or hostile server, and would reach outputs and messages.
   if (result !== undefined && result !== null && !isBuildResult(result)) {
@@ -309,18 +307,19 @@ export async function getBuild(
       `build #${build.number} of '${name}' with an unexpected result ${shownValue(result, 60)}: expected one of ${BUILD_RESULTS.join(', ')}, or null while it runs`
     )
   }
-  return decodeBuild(build, { passwords: options.passwords })
+  // cast: its number and result are checked above.
+  return decodeBuild(build as CheckedBuildJson, { passwords: options.passwords })
 }
 
 /** Every item waiting in the queue, with its task's item names, causes and parameters. */
 export async function getQueue(http: Requester): Promise<QueuedTask[]> {
-  const data = await http.getJson<{ items?: unknown }>(
+  const data = await http.getJson<unknown>(
     'queue',
     `${http.baseUrl}/queue/api/json?tree=${encodeURIComponent(QUEUE_TREE)}`,
     http.context('the queue')
   )
   const items: QueuedTask[] = []
-  for (const item of list(data.items).map(fields)) {
+  for (const item of list(fields(data).items).map(fields)) {
     const url = fields(item.task).url
     if (!isCount(item.id) || typeof url !== 'string') continue
     const names = jobNamesFromUrl(url)
@@ -347,10 +346,10 @@ export async function recentBuilds(
   options: { actions?: boolean; outcome?: boolean } = {}
 ): Promise<RecentBuild[]> {
   const name = fullName(job)
-  let fields = options.actions ? `number,queueId,${ACTIONS_FIELDS}` : 'number,queueId'
-  if (options.outcome) fields += ',result,duration,building'
-  const tree = `builds[${fields}]{0,${Math.max(1, Math.floor(limit))}}`
-  const data = await http.getJson<{ builds?: unknown }>(
+  let wanted = options.actions ? `number,queueId,${ACTIONS_FIELDS}` : 'number,queueId'
+  if (options.outcome) wanted += ',result,duration,building'
+  const tree = `builds[${wanted}]{0,${Math.max(1, Math.floor(limit))}}`
+  const data = await http.getJson<unknown>(
     'builds',
     `${jobUrl(http.baseUrl, job)}api/json?tree=${encodeURIComponent(tree)}`,
     http.context(`the builds of job '${name}'`, {
@@ -358,7 +357,7 @@ export async function recentBuilds(
       following: true
     })
   )
-  return buildsOf(data.builds, options)
+  return buildsOf(fields(data).builds, options)
 }
 
 /** GET logText/progressiveText?start=N, its body streamed. */
@@ -441,7 +440,7 @@ function collectJobs(http: Requester, items: unknown[], prefix: string, names: s
   }
 }
 
-function isFolder(item: RawJob): boolean {
+function isFolder(item: Record<string, unknown>): boolean {
   return (
     (typeof item._class === 'string' && FOLDER_CLASSES.has(item._class)) || Array.isArray(item.jobs)
   )

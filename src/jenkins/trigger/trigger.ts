@@ -157,7 +157,8 @@ export async function trigger(
 }
 
 /**
- * Checks that `job` can be built with `params` (checkBuildable), and says
+ * Refuses what cannot be built before anything is sent (a folder, a disabled
+ * job, a value Jenkins would refuse or change: parameter-values.ts), and says
  * what a trigger sends: the values of the parameters the job defines (a job
  * without parameters defines none: nothing is sent), but those in `skip`;
  * then the job token, in the body, never in the URL (where proxies and
@@ -173,7 +174,12 @@ export function triggerFields(
   params: BuildParameters,
   options: TriggerOptions & { skip?: ReadonlySet<string> }
 ): { fields: Array<[string, string | readonly string[]]>; undefinedNames: string[] } {
-  checkBuildable(http, info, name, params)
+  // Building a computed folder starts a scan, not a build (jenkins-api.md 3.8).
+  if (info.isFolder) throw notAJob(info, name, http.baseUrl)
+  if (info.disabled === true || info.buildable === false) {
+    throw new JenkinsError('conflict', disabledMessage(http, name))
+  }
+  checkParameterValues(info, name, params)
   const undefinedNames = unknownParameters(info, params)
   const fields = Object.entries(params).filter(
     ([key]) => !undefinedNames.includes(key) && !options.skip?.has(key)
@@ -189,25 +195,6 @@ export function triggerFields(
 export function unknownParameters(info: JobInfo, params: BuildParameters): string[] {
   const defined = new Set(info.parameterDefinitions.map(definition => definition.name))
   return Object.keys(params).filter(key => !defined.has(key))
-}
-
-/**
- * Refuses what cannot be built before anything is sent: a folder, a
- * disabled job, a value Jenkins would refuse or change (`params`,
- * parameter-values.ts).
- */
-function checkBuildable(
-  http: Requester,
-  info: JobInfo,
-  name: string,
-  params: BuildParameters = {}
-): void {
-  // Building a computed folder starts a scan, not a build (jenkins-api.md 3.8).
-  if (info.isFolder) throw notAJob(info, name, http.baseUrl)
-  if (info.disabled === true || info.buildable === false) {
-    throw new JenkinsError('conflict', disabledMessage(http, name))
-  }
-  checkParameterValues(info, name, params)
 }
 
 /** How long the abort path gives a lost trigger to show up before its second look. */
