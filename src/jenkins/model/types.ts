@@ -137,14 +137,6 @@ export interface ProgressiveText {
   moreData: boolean
 }
 
-/** A build's artifacts as Jenkins lists them. */
-export interface ArtifactList {
-  /** Each artifact's `relativePath`, as Jenkins sent it (unchecked: see src/util/artifact-paths.ts). */
-  paths: string[]
-  /** True when the build has more artifacts than were read. */
-  truncated: boolean
-}
-
 /** Where one download attempt writes: a temporary file, kept or dropped at the end. */
 export interface ArtifactSink {
   stream: Writable
@@ -154,16 +146,6 @@ export interface ArtifactSink {
   commit(): Promise<void>
   /** The attempt failed: remove what was written. */
   discard(): Promise<void>
-}
-
-/** What a capped read of one artifact got: its bytes, or that it holds more than asked for. */
-export type ArtifactBytes = { bytes: Buffer } | { tooLarge: true }
-
-/** How a download went. */
-export interface ArtifactDownload {
-  bytes: number
-  /** Tries it took, the first included. */
-  attempts: number
 }
 
 /** How much of a report is read to find its failed tests. */

@@ -8,13 +8,7 @@ import type { Requester } from '../transport/requester.js'
 import { htmlError, type ErrorContext } from '../transport/responses.js'
 import type { HttpResponse } from '../transport/http.js'
 import { TransientFailure } from '../transport/retry.js'
-import type {
-  ArtifactBytes,
-  ArtifactDownload,
-  ArtifactList,
-  ArtifactSink,
-  BuildRef
-} from '../model/types.js'
+import type { ArtifactSink, BuildRef } from '../model/types.js'
 
 /** Most artifacts one build's list is read for; beyond, the list is cut (and says so). */
 const MAX_ARTIFACTS = 10_000
@@ -24,13 +18,15 @@ const MAX_ARTIFACTS = 10_000
  * `artifacts[displayPath,fileName,relativePath]`). A tree asks for the path
  * alone and a range bounds the list: Jenkins lists every file of the build
  * (Run.getArtifactsUpTo(Integer.MAX_VALUE)), so a build with a huge number of
- * them would otherwise make a huge answer.
+ * them would otherwise make a huge answer. Each path is as Jenkins sent it
+ * (unchecked: see src/util/artifact-paths.ts); `truncated` when the build has
+ * more artifacts than were read.
  */
 export async function listArtifacts(
   http: Requester,
   build: BuildRef,
   limit: number = MAX_ARTIFACTS
-): Promise<ArtifactList> {
+): Promise<{ paths: string[]; truncated: boolean }> {
   const name = fullName(build.job)
   const tree = `artifacts[relativePath]{0,${limit + 1}}`
   const data = await http.getJson<{ artifacts?: unknown }>(
@@ -63,7 +59,8 @@ export async function downloadArtifact(
   build: BuildRef,
   relativePath: string,
   open: () => Promise<ArtifactSink>
-): Promise<ArtifactDownload> {
+  // The bytes written, and the tries it took (the first included).
+): Promise<{ bytes: number; attempts: number }> {
   let attempts = 0
   const notFound = `Artifact '${relativePath}' of build #${build.number} of '${fullName(build.job)}' was not found on Jenkins at ${http.baseUrl} (404): it was listed but is gone (deleted, or the build was discarded)`
   return getArtifact(http, build, { relativePath, notFound }, async (response, context) => {
@@ -96,14 +93,15 @@ export async function downloadArtifact(
  * `maxBytes` of it: a Content-Length above that is refused before any of
  * the body is read (DirectoryBrowserSupport sends it for an artifact), and a
  * body without one is cut, its connection dropped, once it passes the bound.
- * 404 (not archived) is a JenkinsError 'not-found', as for any read.
+ * 404 (not archived) is a JenkinsError 'not-found', as for any read. It
+ * gives the bytes, or that the artifact holds more than asked for.
  */
 export async function readArtifact(
   http: Requester,
   build: BuildRef,
   relativePath: string,
   maxBytes: number
-): Promise<ArtifactBytes> {
+): Promise<{ bytes: Buffer } | { tooLarge: true }> {
   const notFound = `Build #${build.number} of '${fullName(build.job)}' has no artifact '${relativePath}' on Jenkins at ${http.baseUrl} (404)`
   return getArtifact(http, build, { relativePath, notFound }, async response => {
     const length = countOf(response.header('content-length'))
