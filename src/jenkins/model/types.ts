@@ -148,29 +148,6 @@ export interface ArtifactSink {
   discard(): Promise<void>
 }
 
-/** How much of a report is read to find its failed tests. */
-export interface ReportBudget {
-  /** Failed tests wanted; reading stops once this many were found. */
-  want: number
-  /** Bytes one page may have; a bigger answer is cut off there and used up to its last whole case. */
-  pageLimit: number
-  /** Bytes a page aims at: the next page's ranges are sized from the pages read so far. */
-  pageTarget: number
-  /** Bytes read in all, a hard cap: no page reads past it; the scan stops, and says so. */
-  totalBytes: number
-  /** Cases asked per suite in a page of several suites; a larger suite is read in ranges of its cases. */
-  casesPerSuite: number
-}
-
-/** How a test report is read (BuildOutputsApi.failedTests, test-report.ts). */
-export interface FailedTestsOptions {
-  /** The action's urlName; 'testReport' for TestResultAction and its aggregates. */
-  urlName?: string
-  /** Rebases a URL Jenkins wrote (a child build's) onto the configured base. */
-  rebase?: (url: string) => string
-  budget?: Partial<ReportBudget>
-}
-
 /** A failed test case of a build's test report. */
 export interface FailedTest {
   /** Fully qualified class name, as the report has it. */

@@ -7,19 +7,19 @@ import { JsonTooDeep, parseJenkinsJson } from '../transport/json.js'
 import { parseJsonPrefix } from './json-prefix.js'
 import type { Requester } from '../transport/requester.js'
 import { htmlError, looksLikeHtml, type ErrorContext } from '../transport/responses.js'
-import type {
-  BuildRef,
-  FailedTest,
-  FailedTestsOptions,
-  FailedTestsRead,
-  ReportBudget
-} from '../model/types.js'
+import type { BuildRef, FailedTest, FailedTestsRead } from '../model/types.js'
 
-const DEFAULT_BUDGET: ReportBudget = {
+/** How much of a report is read to find its failed tests. */
+const DEFAULT_BUDGET = {
+  /** Failed tests wanted; reading stops once this many were found. */
   want: 20,
+  /** Bytes one page may have; a bigger answer is cut off there and used up to its last whole case. */
   pageLimit: 1024 * 1024,
+  /** Bytes a page aims at: the next page's ranges are sized from the pages read so far. */
   pageTarget: 256 * 1024,
+  /** Bytes read in all, a hard cap: no page reads past it; the scan stops, and says so. */
   totalBytes: 4 * 1024 * 1024,
+  /** Cases asked per suite in a page of several suites; a larger suite is read in ranges of its cases. */
   casesPerSuite: 1000
 }
 
@@ -75,7 +75,13 @@ interface Page {
 export async function readFailedTests(
   http: Requester,
   build: BuildRef,
-  options: FailedTestsOptions = {}
+  options: {
+    /** The action's urlName; 'testReport' for TestResultAction and its aggregates. */
+    urlName?: string
+    /** Rebases a URL Jenkins wrote (a child build's) onto the configured base. */
+    rebase?: (url: string) => string
+    budget?: Partial<typeof DEFAULT_BUDGET>
+  } = {}
 ): Promise<FailedTestsRead> {
   const budget = { ...DEFAULT_BUDGET, ...options.budget }
   const urlName = options.urlName ?? 'testReport'
