@@ -1,7 +1,7 @@
 import type { Readable } from 'node:stream'
 import { pipeline } from 'node:stream/promises'
 import { Interrupted, JenkinsError } from '../transport/errors.js'
-import { countOf, fields, list, texts } from '../model/counts.js'
+import { countOf, fields, list, text, texts } from '../model/counts.js'
 import { buildUrl, fullName } from '../model/job-path.js'
 import { BUILD_PLUGIN_LISTS, buildNotFound } from './reads.js'
 import type { Requester } from '../transport/requester.js'
@@ -112,13 +112,14 @@ export async function readArtifact(
     const body = response.stream()
     const chunks: Buffer[] = []
     let size = 0
-    for await (const chunk of body) {
-      size += (chunk as Buffer).length
+    // cast: a body stream without an encoding yields Buffers.
+    for await (const chunk of body as AsyncIterable<Buffer>) {
+      size += chunk.length
       if (size > maxBytes) {
         body.destroy()
         return { tooLarge: true }
       }
-      chunks.push(chunk as Buffer)
+      chunks.push(chunk)
     }
     return { bytes: Buffer.concat(chunks) }
   })
@@ -202,7 +203,7 @@ async function copy(body: Readable, sink: ArtifactSink): Promise<number> {
         cause.kind === 'network' ? 'body broke off' : 'body stalled'
       )
     }
-    const code = (cause as { code?: string }).code ?? 'body error'
+    const code = text(fields(cause).code) ?? 'body error'
     throw new TransientFailure(
       new JenkinsError('network', `The download broke off after ${bytes} bytes (${code})`),
       code

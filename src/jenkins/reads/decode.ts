@@ -150,9 +150,9 @@ export function entriesOf(within: unknown, field: string): unknown[] | undefined
  * first; names follow each `job` marker; the number ends it.
  */
 export function buildOfUrl(url: string): { job: string[]; number: number } | undefined {
-  const match = /^(.*\/)(\d+)\/?$/.exec(pathOf(url) ?? '')
-  const number = Number(match?.[2])
-  const job = match ? jobNamesFromUrl(match[1] as string) : undefined
+  const [, folder, digits] = /^(.*\/)(\d+)\/?$/.exec(pathOf(url) ?? '') ?? []
+  const number = Number(digits)
+  const job = folder === undefined ? undefined : jobNamesFromUrl(folder)
   if (!job || job.length === 0 || !isBuildNumber(number)) return undefined
   return { job, number }
 }
@@ -214,8 +214,10 @@ export function decodeBuild(
 export function parameterValues(
   parameters: readonly ExportedParameter[] | undefined
 ): Record<string, JsonValue> {
+  // cast: Object.create is untyped; the object is filled below.
   const values = Object.create(null) as Record<string, JsonValue>
   for (const p of parameters ?? []) {
+    // cast: a parameter's value is a part of Jenkins' answer, as JSON.parse gave it.
     if (p.value !== undefined) values[p.name] = p.value as JsonValue
     else if (p.file) values[p.name] = null
   }
