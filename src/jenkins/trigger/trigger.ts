@@ -17,7 +17,7 @@ import type { UploadBody } from '../transport/multipart.js'
 import { buildsOf } from '../reads/decode.js'
 import { getQueue, jobNotFound } from '../reads/reads.js'
 import type { Requester } from '../transport/requester.js'
-import { errorForResponse, type ErrorContext } from '../transport/responses.js'
+import { errorForResponse } from '../transport/responses.js'
 import type {
   BuildParameters,
   FoundTrigger,
@@ -79,14 +79,12 @@ export async function trigger(
   }
   // /build on a parameterized job wants a `json` form and skips defaults;
   // /buildWithParameters fills in defaults (jenkins-api.md 3.2, 3.3).
-  // `delay` is a request parameter; 0sec skips the quiet period (3.5).
-  const endpoint = parameterized ? 'buildWithParameters' : 'build'
-  const url = `${jobUrl(http.baseUrl, job)}${endpoint}?delay=0sec`
-  const context = triggerContext(
-    http,
-    name,
-    parameterized ? `Jenkins also answers 500 to ${REFUSED_VALUE}.` : undefined
-  )
+  const post = parameterized
+    ? {
+        endpoint: 'buildWithParameters',
+        serverHint: `Jenkins also answers 500 to ${REFUSED_VALUE}.`
+      }
+    : { endpoint: 'build' }
   const expectation: LostTrigger = {
     job,
     parameters: expectedParameters(info.parameterDefinitions, params),
@@ -104,12 +102,11 @@ export async function trigger(
         })
       : error
   for (let send = 1; ; send++) {
-    let outcome: Awaited<ReturnType<typeof triggerOnce>>
-    try {
-      outcome = await triggerOnce(http, url, { form: form.toString() }, context, name)
-    } catch (error) {
-      throw error instanceof Interrupted ? interrupted(error) : error
-    }
+    const outcome = await triggerOnce(http, job, { form: form.toString() }, post).catch(
+      (error: unknown) => {
+        throw error instanceof Interrupted ? interrupted(error) : error
+      }
+    )
     if ('queueId' in outcome) return { ...outcome, unknownParameters: undefinedNames }
     // The answer was lost: look for what Jenkins did before sending again
     // (reconcile.ts says why, and what risk remains).
@@ -226,17 +223,29 @@ function lookFor(
 }
 
 /**
- * One trigger POST. A refusal that provably did nothing (503, 429,
- * connection refused) is retried inside; an answer that may hide an action
- * (reset, hang up, timeout, a proxy's 500/502/504) comes back as `lost`.
+ * One trigger POST to `<job>/<endpoint>?delay=0sec` (`delay` is a request
+ * parameter; 0sec skips the quiet period: jenkins-api.md 3.5); `serverHint`
+ * says what Jenkins' own 500 may mean. A refusal that provably did nothing
+ * (503, 429, connection refused) is retried inside; an answer that may hide
+ * an action (reset, hang up, timeout, a proxy's 500/502/504) comes back as
+ * `lost`. Its errors say the job's 404, its refusal as disabled, and the
+ * permission it needs.
  */
 export async function triggerOnce(
   http: Requester,
-  url: string,
+  job: JobPath,
   payload: { form: string } | { upload: UploadBody },
-  context: ErrorContext,
-  name: string
+  { endpoint, serverHint }: { endpoint: string; serverHint?: string }
 ): Promise<Omit<TriggerResult, 'unknownParameters'> | { lost: LostAnswer }> {
+  const name = fullName(job)
+  const url = `${jobUrl(http.baseUrl, job)}${endpoint}?delay=0sec`
+  const context = http.context(`the trigger of job '${name}'`, {
+    notFound: jobNotFound(http, name),
+    conflict: disabledMessage(http, name),
+    permission: 'Job/Build',
+    jobTokenSent: http.jobToken !== undefined,
+    serverHint
+  })
   let lost: LostAnswer | undefined
   let answer: { response: HttpResponse; body: string }
   try {
@@ -313,21 +322,6 @@ export function reconcileReader(http: Requester, job: JobPath): ReconcileReader 
       }))
     }
   }
-}
-
-/** What a trigger's errors say: the job's 404, its refusal as disabled, the permission it needs. */
-export function triggerContext(
-  http: Requester,
-  name: string,
-  serverHint: string | undefined
-): ErrorContext {
-  return http.context(`the trigger of job '${name}'`, {
-    notFound: jobNotFound(http, name),
-    conflict: disabledMessage(http, name),
-    permission: 'Job/Build',
-    jobTokenSent: http.jobToken !== undefined,
-    serverHint
-  })
 }
 
 function disabledMessage(http: Requester, name: string): string {

@@ -9,12 +9,12 @@
 import { formatBytes } from '../../util/bytes.js'
 import { formatDuration } from '../../util/duration.js'
 import { Interrupted, JenkinsError } from '../transport/errors.js'
-import { fullName, jobUrl } from '../model/job-path.js'
+import { fullName } from '../model/job-path.js'
 import { multipartBody, type UploadBody, type UploadFile } from '../transport/multipart.js'
 import { expectedParameters } from './reconcile.js'
 import type { Requester } from '../transport/requester.js'
 import { recoverUpload } from './upload-recovery.js'
-import { triggerContext, triggerFields, triggerOnce, type TriggerOptions } from './trigger.js'
+import { triggerFields, triggerOnce, type TriggerOptions } from './trigger.js'
 import type { BuildParameters, JobInfo, JobPath, TriggerResult } from '../model/types.js'
 
 /** Definition types whose value is an uploaded file: core's, and the file-parameters plugin's `base64File` and `stashedFile`. */
@@ -107,12 +107,6 @@ export async function triggerUpload(
   http.logger.info(
     `Uploading ${files.map(file => `${file.name} (${file.fileName}, ${formatBytes(file.size)})`).join(', ')} to '${name}': ${formatBytes(body.length)} in all.`
   )
-  const url = `${jobUrl(http.baseUrl, job)}buildWithParameters?delay=0sec`
-  const context = triggerContext(
-    http,
-    name,
-    'Jenkins also answers 500 to a parameter value it does not accept, and the File Parameters plugin to an upload it could not read.'
-  )
   // What Jenkins stores from this request: our values, and each file parameter we upload (exported by name only).
   const complete = expectedParameters(info.parameterDefinitions, params)
   // What it stores from a body it could not parse: every default, no file at all.
@@ -123,10 +117,16 @@ export async function triggerUpload(
   }
   const base = { job, user: http.user, firstBuildNumber: info.nextBuildNumber }
   const started = Date.now()
-  let outcome: Awaited<ReturnType<typeof triggerOnce>>
-  try {
-    outcome = await triggerOnce(http, url, { upload: counted }, context, name)
-  } catch (error) {
+  const outcome = await triggerOnce(
+    http,
+    job,
+    { upload: counted },
+    {
+      endpoint: 'buildWithParameters',
+      serverHint:
+        'Jenkins also answers 500 to a parameter value it does not accept, and the File Parameters plugin to an upload it could not read.'
+    }
+  ).catch((error: unknown) => {
     if (error instanceof Interrupted && error.sent) {
       // A cancel mid-upload: the abort path looks for what this request queued.
       throw new Interrupted(
@@ -139,7 +139,7 @@ export async function triggerUpload(
       )
     }
     throw error
-  }
+  })
   if ('queueId' in outcome) {
     http.logger.info(uploadedLine(body, Date.now() - started))
     return { ...outcome, unknownParameters: undefinedNames }
