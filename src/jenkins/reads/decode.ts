@@ -20,17 +20,15 @@ export function isBuildResult(value: unknown): value is BuildResult {
   return BUILD_RESULTS.some(result => result === value)
 }
 
-/** What a `builds` list was asked for: with `actions`, causes and parameters; with `outcome`, result, duration, building. */
-export interface BuildsFields {
-  actions?: boolean
-  outcome?: boolean
-}
-
 /**
  * A job's `builds` list (`job/…/api/json?tree=builds[…]`), newest first; an
- * entry without a usable number is skipped.
+ * entry without a usable number is skipped. What it was asked for: with
+ * `actions`, causes and parameters; with `outcome`, result, duration, building.
  */
-export function buildsOf(raw: unknown, asked: BuildsFields = {}): RecentBuild[] {
+export function buildsOf(
+  raw: unknown,
+  asked: { actions?: boolean; outcome?: boolean } = {}
+): RecentBuild[] {
   const builds: RecentBuild[] = []
   for (const entry of list(raw)) {
     const build = fields(entry)
