@@ -239,10 +239,8 @@ export async function getQueueItem(http: Requester, queueId: number): Promise<Qu
     }
     // Jenkins' own URL of the run, kept only when it sent one: requests go to
     // the `url` input's host and build their URLs from it (jenkins-api.md 9).
-    item.executable =
-      typeof executable.url === 'string'
-        ? { number: executable.number, url: executable.url }
-        : { number: executable.number }
+    const url = text(executable.url)
+    item.executable = { number: executable.number, ...(url !== undefined && { url }) }
   } else if (executable !== undefined) {
     // Left, its run not created yet (null), or an executable that names none.
     item.executable = null

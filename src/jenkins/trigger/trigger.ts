@@ -72,11 +72,10 @@ export async function trigger(
   const name = fullName(job)
   const { fields, undefinedNames } = triggerFields(http, info, name, params, options)
   const parameterized = info.parameterDefinitions.length > 0
-  const form = new URLSearchParams()
   // Multi-value parameters are repeated fields.
-  for (const [key, value] of fields) {
-    for (const item of typeof value === 'string' ? [value] : value) form.append(key, item)
-  }
+  const form = new URLSearchParams(
+    fields.flatMap(([key, value]) => [value].flat().map((item): [string, string] => [key, item]))
+  )
   // /build on a parameterized job wants a `json` form and skips defaults;
   // /buildWithParameters fills in defaults (jenkins-api.md 3.2, 3.3).
   const post = parameterized
