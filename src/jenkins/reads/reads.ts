@@ -31,7 +31,6 @@ import { htmlGlitch } from '../transport/answers.js'
 import type {
   Build,
   BuildRef,
-  BuildSummary,
   JobInfo,
   JobPath,
   ParameterDefinition,
@@ -151,7 +150,8 @@ export async function getJob(http: Requester, job: JobPath): Promise<JobInfo> {
   if (typeof data.buildable === 'boolean') info.buildable = data.buildable
   if (typeof data.disabled === 'boolean') info.disabled = data.disabled
   if (isBuildNumber(data.nextBuildNumber)) info.nextBuildNumber = data.nextBuildNumber
-  const builds = buildSummaries(data.builds)
+  // The well-formed entries; anything else is skipped (it only aims polls).
+  const builds = list(data.builds).flatMap(entry => buildSummaryOf(entry) ?? [])
   // A folder has no `builds`: no history, rather than an empty one.
   if (Array.isArray(data.builds)) {
     info.history = builds.filter(b => !b.building && b.result !== null).slice(0, HISTORY_BUILDS)
@@ -159,17 +159,12 @@ export async function getJob(http: Requester, job: JobPath): Promise<JobInfo> {
   const recent = builds.slice(0, ESTIMATE_BUILDS)
   // Older than the six newest when it is not among them: expectationFrom
   // then finds it as Jenkins does, as the last successful build.
-  const [lastSuccessful] = buildSummaries([data.lastSuccessfulBuild])
+  const lastSuccessful = buildSummaryOf(data.lastSuccessfulBuild)
   if (lastSuccessful && !recent.some(b => b.number === lastSuccessful.number)) {
     recent.push(lastSuccessful)
   }
   if (recent.length > 0) info.recent = recent
   return info
-}
-
-/** The well-formed entries of a job's `builds`; anything else is skipped (it only aims polls). */
-function buildSummaries(raw: unknown): BuildSummary[] {
-  return list(raw).flatMap(entry => buildSummaryOf(entry) ?? [])
 }
 
 /** Full names of every job below `folder` (root when empty), in one request. */
