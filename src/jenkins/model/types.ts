@@ -250,14 +250,6 @@ export type RecentBuild = { number: number; queueId?: number } & Partial<
   Pick<QueuedTask, 'causes' | 'userIds' | 'parameters'> & Omit<BuildSummary, 'number'>
 >
 
-/** A stretch of a multibranch project's scan log (indexing/logText/progressiveText). */
-export interface IndexingLog extends Omit<ProgressiveText, 'body'> {
-  /** The text from the requested offset, CRLF as Jenkins sends it, notes included. */
-  text: string
-  /** The answer was longer than the client reads at once; `text` holds its start only. */
-  truncated: boolean
-}
-
 /** What a LostTrigger turned out to be in Jenkins. */
 export interface FoundTrigger {
   queueId: number
