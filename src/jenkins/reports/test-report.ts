@@ -1,7 +1,7 @@
 import { JenkinsError } from '../transport/errors.js'
 import { fullName } from '../model/job-path.js'
 import { fields, list, text, texts } from '../model/counts.js'
-import { CaseNamer } from './junit-names.js'
+import { casePath } from './junit-names.js'
 import { bodyOf, tooDeepError } from '../transport/answers.js'
 import { JsonTooDeep, parseJenkinsJson } from '../transport/json.js'
 import { parseJsonPrefix } from './json-prefix.js'
@@ -41,7 +41,8 @@ const TRACE_CHARS = 8000
 interface ReportState {
   /** `<build>/<urlName>/`, where the case pages are. */
   base: string
-  namer: CaseNamer
+  /** Cases named so far (junit-names.ts casePath). */
+  taken: Map<string, number>
   /** Enclosing blocks seen; with more than one, names carry their stages. */
   blocks: Set<string>
 }
@@ -99,10 +100,10 @@ export async function readFailedTests(
     budgetReached: false
   }
   const reports = new Map<string, ReportState>()
-  const own: ReportState = { base: reportUrl, namer: new CaseNamer(), blocks: new Set() }
+  const own: ReportState = { base: reportUrl, taken: new Map(), blocks: new Set() }
   const stateOf = (url: string): ReportState => {
     const base = `${(options.rebase ?? (u => u))(url)}${encodeURIComponent(urlName)}/`
-    const state = reports.get(url) ?? { base, namer: new CaseNamer(), blocks: new Set() }
+    const state = reports.get(url) ?? { base, taken: new Map(), blocks: new Set() }
     reports.set(url, state)
     return state
   }
@@ -273,7 +274,7 @@ function scanSuite(
       state.blocks.size > 1 && blockNames.length > 0
         ? `${[...blockNames].reverse().join(' / ')} / ${caseName}`
         : caseName
-    const path = state.namer.path(className, displayName)
+    const path = casePath(state.taken, className, displayName)
     const status = text(raw.status) ?? ''
     if ((status !== 'FAILED' && status !== 'REGRESSION') || read.failed.length >= want) continue
     const test: FailedTest = {
