@@ -155,7 +155,7 @@ describe('listJobs', () => {
     expect(await client.listJobs(['team'])).toEqual(['team/deploy'])
   })
 
-  it('an answer nested far deeper than asked (200 levels) is walked without recursion, to 10 levels', async () => {
+  it('an answer nested far deeper than asked (200 levels) is walked to 10 levels, no deeper', async () => {
     const { client, logger } = makeClient()
     let body = '{"name":"leaf","_class":"hudson.model.FreeStyleProject"}'
     for (let i = 0; i < 200; i++) body = `{"name":"f","jobs":[${body}]}`

@@ -186,9 +186,7 @@ export async function listJobs(http: Requester, folder: JobPath): Promise<string
       `'${fullName(folder)}' on Jenkins at ${http.baseUrl} is a job, not a folder: there are no jobs to list below it`
     )
   }
-  const names: string[] = []
-  collectJobs(http, data.jobs, folder.length > 0 ? `${fullName(folder)}/` : '', names)
-  return names
+  return collectJobs(http, data.jobs, folder.length > 0 ? `${fullName(folder)}/` : '')
 }
 
 /**
@@ -399,38 +397,36 @@ export function logOffsets(
 
 /**
  * Full names of the jobs in a `jobs` tree, in Jenkins' order, folders
- * walked in place. Without recursion and bounded to LIST_DEPTH levels: the
- * answer is Jenkins', and a hostile one can nest far deeper than the tree
- * asked for (a recursive walk overflowed the stack).
+ * walked in place, no deeper than LIST_DEPTH levels: the answer is
+ * Jenkins', and a hostile one can nest far deeper than the tree asked for
+ * (an unbounded recursive walk overflowed the stack).
  */
-function collectJobs(http: Requester, items: unknown[], prefix: string, names: string[]): void {
-  // What is left to see, the next one on top.
-  const stack: Array<{ item: unknown; prefix: string; depth: number }> = []
-  const push = (list: unknown[], prefix: string, depth: number): void => {
-    for (let i = list.length - 1; i >= 0; i--) stack.push({ item: list[i], prefix, depth })
-  }
-  push(items, prefix, 1)
+function collectJobs(http: Requester, items: unknown[], prefix: string): string[] {
+  const names: string[] = []
   let skipped = false
-  for (let next = stack.pop(); next; next = stack.pop()) {
-    const item = fields(next.item)
-    if (typeof item.name !== 'string') continue
-    const path = `${next.prefix}${item.name}`
-    if (Array.isArray(item.jobs)) {
-      if (next.depth < LIST_DEPTH) push(item.jobs, `${path}/`, next.depth + 1)
-      else skipped = true
-    } else if (isFolder(item)) {
-      http.logger.debug(
-        `Not listing the jobs of '${path}': deeper than ${LIST_DEPTH} folder levels`
-      )
-    } else {
-      names.push(path)
+  const walk = (level: unknown[], prefix: string, depth: number): void => {
+    for (const item of level.map(fields)) {
+      if (typeof item.name !== 'string') continue
+      const path = `${prefix}${item.name}`
+      if (Array.isArray(item.jobs)) {
+        if (depth < LIST_DEPTH) walk(item.jobs, `${path}/`, depth + 1)
+        else skipped = true
+      } else if (isFolder(item)) {
+        http.logger.debug(
+          `Not listing the jobs of '${path}': deeper than ${LIST_DEPTH} folder levels`
+        )
+      } else {
+        names.push(path)
+      }
     }
   }
+  walk(items, prefix, 1)
   if (skipped) {
     http.logger.debug(
       `Jenkins answered with folders nested deeper than the ${LIST_DEPTH} levels asked for; not listed`
     )
   }
+  return names
 }
 
 function isFolder(item: Record<string, unknown>): boolean {
