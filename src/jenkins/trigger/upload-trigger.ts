@@ -107,15 +107,15 @@ export async function triggerUpload(
   http.logger.info(
     `Uploading ${files.map(file => `${file.name} (${file.fileName}, ${formatBytes(file.size)})`).join(', ')} to '${name}': ${formatBytes(body.length)} in all.`
   )
-  // What Jenkins stores from this request: our values, and each file parameter we upload (exported by name only).
-  const complete = expectedParameters(info.parameterDefinitions, params)
-  // What it stores from a body it could not parse: every default, no file at all.
-  const broken = expectedParameters(info.parameterDefinitions, {})
-  for (const file of fileParameters(info)) {
-    broken.delete(file)
-    if (!uploaded.has(file)) complete.delete(file)
-  }
   const base = { job, user: http.user, firstBuildNumber: info.nextBuildNumber }
+  // What Jenkins stores from this request: our values, and each file parameter we upload (exported by name only).
+  const complete = { ...base, parameters: expectedParameters(info.parameterDefinitions, params) }
+  // What it stores from a body it could not parse: every default, no file at all.
+  const broken = { ...base, parameters: expectedParameters(info.parameterDefinitions, {}) }
+  for (const file of fileParameters(info)) {
+    broken.parameters.delete(file)
+    if (!uploaded.has(file)) complete.parameters.delete(file)
+  }
   const started = Date.now()
   const outcome = await triggerOnce(
     http,
@@ -133,7 +133,7 @@ export async function triggerUpload(
         `${error.message} (the upload to '${name}' was cut at ${formatBytes(sent)} of ${formatBytes(body.length)}: Jenkins may have queued a build ${finished ? 'with the files' : 'without them'})`,
         {
           sent: true,
-          lostTrigger: { ...base, parameters: finished ? complete : broken },
+          lostTrigger: finished ? complete : broken,
           lastFailure: error.lastFailure
         }
       )
@@ -149,8 +149,8 @@ export async function triggerUpload(
     job,
     lost: outcome.lost,
     cut: finished ? undefined : `${formatBytes(sent)} of ${formatBytes(body.length)} sent`,
-    complete: { ...base, parameters: complete },
-    broken: { ...base, parameters: broken },
+    complete,
+    broken,
     settleMs: options.settleMs
   })
   return { ...found, unknownParameters: undefinedNames }
