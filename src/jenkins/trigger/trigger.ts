@@ -121,14 +121,11 @@ export async function trigger(
     if (http.deadline !== undefined && Date.now() + settleMs > http.deadline) {
       throw unknown('no time left before the step timeout to check')
     }
-    let adopted: Adopted | undefined
-    try {
-      adopted = await lookFor(http, expectation, settleMs)
-    } catch (error) {
+    const adopted = await lookFor(http, expectation, settleMs).catch((error: unknown) => {
       if (error instanceof Interrupted) throw interrupted(error)
       http.logger.debug(`Could not look for the lost trigger: ${errorText(error)}`)
       throw unknown('and Jenkins could not be asked what it did')
-    }
+    })
     if (adopted) {
       http.logger.info(
         adopted.from === 'queue'
