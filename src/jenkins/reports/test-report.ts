@@ -129,14 +129,7 @@ export async function readFailedTests(
   // come from more than one block (TestResult.hasMultipleBlocks): known
   // before the first name is made, from every suite's enclosingBlocks
   // (about 30 bytes a suite). Cut off, it tells what it can.
-  read.requests++
-  const blocksPage = await readPage(
-    http,
-    `${reportUrl}api/json?tree=${encodeURIComponent(BLOCKS_TREE)}`,
-    context,
-    Math.min(budget.pageTarget, budget.totalBytes)
-  )
-  read.bytesRead += blocksPage.bytes
+  const blocksPage = await pageOf(BLOCKS_TREE, Math.min(budget.pageTarget, budget.totalBytes))
   for (const { state, suites } of reportsOf(blocksPage.data)) addBlocks(state, suites)
 
   for (;;) {
@@ -149,14 +142,7 @@ export async function readFailedTests(
     ) {
       return stop()
     }
-    read.requests++
-    const page = await readPage(
-      http,
-      `${reportUrl}api/json?tree=${encodeURIComponent(reportTree(range, traces))}`,
-      context,
-      limit
-    )
-    read.bytesRead += page.bytes
+    const page = await pageOf(reportTree(range, traces), limit)
     casesBytes += page.bytes
 
     const parts = reportsOf(page.data)
@@ -200,6 +186,15 @@ export async function readFailedTests(
     // Fewer suites than asked for, and not cut: the report ends here.
     if (!page.cut && widest < range.to - range.from) return read
     range = nextRange(range.from + widest, 0)
+  }
+
+  /** One page of the report, with `tree`, at most `limit` bytes, counted in what was read. */
+  async function pageOf(tree: string, limit: number): Promise<Page> {
+    read.requests++
+    const url = `${reportUrl}api/json?tree=${encodeURIComponent(tree)}`
+    const page = await readPage(http, url, context, limit)
+    read.bytesRead += page.bytes
+    return page
   }
 
   /** The build's own report, or one per child build of an aggregated one, with its suites. */
