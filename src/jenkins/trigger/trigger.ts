@@ -91,14 +91,10 @@ export async function trigger(
     firstBuildNumber: info.nextBuildNumber
   }
   const jobPage = jobUrl(http.baseUrl, job)
-  let mayHaveQueued = false
+  let answerLost = false
   const interrupted = (error: Interrupted): Interrupted =>
-    mayHaveQueued || error.sent
-      ? new Interrupted(`${error.message} (a trigger of '${name}' may have queued a build)`, {
-          sent: error.sent,
-          lostTrigger: expectation,
-          lastFailure: error.lastFailure
-        })
+    answerLost || error.sent
+      ? mayHaveQueued(error, `a trigger of '${name}' may have queued a build`, expectation)
       : error
   for (let send = 1; ; send++) {
     const outcome = await triggerOnce(http, job, { form: form.toString() }, post).catch(
@@ -109,7 +105,7 @@ export async function trigger(
     if ('queueId' in outcome) return { ...outcome, unknownParameters: undefinedNames }
     // The answer was lost: look for what Jenkins did before sending again
     // (reconcile.ts says why, and what risk remains).
-    mayHaveQueued = true
+    answerLost = true
     const lost = outcome.lost
     const settleMs = options.settleMs ?? (lost.slow ? SLOW_SETTLE_MS : SETTLE_MS)
     const unknown = (why: string): JenkinsError =>
@@ -147,6 +143,12 @@ export async function trigger(
       `Trigger answer lost (${lost.reason}); Jenkins shows no such queued item or build; sending it again.`
     )
   }
+}
+
+/** A stop (cancel, timeout) once a trigger may have reached Jenkins: `note` says so, `lost` is for the abort path to find. */
+export function mayHaveQueued(error: Interrupted, note: string, lost: LostTrigger): Interrupted {
+  const { sent, lastFailure } = error
+  return new Interrupted(`${error.message} (${note})`, { sent, lostTrigger: lost, lastFailure })
 }
 
 /**

@@ -14,7 +14,7 @@ import { multipartBody, type UploadBody, type UploadFile } from '../transport/mu
 import { expectedParameters } from './reconcile.js'
 import type { Requester } from '../transport/requester.js'
 import { recoverUpload } from './upload-recovery.js'
-import { triggerFields, triggerOnce, type TriggerOptions } from './trigger.js'
+import { mayHaveQueued, triggerFields, triggerOnce, type TriggerOptions } from './trigger.js'
 import type { BuildParameters, JobInfo, JobPath, TriggerResult } from '../model/types.js'
 
 /** Definition types whose value is an uploaded file: core's, and the file-parameters plugin's `base64File` and `stashedFile`. */
@@ -129,13 +129,10 @@ export async function triggerUpload(
   ).catch((error: unknown) => {
     if (error instanceof Interrupted && error.sent) {
       // A cancel mid-upload: the abort path looks for what this request queued.
-      throw new Interrupted(
-        `${error.message} (the upload to '${name}' was cut at ${formatBytes(sent)} of ${formatBytes(body.length)}: Jenkins may have queued a build ${finished ? 'with the files' : 'without them'})`,
-        {
-          sent: true,
-          lostTrigger: finished ? complete : broken,
-          lastFailure: error.lastFailure
-        }
+      throw mayHaveQueued(
+        error,
+        `the upload to '${name}' was cut at ${formatBytes(sent)} of ${formatBytes(body.length)}: Jenkins may have queued a build ${finished ? 'with the files' : 'without them'}`,
+        finished ? complete : broken
       )
     }
     throw error
