@@ -190,6 +190,22 @@ describe('listJobs', () => {
   })
 })
 
+describe('answers that are not objects', () => {
+  it('a null or a list where an object belongs is refused, not read as an empty queue or job', async () => {
+    const { client } = makeClient()
+    const json = { 'Content-Type': 'application/json' }
+    nock(ORIGIN).get('/jenkins/queue/api/json').query(true).reply(200, 'null', json)
+    const queue = await jenkinsError(client.getQueue(), 'protocol')
+    expect(queue.message).toBe(`Jenkins at ${BASE} answered the queue without an object`)
+    nock(ORIGIN)
+      .get('/jenkins/crumbIssuer/api/json')
+      .reply(...JENKINS_404)
+    nock(ORIGIN).get('/jenkins/job/deploy/api/json').query(true).reply(200, '[]', json)
+    const job = await jenkinsError(client.getJob(['deploy']), 'protocol')
+    expect(job.message).toBe(`Jenkins at ${BASE} answered job 'deploy' without an object`)
+  })
+})
+
 describe('queue', () => {
   it('reads a queue item', async () => {
     const { client } = makeClient()

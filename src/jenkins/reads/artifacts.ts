@@ -3,7 +3,7 @@ import { pipeline } from 'node:stream/promises'
 import { Interrupted, JenkinsError } from '../transport/errors.js'
 import { countOf, fields, list, text, texts } from '../model/counts.js'
 import { buildUrl, fullName } from '../model/job-path.js'
-import { BUILD_PLUGIN_LISTS, buildNotFound } from './reads.js'
+import { BUILD_PLUGIN_LISTS, buildNotFound, getObject } from './reads.js'
 import type { Requester } from '../transport/requester.js'
 import { htmlError, type ErrorContext } from '../transport/responses.js'
 import type { HttpResponse } from '../transport/http.js'
@@ -29,7 +29,8 @@ export async function listArtifacts(
 ): Promise<{ paths: string[]; truncated: boolean }> {
   const name = fullName(build.job)
   const tree = `artifacts[relativePath]{0,${limit + 1}}`
-  const data = await http.getJson<{ artifacts?: unknown }>(
+  const data = await getObject(
+    http,
     'artifacts',
     `${buildUrl(http.baseUrl, build.job, build.number)}api/json?tree=${encodeURIComponent(tree)}`,
     http.context(`the artifacts of build #${build.number} of '${name}'`, {

@@ -119,6 +119,22 @@ export function oddAnswer(http: Requester, what: string, status?: number): Jenki
   return new JenkinsError('protocol', `Jenkins at ${http.baseUrl} answered ${what}`, status)
 }
 
+/**
+ * A JSON answer that must be an object: anything else (null, a list, a
+ * number) is refused, as no real Jenkins sends it.
+ */
+export async function getObject(
+  http: Requester,
+  label: string,
+  url: string,
+  context: ErrorContext,
+  options?: { droppable?: readonly string[] }
+): Promise<Record<string, unknown>> {
+  const data = await http.getJson<unknown>(label, url, context, options)
+  if (!isRecord(data)) throw oddAnswer(http, `${context.what} without an object`)
+  return data
+}
+
 /** The 404 of a build. */
 export function buildNotFound(http: Requester, name: string, number: number): string {
   return `Build #${number} of job '${name}' was not found on Jenkins at ${http.baseUrl} (404)`
@@ -130,12 +146,11 @@ export async function getJob(http: Requester, job: JobPath): Promise<JobInfo> {
   // alongside the job to save a round trip.
   http.prefetchCrumb()
   const name = fullName(job)
-  const data = fields(
-    await http.getJson<unknown>(
-      'job',
-      `${jobUrl(http.baseUrl, job)}api/json?tree=${encodeURIComponent(JOB_TREE)}`,
-      http.context(`job '${name}'`, { notFound: jobNotFound(http, name) })
-    )
+  const data = await getObject(
+    http,
+    'job',
+    `${jobUrl(http.baseUrl, job)}api/json?tree=${encodeURIComponent(JOB_TREE)}`,
+    http.context(`job '${name}'`, { notFound: jobNotFound(http, name) })
   )
   const info: JobInfo = {
     name: text(data.name) ?? job[job.length - 1] ?? '',
@@ -171,14 +186,13 @@ export async function getJob(http: Requester, job: JobPath): Promise<JobInfo> {
 export async function listJobs(http: Requester, folder: JobPath): Promise<string[]> {
   const where = folder.length > 0 ? `folder '${fullName(folder)}'` : 'the root'
   const base = folder.length > 0 ? jobUrl(http.baseUrl, folder) : `${http.baseUrl}/`
-  const data = fields(
-    await http.getJson<unknown>(
-      'jobs',
-      `${base}api/json?tree=${encodeURIComponent(listTree(LIST_DEPTH))}`,
-      http.context(`the job list of ${where}`, {
-        notFound: `Folder '${fullName(folder)}' was not found on Jenkins at ${http.baseUrl} (404)${http.anonymousHint()}`
-      })
-    )
+  const data = await getObject(
+    http,
+    'jobs',
+    `${base}api/json?tree=${encodeURIComponent(listTree(LIST_DEPTH))}`,
+    http.context(`the job list of ${where}`, {
+      notFound: `Folder '${fullName(folder)}' was not found on Jenkins at ${http.baseUrl} (404)${http.anonymousHint()}`
+    })
   )
   if (!Array.isArray(data.jobs)) {
     throw new JenkinsError(
@@ -247,12 +261,13 @@ export async function getQueueItem(http: Requester, queueId: number): Promise<Qu
  * null when none is configured (it then writes the request's host).
  */
 export async function rootUrl(http: Requester): Promise<string | null> {
-  const data = await http.getJson<unknown>(
+  const data = await getObject(
+    http,
     'root',
     `${http.baseUrl}/api/json?tree=url`,
     http.context('the root of Jenkins')
   )
-  return text(fields(data).url) || null
+  return text(data.url) || null
 }
 
 /** A build's JSON, by number or permalink. */
@@ -304,13 +319,14 @@ export async function getBuild(
 
 /** Every item waiting in the queue, with its task's item names, causes and parameters. */
 export async function getQueue(http: Requester): Promise<QueuedTask[]> {
-  const data = await http.getJson<unknown>(
+  const data = await getObject(
+    http,
     'queue',
     `${http.baseUrl}/queue/api/json?tree=${encodeURIComponent(QUEUE_TREE)}`,
     http.context('the queue')
   )
   const items: QueuedTask[] = []
-  for (const item of list(fields(data).items).map(fields)) {
+  for (const item of list(data.items).map(fields)) {
     const url = fields(item.task).url
     if (!isCount(item.id) || typeof url !== 'string') continue
     const names = jobNamesFromUrl(url)
@@ -340,7 +356,8 @@ export async function recentBuilds(
   let wanted = options.actions ? `number,queueId,${ACTIONS_FIELDS}` : 'number,queueId'
   if (options.outcome) wanted += ',result,duration,building'
   const tree = `builds[${wanted}]{0,${Math.max(1, Math.floor(limit))}}`
-  const data = await http.getJson<unknown>(
+  const data = await getObject(
+    http,
     'builds',
     `${jobUrl(http.baseUrl, job)}api/json?tree=${encodeURIComponent(tree)}`,
     http.context(`the builds of job '${name}'`, {
@@ -348,7 +365,7 @@ export async function recentBuilds(
       following: true
     })
   )
-  return buildsOf(fields(data).builds, options)
+  return buildsOf(data.builds, options)
 }
 
 /** GET logText/progressiveText?start=N, its body streamed. */

@@ -15,7 +15,7 @@ import {
 } from './reconcile.js'
 import type { UploadBody } from '../transport/multipart.js'
 import { buildsOf } from '../reads/decode.js'
-import { getQueue, jobNotFound } from '../reads/reads.js'
+import { getObject, getQueue, jobNotFound } from '../reads/reads.js'
 import type { Requester } from '../transport/requester.js'
 import { errorForResponse } from '../transport/responses.js'
 import type {
@@ -309,7 +309,8 @@ export function reconcileReader(http: Requester, job: JobPath): ReconcileReader 
   return {
     queue: () => getQueue(http),
     builds: async () => {
-      const data = await http.getJson<{ builds?: unknown }>(
+      const data = await getObject(
+        http,
         'builds',
         `${jobUrl(http.baseUrl, job)}api/json?tree=${encodeURIComponent(RECENT_BUILDS_TREE)}`,
         http.context(`the builds of job '${name}'`)
