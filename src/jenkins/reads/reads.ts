@@ -115,7 +115,7 @@ export function jobNotFound(
 }
 
 /** An answer no real Jenkins sends: `what` names it and says what is wrong with it. */
-export function oddAnswer(http: Requester, what: string, status?: number): JenkinsError {
+function oddAnswer(http: Requester, what: string, status?: number): JenkinsError {
   return new JenkinsError('protocol', `Jenkins at ${http.baseUrl} answered ${what}`, status)
 }
 
