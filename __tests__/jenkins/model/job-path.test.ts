@@ -4,7 +4,7 @@ import {
   branchNameOf,
   fullName,
   jobKey,
-  jobUrlPath,
+  jobUrl,
   parseJobPath,
   redactUrl,
   sameJob
@@ -155,7 +155,7 @@ describe('parseJobPath', () => {
   })
 })
 
-describe('jobUrlPath', () => {
+describe('jobUrl', () => {
   test.each([
     [[], ''],
     [['deploy'], '/job/deploy'],
@@ -166,7 +166,8 @@ describe('jobUrlPath', () => {
     [['a/b'], '/job/a%2Fb'],
     [['a#?;:+&'], '/job/a%23%3F%3B%3A%2B%26']
   ])('%j → %s', (job, path) => {
-    expect(jobUrlPath(job)).toBe(path)
+    expect(jobUrl('', job)).toBe(`${path}/`)
+    expect(jobUrl(BASE, job)).toBe(`${BASE}${path}/`)
   })
 
   test('round trip: the URL-path form of a job parses back to the same names', () => {
@@ -175,8 +176,8 @@ describe('jobUrlPath', () => {
       ['my job', 'café'],
       ['a+b', "it's"]
     ]) {
-      expect(parseJobPath(jobUrlPath(job), BASE)).toEqual(job)
-      expect(parseJobPath(BASE + jobUrlPath(job) + '/', BASE)).toEqual(job)
+      expect(parseJobPath(jobUrl('', job), BASE)).toEqual(job)
+      expect(parseJobPath(jobUrl(BASE, job), BASE)).toEqual(job)
     }
   })
 })

@@ -155,7 +155,7 @@ describe('listJobs', () => {
     expect(await client.listJobs(['team'])).toEqual(['team/deploy'])
   })
 
-  it('an answer nested far deeper than asked (200 levels) is walked without recursion, to 10 levels', async () => {
+  it('an answer nested far deeper than asked (200 levels) is walked to 10 levels, no deeper', async () => {
     const { client, logger } = makeClient()
     let body = '{"name":"leaf","_class":"hudson.model.FreeStyleProject"}'
     for (let i = 0; i < 200; i++) body = `{"name":"f","jobs":[${body}]}`
@@ -187,6 +187,22 @@ describe('listJobs', () => {
     expect(listTree(1)).toBe('jobs[name,_class]')
     expect(listTree(3)).toBe('jobs[name,_class,jobs[name,_class,jobs[name,_class]]]')
     expect(listTree(10).match(/jobs\[/g)).toHaveLength(10)
+  })
+})
+
+describe('answers that are not objects', () => {
+  it('a null or a list where an object belongs is refused, not read as an empty queue or job', async () => {
+    const { client } = makeClient()
+    const json = { 'Content-Type': 'application/json' }
+    nock(ORIGIN).get('/jenkins/queue/api/json').query(true).reply(200, 'null', json)
+    const queue = await jenkinsError(client.getQueue(), 'protocol')
+    expect(queue.message).toBe(`Jenkins at ${BASE} answered the queue without an object`)
+    nock(ORIGIN)
+      .get('/jenkins/crumbIssuer/api/json')
+      .reply(...JENKINS_404)
+    nock(ORIGIN).get('/jenkins/job/deploy/api/json').query(true).reply(200, '[]', json)
+    const job = await jenkinsError(client.getJob(['deploy']), 'protocol')
+    expect(job.message).toBe(`Jenkins at ${BASE} answered job 'deploy' without an object`)
   })
 })
 

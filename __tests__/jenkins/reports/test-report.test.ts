@@ -1,6 +1,6 @@
 import nock from 'nock'
 import { describe, expect, it, test } from 'vitest'
-import { CaseNamer, caseBaseName, safe } from '../../../src/jenkins/reports/junit-names.js'
+import { caseBaseName, casePath, safe } from '../../../src/jenkins/reports/junit-names.js'
 import { reportTree } from '../../../src/jenkins/reports/test-report.js'
 import { AUTH, BASE, ORIGIN, jenkinsError, makeClient, useNock, JENKINS_404 } from '../helpers.js'
 
@@ -35,13 +35,13 @@ describe('JUnit plugin names (TestObject.safe, CaseResult.getSafeName, uniquifyN
   })
 
   test('cases whose safe names collide within one class get _2, _3 in report order', () => {
-    const namer = new CaseNamer()
-    expect(namer.path('com.example.FooTest', 'a b')).toBe('com.example/FooTest/a_b')
-    expect(namer.path('com.example.FooTest', 'a-b')).toBe('com.example/FooTest/a_b_2')
-    expect(namer.path('com.example.BarTest', 'a b')).toBe('com.example/BarTest/a_b')
-    expect(namer.path('com.example.FooTest', 'a.b')).toBe('com.example/FooTest/a_b_3')
-    expect(namer.path('NoPackage', 'x')).toBe('(root)/NoPackage/x')
-    expect(namer.path('pkg.My Class', 'é')).toBe('pkg/My_Class/%C3%A9')
+    const taken = new Map<string, number>()
+    expect(casePath(taken, 'com.example.FooTest', 'a b')).toBe('com.example/FooTest/a_b')
+    expect(casePath(taken, 'com.example.FooTest', 'a-b')).toBe('com.example/FooTest/a_b_2')
+    expect(casePath(taken, 'com.example.BarTest', 'a b')).toBe('com.example/BarTest/a_b')
+    expect(casePath(taken, 'com.example.FooTest', 'a.b')).toBe('com.example/FooTest/a_b_3')
+    expect(casePath(taken, 'NoPackage', 'x')).toBe('(root)/NoPackage/x')
+    expect(casePath(taken, 'pkg.My Class', 'é')).toBe('pkg/My_Class/%C3%A9')
   })
 })
 

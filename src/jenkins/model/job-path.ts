@@ -102,20 +102,12 @@ function checkSegments(segments: string[], original: string): JobPath {
   return Object.freeze([...segments])
 }
 
-/**
- * The URL path of a job below the base URL: `/job/a/job/b`, each name percent-encoded once.
- * @internal
- */
-export function jobUrlPath(job: JobPath): string {
+/** Absolute URL of a job on `baseUrl` (normalised, no trailing slash), `/job/a/job/b/`, each name percent-encoded once. */
+export function jobUrl(baseUrl: string, job: JobPath): string {
   // encodeURIComponent is compatible with Jenkins' Util.rawEncode (it only
   // leaves `~` unencoded, which Stapler reads the same), and turns a multibranch `feature%2Fx` into `feature%252Fx`,
   // the canonical form that survives reverse proxies (jenkins-api.md 3.8).
-  return job.map(name => '/job/' + encodeURIComponent(name)).join('')
-}
-
-/** Absolute URL of a job on `baseUrl` (normalised, no trailing slash), ending in '/'. */
-export function jobUrl(baseUrl: string, job: JobPath): string {
-  return `${baseUrl}${jobUrlPath(job)}/`
+  return `${baseUrl}${job.map(name => `/job/${encodeURIComponent(name)}`).join('')}/`
 }
 
 /** Absolute URL of a build on `baseUrl` (normalised, no trailing slash), ending in '/'. */

@@ -137,14 +137,6 @@ export interface ProgressiveText {
   moreData: boolean
 }
 
-/** A build's artifacts as Jenkins lists them. */
-export interface ArtifactList {
-  /** Each artifact's `relativePath`, as Jenkins sent it (unchecked: see src/util/artifact-paths.ts). */
-  paths: string[]
-  /** True when the build has more artifacts than were read. */
-  truncated: boolean
-}
-
 /** Where one download attempt writes: a temporary file, kept or dropped at the end. */
 export interface ArtifactSink {
   stream: Writable
@@ -154,39 +146,6 @@ export interface ArtifactSink {
   commit(): Promise<void>
   /** The attempt failed: remove what was written. */
   discard(): Promise<void>
-}
-
-/** What a capped read of one artifact got: its bytes, or that it holds more than asked for. */
-export type ArtifactBytes = { bytes: Buffer } | { tooLarge: true }
-
-/** How a download went. */
-export interface ArtifactDownload {
-  bytes: number
-  /** Tries it took, the first included. */
-  attempts: number
-}
-
-/** How much of a report is read to find its failed tests. */
-export interface ReportBudget {
-  /** Failed tests wanted; reading stops once this many were found. */
-  want: number
-  /** Bytes one page may have; a bigger answer is cut off there and used up to its last whole case. */
-  pageLimit: number
-  /** Bytes a page aims at: the next page's ranges are sized from the pages read so far. */
-  pageTarget: number
-  /** Bytes read in all, a hard cap: no page reads past it; the scan stops, and says so. */
-  totalBytes: number
-  /** Cases asked per suite in a page of several suites; a larger suite is read in ranges of its cases. */
-  casesPerSuite: number
-}
-
-/** How a test report is read (BuildOutputsApi.failedTests, test-report.ts). */
-export interface FailedTestsOptions {
-  /** The action's urlName; 'testReport' for TestResultAction and its aggregates. */
-  urlName?: string
-  /** Rebases a URL Jenkins wrote (a child build's) onto the configured base. */
-  rebase?: (url: string) => string
-  budget?: Partial<ReportBudget>
 }
 
 /** A failed test case of a build's test report. */
@@ -290,14 +249,6 @@ export interface RunningBuild {
 export type RecentBuild = { number: number; queueId?: number } & Partial<
   Pick<QueuedTask, 'causes' | 'userIds' | 'parameters'> & Omit<BuildSummary, 'number'>
 >
-
-/** A stretch of a multibranch project's scan log (indexing/logText/progressiveText). */
-export interface IndexingLog extends Omit<ProgressiveText, 'body'> {
-  /** The text from the requested offset, CRLF as Jenkins sends it, notes included. */
-  text: string
-  /** The answer was longer than the client reads at once; `text` holds its start only. */
-  truncated: boolean
-}
 
 /** What a LostTrigger turned out to be in Jenkins. */
 export interface FoundTrigger {

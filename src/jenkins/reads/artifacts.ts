@@ -1,20 +1,14 @@
 import type { Readable } from 'node:stream'
 import { pipeline } from 'node:stream/promises'
 import { Interrupted, JenkinsError } from '../transport/errors.js'
-import { countOf, fields, list, texts } from '../model/counts.js'
+import { countOf, fields, list, text, texts } from '../model/counts.js'
 import { buildUrl, fullName } from '../model/job-path.js'
-import { BUILD_PLUGIN_LISTS, buildNotFound } from './reads.js'
+import { BUILD_PLUGIN_LISTS, buildNotFound, getObject } from './reads.js'
 import type { Requester } from '../transport/requester.js'
 import { htmlError, type ErrorContext } from '../transport/responses.js'
 import type { HttpResponse } from '../transport/http.js'
 import { TransientFailure } from '../transport/retry.js'
-import type {
-  ArtifactBytes,
-  ArtifactDownload,
-  ArtifactList,
-  ArtifactSink,
-  BuildRef
-} from '../model/types.js'
+import type { ArtifactSink, BuildRef } from '../model/types.js'
 
 /** Most artifacts one build's list is read for; beyond, the list is cut (and says so). */
 const MAX_ARTIFACTS = 10_000
@@ -24,16 +18,19 @@ const MAX_ARTIFACTS = 10_000
  * `artifacts[displayPath,fileName,relativePath]`). A tree asks for the path
  * alone and a range bounds the list: Jenkins lists every file of the build
  * (Run.getArtifactsUpTo(Integer.MAX_VALUE)), so a build with a huge number of
- * them would otherwise make a huge answer.
+ * them would otherwise make a huge answer. Each path is as Jenkins sent it
+ * (unchecked: see src/util/artifact-paths.ts); `truncated` when the build has
+ * more artifacts than were read.
  */
 export async function listArtifacts(
   http: Requester,
   build: BuildRef,
   limit: number = MAX_ARTIFACTS
-): Promise<ArtifactList> {
+): Promise<{ paths: string[]; truncated: boolean }> {
   const name = fullName(build.job)
   const tree = `artifacts[relativePath]{0,${limit + 1}}`
-  const data = await http.getJson<{ artifacts?: unknown }>(
+  const data = await getObject(
+    http,
     'artifacts',
     `${buildUrl(http.baseUrl, build.job, build.number)}api/json?tree=${encodeURIComponent(tree)}`,
     http.context(`the artifacts of build #${build.number} of '${name}'`, {
@@ -63,7 +60,8 @@ export async function downloadArtifact(
   build: BuildRef,
   relativePath: string,
   open: () => Promise<ArtifactSink>
-): Promise<ArtifactDownload> {
+  // The bytes written, and the tries it took (the first included).
+): Promise<{ bytes: number; attempts: number }> {
   let attempts = 0
   const notFound = `Artifact '${relativePath}' of build #${build.number} of '${fullName(build.job)}' was not found on Jenkins at ${http.baseUrl} (404): it was listed but is gone (deleted, or the build was discarded)`
   return getArtifact(http, build, { relativePath, notFound }, async (response, context) => {
@@ -96,14 +94,15 @@ export async function downloadArtifact(
  * `maxBytes` of it: a Content-Length above that is refused before any of
  * the body is read (DirectoryBrowserSupport sends it for an artifact), and a
  * body without one is cut, its connection dropped, once it passes the bound.
- * 404 (not archived) is a JenkinsError 'not-found', as for any read.
+ * 404 (not archived) is a JenkinsError 'not-found', as for any read. It
+ * gives the bytes, or that the artifact holds more than asked for.
  */
 export async function readArtifact(
   http: Requester,
   build: BuildRef,
   relativePath: string,
   maxBytes: number
-): Promise<ArtifactBytes> {
+): Promise<{ bytes: Buffer } | { tooLarge: true }> {
   const notFound = `Build #${build.number} of '${fullName(build.job)}' has no artifact '${relativePath}' on Jenkins at ${http.baseUrl} (404)`
   return getArtifact(http, build, { relativePath, notFound }, async response => {
     const length = countOf(response.header('content-length'))
@@ -114,13 +113,14 @@ export async function readArtifact(
     const body = response.stream()
     const chunks: Buffer[] = []
     let size = 0
-    for await (const chunk of body) {
-      size += (chunk as Buffer).length
+    // cast: a body stream without an encoding yields Buffers.
+    for await (const chunk of body as AsyncIterable<Buffer>) {
+      size += chunk.length
       if (size > maxBytes) {
         body.destroy()
         return { tooLarge: true }
       }
-      chunks.push(chunk as Buffer)
+      chunks.push(chunk)
     }
     return { bytes: Buffer.concat(chunks) }
   })
@@ -204,7 +204,7 @@ async function copy(body: Readable, sink: ArtifactSink): Promise<number> {
         cause.kind === 'network' ? 'body broke off' : 'body stalled'
       )
     }
-    const code = (cause as { code?: string }).code ?? 'body error'
+    const code = text(fields(cause).code) ?? 'body error'
     throw new TransientFailure(
       new JenkinsError('network', `The download broke off after ${bytes} bytes (${code})`),
       code

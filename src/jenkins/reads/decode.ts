@@ -20,17 +20,15 @@ export function isBuildResult(value: unknown): value is BuildResult {
   return BUILD_RESULTS.some(result => result === value)
 }
 
-/** What a `builds` list was asked for: with `actions`, causes and parameters; with `outcome`, result, duration, building. */
-export interface BuildsFields {
-  actions?: boolean
-  outcome?: boolean
-}
-
 /**
  * A job's `builds` list (`job/…/api/json?tree=builds[…]`), newest first; an
- * entry without a usable number is skipped.
+ * entry without a usable number is skipped. What it was asked for: with
+ * `actions`, causes and parameters; with `outcome`, result, duration, building.
  */
-export function buildsOf(raw: unknown, asked: BuildsFields = {}): RecentBuild[] {
+export function buildsOf(
+  raw: unknown,
+  asked: { actions?: boolean; outcome?: boolean } = {}
+): RecentBuild[] {
   const builds: RecentBuild[] = []
   for (const entry of list(raw)) {
     const build = fields(entry)
@@ -150,9 +148,9 @@ export function entriesOf(within: unknown, field: string): unknown[] | undefined
  * first; names follow each `job` marker; the number ends it.
  */
 export function buildOfUrl(url: string): { job: string[]; number: number } | undefined {
-  const match = /^(.*\/)(\d+)\/?$/.exec(pathOf(url) ?? '')
-  const number = Number(match?.[2])
-  const job = match ? jobNamesFromUrl(match[1] as string) : undefined
+  const [, folder, digits] = /^(.*\/)(\d+)\/?$/.exec(pathOf(url) ?? '') ?? []
+  const number = Number(digits)
+  const job = folder === undefined ? undefined : jobNamesFromUrl(folder)
   if (!job || job.length === 0 || !isBuildNumber(number)) return undefined
   return { job, number }
 }
@@ -214,8 +212,10 @@ export function decodeBuild(
 export function parameterValues(
   parameters: readonly ExportedParameter[] | undefined
 ): Record<string, JsonValue> {
+  // cast: Object.create is untyped; the object is filled below.
   const values = Object.create(null) as Record<string, JsonValue>
   for (const p of parameters ?? []) {
+    // cast: a parameter's value is a part of Jenkins' answer, as JSON.parse gave it.
     if (p.value !== undefined) values[p.name] = p.value as JsonValue
     else if (p.file) values[p.name] = null
   }

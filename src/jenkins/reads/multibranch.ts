@@ -7,7 +7,7 @@ import { fullName, jobUrl } from '../model/job-path.js'
 import type { Requester } from '../transport/requester.js'
 import { logOffsets } from './reads.js'
 import { errorForResponse } from '../transport/responses.js'
-import type { IndexingLog, JobPath } from '../model/types.js'
+import type { JobPath } from '../model/types.js'
 
 /** A poll reads at most this much of the scan log; a scan that wrote more since is skipped ahead. */
 const LOG_CHUNK_LIMIT = 1024 * 1024
@@ -45,13 +45,12 @@ export async function scanMultibranch(http: Requester, project: JobPath): Promis
  * GET <project>/indexing/logText/progressiveText?start=N: LargeText over
  * the scan's log file (FolderComputation.getLogText), X-More-Data while its
  * result is unset. Until a queued scan starts this is the previous scan's
- * log, complete (ComputedFolder.createExecutable replaces it then).
+ * log, complete (ComputedFolder.createExecutable replaces it then). A
+ * stretch of it, with the offsets: its `text` from `start`, CRLF as Jenkins
+ * sends it, notes included; `truncated` when the answer was longer than the
+ * client reads at once (`text` holds its start only).
  */
-export async function indexingLog(
-  http: Requester,
-  project: JobPath,
-  start: number
-): Promise<IndexingLog> {
+export async function indexingLog(http: Requester, project: JobPath, start: number) {
   const name = fullName(project)
   const context = http.context(`the scan log of '${name}'`, {
     notFound: `Multibranch project '${name}' has no scan log on Jenkins at ${http.baseUrl} (404)`

@@ -8,6 +8,7 @@ import {
   isCount,
   list,
   shownValue,
+  text,
   texts
 } from '../model/counts.js'
 import { buildUrl, fullName, jobUrl, queueItemUrl } from '../model/job-path.js'
@@ -30,7 +31,6 @@ import { htmlGlitch } from '../transport/answers.js'
 import type {
   Build,
   BuildRef,
-  BuildSummary,
   JobInfo,
   JobPath,
   ParameterDefinition,
@@ -105,11 +105,6 @@ export function listTree(depth: number): string {
   return `jobs[${fields}]`
 }
 
-/** A job's or folder's JSON, each field as Jenkins may send it. */
-type RawJob = Partial<
-  Record<keyof JobInfo | 'jobs' | 'property' | 'builds' | 'lastSuccessfulBuild', unknown>
->
-
 /** The 404 of a job, which may exist unseen by anonymous users (`following`: Requester.anonymousHint). */
 export function jobNotFound(
   http: Requester,
@@ -120,8 +115,24 @@ export function jobNotFound(
 }
 
 /** An answer no real Jenkins sends: `what` names it and says what is wrong with it. */
-export function oddAnswer(http: Requester, what: string, status?: number): JenkinsError {
+function oddAnswer(http: Requester, what: string, status?: number): JenkinsError {
   return new JenkinsError('protocol', `Jenkins at ${http.baseUrl} answered ${what}`, status)
+}
+
+/**
+ * A JSON answer that must be an object: anything else (null, a list, a
+ * number) is refused, as no real Jenkins sends it.
+ */
+export async function getObject(
+  http: Requester,
+  label: string,
+  url: string,
+  context: ErrorContext,
+  options?: { droppable?: readonly string[] }
+): Promise<Record<string, unknown>> {
+  const data = await http.getJson<unknown>(label, url, context, options)
+  if (!isRecord(data)) throw oddAnswer(http, `${context.what} without an object`)
+  return data
 }
 
 /** The 404 of a build. */
@@ -135,15 +146,14 @@ export async function getJob(http: Requester, job: JobPath): Promise<JobInfo> {
   // alongside the job to save a round trip.
   http.prefetchCrumb()
   const name = fullName(job)
-  const data = await http.getJson<RawJob>(
+  const data = await getObject(
+    http,
     'job',
     `${jobUrl(http.baseUrl, job)}api/json?tree=${encodeURIComponent(JOB_TREE)}`,
-    http.context(`job '${name}'`, {
-      notFound: jobNotFound(http, name)
-    })
+    http.context(`job '${name}'`, { notFound: jobNotFound(http, name) })
   )
   const info: JobInfo = {
-    name: typeof data.name === 'string' ? data.name : (job[job.length - 1] ?? ''),
+    name: text(data.name) ?? job[job.length - 1] ?? '',
     // Jenkins' own `url` comes from its configured root URL, which may be
     // another host (jenkins-api.md 9): always our base.
     url: jobUrl(http.baseUrl, job),
@@ -155,7 +165,8 @@ export async function getJob(http: Requester, job: JobPath): Promise<JobInfo> {
   if (typeof data.buildable === 'boolean') info.buildable = data.buildable
   if (typeof data.disabled === 'boolean') info.disabled = data.disabled
   if (isBuildNumber(data.nextBuildNumber)) info.nextBuildNumber = data.nextBuildNumber
-  const builds = buildSummaries(data.builds)
+  // The well-formed entries; anything else is skipped (it only aims polls).
+  const builds = list(data.builds).flatMap(entry => buildSummaryOf(entry) ?? [])
   // A folder has no `builds`: no history, rather than an empty one.
   if (Array.isArray(data.builds)) {
     info.history = builds.filter(b => !b.building && b.result !== null).slice(0, HISTORY_BUILDS)
@@ -163,7 +174,7 @@ export async function getJob(http: Requester, job: JobPath): Promise<JobInfo> {
   const recent = builds.slice(0, ESTIMATE_BUILDS)
   // Older than the six newest when it is not among them: expectationFrom
   // then finds it as Jenkins does, as the last successful build.
-  const [lastSuccessful] = buildSummaries([data.lastSuccessfulBuild])
+  const lastSuccessful = buildSummaryOf(data.lastSuccessfulBuild)
   if (lastSuccessful && !recent.some(b => b.number === lastSuccessful.number)) {
     recent.push(lastSuccessful)
   }
@@ -171,16 +182,12 @@ export async function getJob(http: Requester, job: JobPath): Promise<JobInfo> {
   return info
 }
 
-/** The well-formed entries of a job's `builds`; anything else is skipped (it only aims polls). */
-function buildSummaries(raw: unknown): BuildSummary[] {
-  return list(raw).flatMap(entry => buildSummaryOf(entry) ?? [])
-}
-
 /** Full names of every job below `folder` (root when empty), in one request. */
 export async function listJobs(http: Requester, folder: JobPath): Promise<string[]> {
   const where = folder.length > 0 ? `folder '${fullName(folder)}'` : 'the root'
   const base = folder.length > 0 ? jobUrl(http.baseUrl, folder) : `${http.baseUrl}/`
-  const data = await http.getJson<RawJob>(
+  const data = await getObject(
+    http,
     'jobs',
     `${base}api/json?tree=${encodeURIComponent(listTree(LIST_DEPTH))}`,
     http.context(`the job list of ${where}`, {
@@ -193,9 +200,7 @@ export async function listJobs(http: Requester, folder: JobPath): Promise<string
       `'${fullName(folder)}' on Jenkins at ${http.baseUrl} is a job, not a folder: there are no jobs to list below it`
     )
   }
-  const names: string[] = []
-  collectJobs(http, data.jobs, folder.length > 0 ? `${fullName(folder)}/` : '', names)
-  return names
+  return collectJobs(http, data.jobs, folder.length > 0 ? `${fullName(folder)}/` : '')
 }
 
 /**
@@ -241,10 +246,8 @@ export async function getQueueItem(http: Requester, queueId: number): Promise<Qu
     }
     // Jenkins' own URL of the run, kept only when it sent one: requests go to
     // the `url` input's host and build their URLs from it (jenkins-api.md 9).
-    item.executable =
-      typeof executable.url === 'string'
-        ? { number: executable.number, url: executable.url }
-        : { number: executable.number }
+    const url = text(executable.url)
+    item.executable = { number: executable.number, ...(url !== undefined && { url }) }
   } else if (executable !== undefined) {
     // Left, its run not created yet (null), or an executable that names none.
     item.executable = null
@@ -258,12 +261,13 @@ export async function getQueueItem(http: Requester, queueId: number): Promise<Qu
  * null when none is configured (it then writes the request's host).
  */
 export async function rootUrl(http: Requester): Promise<string | null> {
-  const data = await http.getJson<{ url?: unknown }>(
+  const data = await getObject(
+    http,
     'root',
     `${http.baseUrl}/api/json?tree=url`,
     http.context('the root of Jenkins')
   )
-  return typeof data.url === 'string' && data.url !== '' ? data.url : null
+  return text(data.url) || null
 }
 
 /** A build's JSON, by number or permalink. */
@@ -282,7 +286,7 @@ export async function getBuild(
       : which === 'lastSuccessfulBuild'
         ? `Job '${name}' has no last successful build on Jenkins at ${http.baseUrl} (or the job does not exist)`
         : buildNotFound(http, name, which)
-  const build = await http.getJson<CheckedBuildJson>(
+  const build = await http.getJson<unknown>(
     'build',
     url,
     http.context(
@@ -291,7 +295,7 @@ export async function getBuild(
     ),
     { droppable: BUILD_PLUGIN_LISTS }
   )
-  if (typeof build !== 'object' || build === null || typeof build.number !== 'number') {
+  if (!isRecord(build) || typeof build.number !== 'number') {
     throw oddAnswer(http, `a build of '${name}' without a number`)
   }
   if (!isBuildNumber(build.number)) {
@@ -300,7 +304,7 @@ export async function getBuild(
       `a build of '${name}' with the number ${shownValue(build.number)}: expected a whole number from 1 to ${Number.MAX_SAFE_INTEGER}`
     )
   }
-  const result: unknown = build.result
+  const result = build.result
   // Only hudson.model.Result's five names exist (jenkins-api.md 5.2); anything
   // else is a broken or hostile server, and would reach outputs and messages.
   if (result !== undefined && result !== null && !isBuildResult(result)) {
@@ -309,12 +313,14 @@ export async function getBuild(
       `build #${build.number} of '${name}' with an unexpected result ${shownValue(result, 60)}: expected one of ${BUILD_RESULTS.join(', ')}, or null while it runs`
     )
   }
-  return decodeBuild(build, { passwords: options.passwords })
+  // cast: its number and result are checked above.
+  return decodeBuild(build as CheckedBuildJson, { passwords: options.passwords })
 }
 
 /** Every item waiting in the queue, with its task's item names, causes and parameters. */
 export async function getQueue(http: Requester): Promise<QueuedTask[]> {
-  const data = await http.getJson<{ items?: unknown }>(
+  const data = await getObject(
+    http,
     'queue',
     `${http.baseUrl}/queue/api/json?tree=${encodeURIComponent(QUEUE_TREE)}`,
     http.context('the queue')
@@ -347,10 +353,11 @@ export async function recentBuilds(
   options: { actions?: boolean; outcome?: boolean } = {}
 ): Promise<RecentBuild[]> {
   const name = fullName(job)
-  let fields = options.actions ? `number,queueId,${ACTIONS_FIELDS}` : 'number,queueId'
-  if (options.outcome) fields += ',result,duration,building'
-  const tree = `builds[${fields}]{0,${Math.max(1, Math.floor(limit))}}`
-  const data = await http.getJson<{ builds?: unknown }>(
+  let wanted = options.actions ? `number,queueId,${ACTIONS_FIELDS}` : 'number,queueId'
+  if (options.outcome) wanted += ',result,duration,building'
+  const tree = `builds[${wanted}]{0,${Math.max(1, Math.floor(limit))}}`
+  const data = await getObject(
+    http,
     'builds',
     `${jobUrl(http.baseUrl, job)}api/json?tree=${encodeURIComponent(tree)}`,
     http.context(`the builds of job '${name}'`, {
@@ -407,41 +414,39 @@ export function logOffsets(
 
 /**
  * Full names of the jobs in a `jobs` tree, in Jenkins' order, folders
- * walked in place. Without recursion and bounded to LIST_DEPTH levels: the
- * answer is Jenkins', and a hostile one can nest far deeper than the tree
- * asked for (a recursive walk overflowed the stack).
+ * walked in place, no deeper than LIST_DEPTH levels: the answer is
+ * Jenkins', and a hostile one can nest far deeper than the tree asked for
+ * (an unbounded recursive walk overflowed the stack).
  */
-function collectJobs(http: Requester, items: unknown[], prefix: string, names: string[]): void {
-  // What is left to see, the next one on top.
-  const stack: Array<{ item: unknown; prefix: string; depth: number }> = []
-  const push = (list: unknown[], prefix: string, depth: number): void => {
-    for (let i = list.length - 1; i >= 0; i--) stack.push({ item: list[i], prefix, depth })
-  }
-  push(items, prefix, 1)
+function collectJobs(http: Requester, items: unknown[], prefix: string): string[] {
+  const names: string[] = []
   let skipped = false
-  for (let next = stack.pop(); next; next = stack.pop()) {
-    const item = fields(next.item)
-    if (typeof item.name !== 'string') continue
-    const path = `${next.prefix}${item.name}`
-    if (Array.isArray(item.jobs)) {
-      if (next.depth < LIST_DEPTH) push(item.jobs, `${path}/`, next.depth + 1)
-      else skipped = true
-    } else if (isFolder(item)) {
-      http.logger.debug(
-        `Not listing the jobs of '${path}': deeper than ${LIST_DEPTH} folder levels`
-      )
-    } else {
-      names.push(path)
+  const walk = (level: unknown[], prefix: string, depth: number): void => {
+    for (const item of level.map(fields)) {
+      if (typeof item.name !== 'string') continue
+      const path = `${prefix}${item.name}`
+      if (Array.isArray(item.jobs)) {
+        if (depth < LIST_DEPTH) walk(item.jobs, `${path}/`, depth + 1)
+        else skipped = true
+      } else if (isFolder(item)) {
+        http.logger.debug(
+          `Not listing the jobs of '${path}': deeper than ${LIST_DEPTH} folder levels`
+        )
+      } else {
+        names.push(path)
+      }
     }
   }
+  walk(items, prefix, 1)
   if (skipped) {
     http.logger.debug(
       `Jenkins answered with folders nested deeper than the ${LIST_DEPTH} levels asked for; not listed`
     )
   }
+  return names
 }
 
-function isFolder(item: RawJob): boolean {
+function isFolder(item: Record<string, unknown>): boolean {
   return (
     (typeof item._class === 'string' && FOLDER_CLASSES.has(item._class)) || Array.isArray(item.jobs)
   )

@@ -1,5 +1,5 @@
 import { unlessNotFound } from '../transport/errors.js'
-import { oddAnswer } from './reads.js'
+import { getObject } from './reads.js'
 import { fields, isCount, list, text } from '../model/counts.js'
 import { fullName } from '../model/job-path.js'
 import type { Requester } from '../transport/requester.js'
@@ -20,19 +20,16 @@ export async function describeRun(
   build: BuildRef
 ): Promise<PipelineRun | undefined> {
   const name = fullName(build.job)
-  const data = await unlessNotFound(
-    http.getJson<unknown>(
+  const run = await unlessNotFound(
+    getObject(
+      http,
       'stages',
       `${build.url}wfapi/describe`,
       http.context(`the stages of build #${build.number} of '${name}'`)
     ),
     undefined
   )
-  if (data === undefined) return undefined
-  if (typeof data !== 'object' || data === null) {
-    throw oddAnswer(http, `the stages of build #${build.number} of '${name}' without an object`)
-  }
-  const run = fields(data)
+  if (run === undefined) return undefined
   const stages: PipelineStage[] = []
   for (const raw of list(run.stages).slice(0, MAX_STAGES)) {
     const stage = fields(raw)

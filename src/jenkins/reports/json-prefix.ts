@@ -78,8 +78,6 @@ export function parseJsonPrefix(text: string): JsonPrefix | undefined {
         else if (top?.kind === '[') cut = { at: i, open: stack.map(frame => ({ ...frame })) }
         break
       }
-      default:
-        break
     }
   }
   if (!cut) return undefined

@@ -40,25 +40,22 @@ export function caseBaseName(displayName: string): string {
 }
 
 /**
- * Names the cases of one test report in the order the plugin meets them
- * (suites in order, their cases in order: TestResult.tally adds them to
- * their class in that order), uniquifying within each class.
+ * The URL path of a case below the report, `<package>/<class>/<case>`, each
+ * segment encoded. One report's cases are named in the order the plugin
+ * meets them (suites in order, their cases in order: TestResult.tally adds
+ * them to their class in that order), uniquified within each class: `taken`
+ * counts the cases seen by `<package>/<class>/<case>` (no part holds a '/':
+ * safe and caseBaseName replace it).
  */
-export class CaseNamer {
-  /** Cases seen by `<package>/<class>/<case>` (no part holds a '/': safe and caseBaseName replace it). */
-  private readonly taken = new Map<string, number>()
-
-  /** The URL path of a case below the report: `<package>/<class>/<case>`, each segment encoded. */
-  path(className: string, displayName: string): string {
-    // CaseResult.getPackageName (up to the last '.', or "(root)") and getSimpleName.
-    const dot = className.lastIndexOf('.')
-    const pkg = safe(dot < 0 ? '(root)' : className.slice(0, dot))
-    const cls = safe(className.slice(dot + 1))
-    const base = caseBaseName(displayName)
-    const seen = (this.taken.get(`${pkg}/${cls}/${base}`) ?? 0) + 1
-    this.taken.set(`${pkg}/${cls}/${base}`, seen)
-    return [pkg, cls, seen === 1 ? base : `${base}_${seen}`].map(segment).join('/')
-  }
+export function casePath(taken: Map<string, number>, className: string, displayName: string) {
+  // CaseResult.getPackageName (up to the last '.', or "(root)") and getSimpleName.
+  const dot = className.lastIndexOf('.')
+  const pkg = safe(dot < 0 ? '(root)' : className.slice(0, dot))
+  const cls = safe(className.slice(dot + 1))
+  const base = caseBaseName(displayName)
+  const seen = (taken.get(`${pkg}/${cls}/${base}`) ?? 0) + 1
+  taken.set(`${pkg}/${cls}/${base}`, seen)
+  return [pkg, cls, seen === 1 ? base : `${base}_${seen}`].map(segment).join('/')
 }
 
 /** One path segment, percent-encoded; a lone surrogate (a broken name) cannot be, so it becomes U+FFFD. */

@@ -1,25 +1,25 @@
 import { JenkinsError } from '../transport/errors.js'
 import { fullName } from '../model/job-path.js'
 import { fields, list, text, texts } from '../model/counts.js'
-import { CaseNamer } from './junit-names.js'
+import { casePath } from './junit-names.js'
 import { bodyOf, tooDeepError } from '../transport/answers.js'
 import { JsonTooDeep, parseJenkinsJson } from '../transport/json.js'
 import { parseJsonPrefix } from './json-prefix.js'
 import type { Requester } from '../transport/requester.js'
 import { htmlError, looksLikeHtml, type ErrorContext } from '../transport/responses.js'
-import type {
-  BuildRef,
-  FailedTest,
-  FailedTestsOptions,
-  FailedTestsRead,
-  ReportBudget
-} from '../model/types.js'
+import type { BuildRef, FailedTest, FailedTestsRead } from '../model/types.js'
 
-const DEFAULT_BUDGET: ReportBudget = {
+/** How much of a report is read to find its failed tests. */
+const DEFAULT_BUDGET = {
+  /** Failed tests wanted; reading stops once this many were found. */
   want: 20,
+  /** Bytes one page may have; a bigger answer is cut off there and used up to its last whole case. */
   pageLimit: 1024 * 1024,
+  /** Bytes a page aims at: the next page's ranges are sized from the pages read so far. */
   pageTarget: 256 * 1024,
+  /** Bytes read in all, a hard cap: no page reads past it; the scan stops, and says so. */
   totalBytes: 4 * 1024 * 1024,
+  /** Cases asked per suite in a page of several suites; a larger suite is read in ranges of its cases. */
   casesPerSuite: 1000
 }
 
@@ -41,7 +41,8 @@ const TRACE_CHARS = 8000
 interface ReportState {
   /** `<build>/<urlName>/`, where the case pages are. */
   base: string
-  namer: CaseNamer
+  /** Cases named so far (junit-names.ts casePath). */
+  taken: Map<string, number>
   /** Enclosing blocks seen; with more than one, names carry their stages. */
   blocks: Set<string>
 }
@@ -75,7 +76,13 @@ interface Page {
 export async function readFailedTests(
   http: Requester,
   build: BuildRef,
-  options: FailedTestsOptions = {}
+  options: {
+    /** The action's urlName; 'testReport' for TestResultAction and its aggregates. */
+    urlName?: string
+    /** Rebases a URL Jenkins wrote (a child build's) onto the configured base. */
+    rebase?: (url: string) => string
+    budget?: Partial<typeof DEFAULT_BUDGET>
+  } = {}
 ): Promise<FailedTestsRead> {
   const budget = { ...DEFAULT_BUDGET, ...options.budget }
   const urlName = options.urlName ?? 'testReport'
@@ -93,10 +100,10 @@ export async function readFailedTests(
     budgetReached: false
   }
   const reports = new Map<string, ReportState>()
-  const own: ReportState = { base: reportUrl, namer: new CaseNamer(), blocks: new Set() }
+  const own: ReportState = { base: reportUrl, taken: new Map(), blocks: new Set() }
   const stateOf = (url: string): ReportState => {
     const base = `${(options.rebase ?? (u => u))(url)}${encodeURIComponent(urlName)}/`
-    const state = reports.get(url) ?? { base, namer: new CaseNamer(), blocks: new Set() }
+    const state = reports.get(url) ?? { base, taken: new Map(), blocks: new Set() }
     reports.set(url, state)
     return state
   }
@@ -122,14 +129,7 @@ export async function readFailedTests(
   // come from more than one block (TestResult.hasMultipleBlocks): known
   // before the first name is made, from every suite's enclosingBlocks
   // (about 30 bytes a suite). Cut off, it tells what it can.
-  read.requests++
-  const blocksPage = await readPage(
-    http,
-    `${reportUrl}api/json?tree=${encodeURIComponent(BLOCKS_TREE)}`,
-    context,
-    Math.min(budget.pageTarget, budget.totalBytes)
-  )
-  read.bytesRead += blocksPage.bytes
+  const blocksPage = await pageOf(BLOCKS_TREE, Math.min(budget.pageTarget, budget.totalBytes))
   for (const { state, suites } of reportsOf(blocksPage.data)) addBlocks(state, suites)
 
   for (;;) {
@@ -142,14 +142,7 @@ export async function readFailedTests(
     ) {
       return stop()
     }
-    read.requests++
-    const page = await readPage(
-      http,
-      `${reportUrl}api/json?tree=${encodeURIComponent(reportTree(range, traces))}`,
-      context,
-      limit
-    )
-    read.bytesRead += page.bytes
+    const page = await pageOf(reportTree(range, traces), limit)
     casesBytes += page.bytes
 
     const parts = reportsOf(page.data)
@@ -193,6 +186,15 @@ export async function readFailedTests(
     // Fewer suites than asked for, and not cut: the report ends here.
     if (!page.cut && widest < range.to - range.from) return read
     range = nextRange(range.from + widest, 0)
+  }
+
+  /** One page of the report, with `tree`, at most `limit` bytes, counted in what was read. */
+  async function pageOf(tree: string, limit: number): Promise<Page> {
+    read.requests++
+    const url = `${reportUrl}api/json?tree=${encodeURIComponent(tree)}`
+    const page = await readPage(http, url, context, limit)
+    read.bytesRead += page.bytes
+    return page
   }
 
   /** The build's own report, or one per child build of an aggregated one, with its suites. */
@@ -267,7 +269,7 @@ function scanSuite(
       state.blocks.size > 1 && blockNames.length > 0
         ? `${[...blockNames].reverse().join(' / ')} / ${caseName}`
         : caseName
-    const path = state.namer.path(className, displayName)
+    const path = casePath(state.taken, className, displayName)
     const status = text(raw.status) ?? ''
     if ((status !== 'FAILED' && status !== 'REGRESSION') || read.failed.length >= want) continue
     const test: FailedTest = {

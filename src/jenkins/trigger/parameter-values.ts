@@ -66,6 +66,7 @@ function valuesProblem(
 ): string | undefined {
   const kind = SINGLE_VALUE_TYPES[definition.type ?? '']
   if (kind === undefined) return undefined
+  // cast: there is one value.
   if (values.length === 1) return oneValueProblem(definition, values[0] as string)
   return `is given ${values.length} values, but ${kind} takes one (give one value; a parameter that splits its value, such as a multi-select Active Choices parameter, takes them joined: 'a,b')`
 }

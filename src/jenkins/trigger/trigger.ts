@@ -15,9 +15,9 @@ import {
 } from './reconcile.js'
 import type { UploadBody } from '../transport/multipart.js'
 import { buildsOf } from '../reads/decode.js'
-import { getQueue, jobNotFound } from '../reads/reads.js'
+import { getObject, getQueue, jobNotFound } from '../reads/reads.js'
 import type { Requester } from '../transport/requester.js'
-import { errorForResponse, type ErrorContext } from '../transport/responses.js'
+import { errorForResponse } from '../transport/responses.js'
 import type {
   BuildParameters,
   FoundTrigger,
@@ -72,21 +72,18 @@ export async function trigger(
   const name = fullName(job)
   const { fields, undefinedNames } = triggerFields(http, info, name, params, options)
   const parameterized = info.parameterDefinitions.length > 0
-  const form = new URLSearchParams()
   // Multi-value parameters are repeated fields.
-  for (const [key, value] of fields) {
-    for (const item of typeof value === 'string' ? [value] : value) form.append(key, item)
-  }
+  const form = new URLSearchParams(
+    fields.flatMap(([key, value]) => [value].flat().map((item): [string, string] => [key, item]))
+  )
   // /build on a parameterized job wants a `json` form and skips defaults;
   // /buildWithParameters fills in defaults (jenkins-api.md 3.2, 3.3).
-  // `delay` is a request parameter; 0sec skips the quiet period (3.5).
-  const endpoint = parameterized ? 'buildWithParameters' : 'build'
-  const url = `${jobUrl(http.baseUrl, job)}${endpoint}?delay=0sec`
-  const context = triggerContext(
-    http,
-    name,
-    parameterized ? `Jenkins also answers 500 to ${REFUSED_VALUE}.` : undefined
-  )
+  const post = parameterized
+    ? {
+        endpoint: 'buildWithParameters',
+        serverHint: `Jenkins also answers 500 to ${REFUSED_VALUE}.`
+      }
+    : { endpoint: 'build' }
   const expectation: LostTrigger = {
     job,
     parameters: expectedParameters(info.parameterDefinitions, params),
@@ -94,26 +91,21 @@ export async function trigger(
     firstBuildNumber: info.nextBuildNumber
   }
   const jobPage = jobUrl(http.baseUrl, job)
-  let mayHaveQueued = false
+  let answerLost = false
   const interrupted = (error: Interrupted): Interrupted =>
-    mayHaveQueued || error.sent
-      ? new Interrupted(`${error.message} (a trigger of '${name}' may have queued a build)`, {
-          sent: error.sent,
-          lostTrigger: expectation,
-          lastFailure: error.lastFailure
-        })
+    answerLost || error.sent
+      ? mayHaveQueued(error, `a trigger of '${name}' may have queued a build`, expectation)
       : error
   for (let send = 1; ; send++) {
-    let outcome: Awaited<ReturnType<typeof triggerOnce>>
-    try {
-      outcome = await triggerOnce(http, url, { form: form.toString() }, context, name)
-    } catch (error) {
-      throw error instanceof Interrupted ? interrupted(error) : error
-    }
+    const outcome = await triggerOnce(http, job, { form: form.toString() }, post).catch(
+      (error: unknown) => {
+        throw error instanceof Interrupted ? interrupted(error) : error
+      }
+    )
     if ('queueId' in outcome) return { ...outcome, unknownParameters: undefinedNames }
     // The answer was lost: look for what Jenkins did before sending again
     // (reconcile.ts says why, and what risk remains).
-    mayHaveQueued = true
+    answerLost = true
     const lost = outcome.lost
     const settleMs = options.settleMs ?? (lost.slow ? SLOW_SETTLE_MS : SETTLE_MS)
     const unknown = (why: string): JenkinsError =>
@@ -125,14 +117,11 @@ export async function trigger(
     if (http.deadline !== undefined && Date.now() + settleMs > http.deadline) {
       throw unknown('no time left before the step timeout to check')
     }
-    let adopted: Adopted | undefined
-    try {
-      adopted = await lookFor(http, expectation, settleMs)
-    } catch (error) {
+    const adopted = await lookFor(http, expectation, settleMs).catch((error: unknown) => {
       if (error instanceof Interrupted) throw interrupted(error)
       http.logger.debug(`Could not look for the lost trigger: ${errorText(error)}`)
       throw unknown('and Jenkins could not be asked what it did')
-    }
+    })
     if (adopted) {
       http.logger.info(
         adopted.from === 'queue'
@@ -156,8 +145,15 @@ export async function trigger(
   }
 }
 
+/** A stop (cancel, timeout) once a trigger may have reached Jenkins: `note` says so, `lost` is for the abort path to find. */
+export function mayHaveQueued(error: Interrupted, note: string, lost: LostTrigger): Interrupted {
+  const { sent, lastFailure } = error
+  return new Interrupted(`${error.message} (${note})`, { sent, lostTrigger: lost, lastFailure })
+}
+
 /**
- * Checks that `job` can be built with `params` (checkBuildable), and says
+ * Refuses what cannot be built before anything is sent (a folder, a disabled
+ * job, a value Jenkins would refuse or change: parameter-values.ts), and says
  * what a trigger sends: the values of the parameters the job defines (a job
  * without parameters defines none: nothing is sent), but those in `skip`;
  * then the job token, in the body, never in the URL (where proxies and
@@ -173,7 +169,12 @@ export function triggerFields(
   params: BuildParameters,
   options: TriggerOptions & { skip?: ReadonlySet<string> }
 ): { fields: Array<[string, string | readonly string[]]>; undefinedNames: string[] } {
-  checkBuildable(http, info, name, params)
+  // Building a computed folder starts a scan, not a build (jenkins-api.md 3.8).
+  if (info.isFolder) throw notAJob(info, name, http.baseUrl)
+  if (info.disabled === true || info.buildable === false) {
+    throw new JenkinsError('conflict', disabledMessage(http, name))
+  }
+  checkParameterValues(info, name, params)
   const undefinedNames = unknownParameters(info, params)
   const fields = Object.entries(params).filter(
     ([key]) => !undefinedNames.includes(key) && !options.skip?.has(key)
@@ -189,25 +190,6 @@ export function triggerFields(
 export function unknownParameters(info: JobInfo, params: BuildParameters): string[] {
   const defined = new Set(info.parameterDefinitions.map(definition => definition.name))
   return Object.keys(params).filter(key => !defined.has(key))
-}
-
-/**
- * Refuses what cannot be built before anything is sent: a folder, a
- * disabled job, a value Jenkins would refuse or change (`params`,
- * parameter-values.ts).
- */
-function checkBuildable(
-  http: Requester,
-  info: JobInfo,
-  name: string,
-  params: BuildParameters = {}
-): void {
-  // Building a computed folder starts a scan, not a build (jenkins-api.md 3.8).
-  if (info.isFolder) throw notAJob(info, name, http.baseUrl)
-  if (info.disabled === true || info.buildable === false) {
-    throw new JenkinsError('conflict', disabledMessage(http, name))
-  }
-  checkParameterValues(info, name, params)
 }
 
 /** How long the abort path gives a lost trigger to show up before its second look. */
@@ -239,17 +221,29 @@ function lookFor(
 }
 
 /**
- * One trigger POST. A refusal that provably did nothing (503, 429,
- * connection refused) is retried inside; an answer that may hide an action
- * (reset, hang up, timeout, a proxy's 500/502/504) comes back as `lost`.
+ * One trigger POST to `<job>/<endpoint>?delay=0sec` (`delay` is a request
+ * parameter; 0sec skips the quiet period: jenkins-api.md 3.5); `serverHint`
+ * says what Jenkins' own 500 may mean. A refusal that provably did nothing
+ * (503, 429, connection refused) is retried inside; an answer that may hide
+ * an action (reset, hang up, timeout, a proxy's 500/502/504) comes back as
+ * `lost`. Its errors say the job's 404, its refusal as disabled, and the
+ * permission it needs.
  */
 export async function triggerOnce(
   http: Requester,
-  url: string,
+  job: JobPath,
   payload: { form: string } | { upload: UploadBody },
-  context: ErrorContext,
-  name: string
+  { endpoint, serverHint }: { endpoint: string; serverHint?: string }
 ): Promise<Omit<TriggerResult, 'unknownParameters'> | { lost: LostAnswer }> {
+  const name = fullName(job)
+  const url = `${jobUrl(http.baseUrl, job)}${endpoint}?delay=0sec`
+  const context = http.context(`the trigger of job '${name}'`, {
+    notFound: jobNotFound(http, name),
+    conflict: disabledMessage(http, name),
+    permission: 'Job/Build',
+    jobTokenSent: http.jobToken !== undefined,
+    serverHint
+  })
   let lost: LostAnswer | undefined
   let answer: { response: HttpResponse; body: string }
   try {
@@ -315,7 +309,8 @@ export function reconcileReader(http: Requester, job: JobPath): ReconcileReader 
   return {
     queue: () => getQueue(http),
     builds: async () => {
-      const data = await http.getJson<{ builds?: unknown }>(
+      const data = await getObject(
+        http,
         'builds',
         `${jobUrl(http.baseUrl, job)}api/json?tree=${encodeURIComponent(RECENT_BUILDS_TREE)}`,
         http.context(`the builds of job '${name}'`)
@@ -326,21 +321,6 @@ export function reconcileReader(http: Requester, job: JobPath): ReconcileReader 
       }))
     }
   }
-}
-
-/** What a trigger's errors say: the job's 404, its refusal as disabled, the permission it needs. */
-export function triggerContext(
-  http: Requester,
-  name: string,
-  serverHint: string | undefined
-): ErrorContext {
-  return http.context(`the trigger of job '${name}'`, {
-    notFound: jobNotFound(http, name),
-    conflict: disabledMessage(http, name),
-    permission: 'Job/Build',
-    jobTokenSent: http.jobToken !== undefined,
-    serverHint
-  })
 }
 
 function disabledMessage(http: Requester, name: string): string {

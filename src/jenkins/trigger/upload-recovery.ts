@@ -67,8 +67,19 @@ export async function recoverUpload(
     found.buildNumber !== undefined
       ? `build #${found.buildNumber} (${buildUrl(http.baseUrl, upload.job, found.buildNumber)})`
       : `queue item ${found.queueId} (${queueItemUrl(http.baseUrl, found.queueId)})`
-  if (broken.length === 0 && complete.length === 1) {
-    const found = complete[0] as Found
+  const [found, ...others] = [...complete, ...broken]
+  if (!found) {
+    throw failure(
+      `. Jenkins shows no build queued from it (the upload did not reach the job, or Jenkins refused the broken body); nothing was sent again: run the step again to upload the files.`
+    )
+  }
+  if (others.length > 0) {
+    const all = [found, ...others].map(describe).join(', ')
+    throw failure(
+      `. Jenkins shows several items of '${name}' that this upload may have queued, and they cannot be told apart from other triggers: ${all}. None was touched and nothing was sent again; check them (one may run without the files).`
+    )
+  }
+  if (complete.length === 1) {
     if (found.queueId === undefined) {
       throw failure(
         `. Jenkins shows ${describe(found)} with these parameters and files, but not its queue item: check it; nothing was sent again.`
@@ -84,27 +95,15 @@ export async function recoverUpload(
       adopted: found.buildNumber === undefined ? 'queue' : 'build'
     }
   }
-  if (broken.length + complete.length === 0) {
+  const user = upload.broken.user
+  if (!isOwnAlone(found.causes, user)) {
     throw failure(
-      `. Jenkins shows no build queued from it (the upload did not reach the job, or Jenkins refused the broken body); nothing was sent again: run the step again to upload the files.`
+      `. Jenkins shows ${describe(found)} with every parameter at its default and no file, as the broken upload would have queued it, but ${notOurs(found.causes, user)}: it was left alone. Check it (it may run without the files); nothing was sent again.`
     )
   }
-  if (broken.length === 1 && complete.length === 0) {
-    const found = broken[0] as Found
-    const user = upload.broken.user
-    if (!isOwnAlone(found.causes, user)) {
-      throw failure(
-        `. Jenkins shows ${describe(found)} with every parameter at its default and no file, as the broken upload would have queued it, but ${notOurs(found.causes, user)}: it was left alone. Check it (it may run without the files); nothing was sent again.`
-      )
-    }
-    const done = await removeBroken(http, upload, found)
-    throw failure(
-      `. Jenkins queued ${describe(found)} from the broken upload with every parameter at its default and no file: ${done}. Nothing was sent again: run the step again to upload the files.`
-    )
-  }
-  const all = [...complete, ...broken].map(describe).join(', ')
+  const done = await removeBroken(http, upload, found)
   throw failure(
-    `. Jenkins shows several items of '${name}' that this upload may have queued, and they cannot be told apart from other triggers: ${all}. None was touched and nothing was sent again; check them (one may run without the files).`
+    `. Jenkins queued ${describe(found)} from the broken upload with every parameter at its default and no file: ${done}. Nothing was sent again: run the step again to upload the files.`
   )
 }
 

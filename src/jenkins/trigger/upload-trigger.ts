@@ -9,12 +9,12 @@
 import { formatBytes } from '../../util/bytes.js'
 import { formatDuration } from '../../util/duration.js'
 import { Interrupted, JenkinsError } from '../transport/errors.js'
-import { fullName, jobUrl } from '../model/job-path.js'
+import { fullName } from '../model/job-path.js'
 import { multipartBody, type UploadBody, type UploadFile } from '../transport/multipart.js'
 import { expectedParameters } from './reconcile.js'
 import type { Requester } from '../transport/requester.js'
 import { recoverUpload } from './upload-recovery.js'
-import { triggerContext, triggerFields, triggerOnce, type TriggerOptions } from './trigger.js'
+import { mayHaveQueued, triggerFields, triggerOnce, type TriggerOptions } from './trigger.js'
 import type { BuildParameters, JobInfo, JobPath, TriggerResult } from '../model/types.js'
 
 /** Definition types whose value is an uploaded file: core's, and the file-parameters plugin's `base64File` and `stashedFile`. */
@@ -107,39 +107,36 @@ export async function triggerUpload(
   http.logger.info(
     `Uploading ${files.map(file => `${file.name} (${file.fileName}, ${formatBytes(file.size)})`).join(', ')} to '${name}': ${formatBytes(body.length)} in all.`
   )
-  const url = `${jobUrl(http.baseUrl, job)}buildWithParameters?delay=0sec`
-  const context = triggerContext(
-    http,
-    name,
-    'Jenkins also answers 500 to a parameter value it does not accept, and the File Parameters plugin to an upload it could not read.'
-  )
-  // What Jenkins stores from this request: our values, and each file parameter we upload (exported by name only).
-  const complete = expectedParameters(info.parameterDefinitions, params)
-  // What it stores from a body it could not parse: every default, no file at all.
-  const broken = expectedParameters(info.parameterDefinitions, {})
-  for (const file of fileParameters(info)) {
-    broken.delete(file)
-    if (!uploaded.has(file)) complete.delete(file)
-  }
   const base = { job, user: http.user, firstBuildNumber: info.nextBuildNumber }
+  // What Jenkins stores from this request: our values, and each file parameter we upload (exported by name only).
+  const complete = { ...base, parameters: expectedParameters(info.parameterDefinitions, params) }
+  // What it stores from a body it could not parse: every default, no file at all.
+  const broken = { ...base, parameters: expectedParameters(info.parameterDefinitions, {}) }
+  for (const file of fileParameters(info)) {
+    broken.parameters.delete(file)
+    if (!uploaded.has(file)) complete.parameters.delete(file)
+  }
   const started = Date.now()
-  let outcome: Awaited<ReturnType<typeof triggerOnce>>
-  try {
-    outcome = await triggerOnce(http, url, { upload: counted }, context, name)
-  } catch (error) {
+  const outcome = await triggerOnce(
+    http,
+    job,
+    { upload: counted },
+    {
+      endpoint: 'buildWithParameters',
+      serverHint:
+        'Jenkins also answers 500 to a parameter value it does not accept, and the File Parameters plugin to an upload it could not read.'
+    }
+  ).catch((error: unknown) => {
     if (error instanceof Interrupted && error.sent) {
       // A cancel mid-upload: the abort path looks for what this request queued.
-      throw new Interrupted(
-        `${error.message} (the upload to '${name}' was cut at ${formatBytes(sent)} of ${formatBytes(body.length)}: Jenkins may have queued a build ${finished ? 'with the files' : 'without them'})`,
-        {
-          sent: true,
-          lostTrigger: { ...base, parameters: finished ? complete : broken },
-          lastFailure: error.lastFailure
-        }
+      throw mayHaveQueued(
+        error,
+        `the upload to '${name}' was cut at ${formatBytes(sent)} of ${formatBytes(body.length)}: Jenkins may have queued a build ${finished ? 'with the files' : 'without them'}`,
+        finished ? complete : broken
       )
     }
     throw error
-  }
+  })
   if ('queueId' in outcome) {
     http.logger.info(uploadedLine(body, Date.now() - started))
     return { ...outcome, unknownParameters: undefinedNames }
@@ -149,8 +146,8 @@ export async function triggerUpload(
     job,
     lost: outcome.lost,
     cut: finished ? undefined : `${formatBytes(sent)} of ${formatBytes(body.length)} sent`,
-    complete: { ...base, parameters: complete },
-    broken: { ...base, parameters: broken },
+    complete,
+    broken,
     settleMs: options.settleMs
   })
   return { ...found, unknownParameters: undefinedNames }
