@@ -1,7 +1,11 @@
 import nock from 'nock'
 import { describe, expect, it, test } from 'vitest'
-import { caseBaseName, casePath, safe } from '../../../src/jenkins/reports/junit-names.js'
-import { reportTree } from '../../../src/jenkins/reports/test-report.js'
+import {
+  caseBaseName,
+  casePath,
+  reportTree,
+  safe
+} from '../../../src/jenkins/reports/test-report.js'
 import { AUTH, BASE, ORIGIN, jenkinsError, makeClient, useNock, JENKINS_404 } from '../helpers.js'
 
 useNock()
