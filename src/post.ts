@@ -1,6 +1,5 @@
 import * as core from '@actions/core'
-import { coreStepIO } from './step/step-io.js'
-import { maskSecret } from './step/secrets.js'
+import { coreStepIO, maskSecret } from './step/step-io.js'
 import { budgetClient } from './step/create-client.js'
 import { abortTargets } from './step/bounded-step.js'
 import { getSettings } from './inputs/inputs.js'

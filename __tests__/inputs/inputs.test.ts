@@ -7,7 +7,7 @@ import {
   type Settings
 } from '../../src/inputs/inputs.js'
 import { InputError } from '../../src/util/input-error.js'
-import { maskSecret } from '../../src/step/secrets.js'
+import { maskSecret } from '../../src/step/step-io.js'
 import { actionDefaults } from '../fixtures/action-defaults.js'
 import { selfSignedPem } from '../fixtures/pem.js'
 

@@ -5,9 +5,7 @@
  * runner shows as the step wrote them.
  */
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest'
-import { coreLogger } from '../../src/step/core-logger.js'
-import { maskSecret, redactSecrets } from '../../src/step/secrets.js'
-import { coreStepIO } from '../../src/step/step-io.js'
+import { coreLogger, coreStepIO, maskSecret, redactSecrets } from '../../src/step/step-io.js'
 
 let written: string[]
 beforeEach(() => {

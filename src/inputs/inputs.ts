@@ -274,7 +274,7 @@ const MULTI_LINE: ReadonlySet<Input> = new Set([
 /**
  * Reads the inputs with core.getInput. The secrets are given to `mask`
  * first (the step's: the runner's masker and the step's redaction,
- * step/secrets.ts), before any validation can write a message, so that
+ * step/step-io.ts), before any validation can write a message, so that
  * nothing this step writes afterwards can show them.
  */
 export function getSettings(options: { mask: (secret: string) => void }): Settings {

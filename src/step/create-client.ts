@@ -1,5 +1,4 @@
-import { coreLogger } from './core-logger.js'
-import { maskSecret } from './secrets.js'
+import { coreLogger, maskSecret } from './step-io.js'
 import type { Settings } from '../inputs/inputs.js'
 import { JenkinsClient } from '../jenkins/client.js'
 import type { RequestSettings } from '../jenkins/transport/request-settings.js'
@@ -27,7 +26,7 @@ export function createClient(
     logger: coreLogger,
     // Like the token: the runner masks a crumb or session cookie wherever it
     // shows, Jenkins' console and a proxy's echo included, and the step
-    // redacts it from every text it writes (secrets.ts).
+    // redacts it from every text it writes (step-io.ts).
     onSecret: maskSecret,
     ...bounds
   })

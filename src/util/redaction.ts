@@ -1,7 +1,7 @@
 /**
  * The one redaction: a list of secrets, and text with every occurrence of
  * each, in every form a text may carry it, replaced by `***` (overlapping
- * and touching ones by one). The step's list (step/secrets.ts) takes every
+ * and touching ones by one). The step's list (step/step-io.ts) takes every
  * text the step writes, the Jenkins client's its own messages
  * (jenkins/transport/requester.ts), and jenkins-build's stands for the
  * runner's masker (cli/main.ts). Why each form and each rule:

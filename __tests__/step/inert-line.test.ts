@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest'
-import { inertLine } from '../../src/step/core-logger.js'
+import { inertLine } from '../../src/step/step-io.js'
 import { commands, runnerView } from '../fixtures/runner-log.js'
 
 /** Text a hostile Jenkins could put in a `why`, a job name or a result. */
