@@ -1,13 +1,13 @@
 import { describe, expect, it } from 'vitest'
 import type { FailedTest } from '../../src/jenkins/model/types.js'
 import {
+  codeSpan,
   commentMarker,
   MAX_COMMENT_CHARS,
   renderComment,
   type CommentBuild
 } from '../../src/outcome/pr-comment-body.js'
 import type { BuildOutcome } from '../../src/outcome/report.js'
-import { codeSpan } from '../../src/util/markdown.js'
 
 const JENKINS = 'https://ci.example.com/jenkins'
 

@@ -5,14 +5,14 @@
  * workflow run whose summary has the rest. Pure: pr-comment.ts writes it.
  *
  * Everything that comes from Jenkins (job, test and stage names, errors) is
- * in a code span on one line (util/markdown.ts says why escapes are not
+ * in a code span on one line (codeSpan, below, says why escapes are not
  * enough); links go only to the configured Jenkins and to the workflow run.
  * The body stays within GitHub's 65,536 characters by listing fewer failed
  * tests, then fewer builds.
  */
 import { createHash } from 'node:crypto'
 import { formatDuration } from '../util/duration.js'
-import { codeSpan, linkTarget } from '../util/markdown.js'
+import { httpHref } from '../util/http-url.js'
 import { NAME_CHARS } from '../util/names.js'
 import { buildNumber } from './build-outputs.js'
 import { RESULT_ICONS, type BuildReport } from './report.js'
@@ -155,5 +155,60 @@ function firstLine(text: string): string {
       .split(/\r\n|\r|\n|\u2028|\u2029/)
       .map(line => line.trim())
       .find(line => line !== '') ?? ''
+  )
+}
+
+/**
+ * Text from Jenkins in the comment's GitHub-flavoured Markdown, made
+ * inert. Escapes do not do it there: GitHub forms @-mentions, issue
+ * references and autolinks after entity and backslash escapes are decoded
+ * (`&#64;team` still pings the team), and raw HTML passes its filter in
+ * part. Inside a code span nothing is parsed: no HTML, no mention, no link,
+ * no emphasis. So every piece of untrusted text goes in one code span on
+ * one line.
+ */
+
+// C0 and C1 controls, and the bidirectional overrides that make a name read
+// otherwise than it is written.
+// eslint-disable-next-line no-control-regex
+const CONTROL = /[\u0000-\u001f\u007f-\u009f\u202a-\u202e\u2066-\u2069]/g
+/** Every line break and space GitHub or a browser may honour (JavaScript's \s has U+2028, U+2029, NBSP). */
+const SPACES = /\s+/g
+
+/**
+ * `text` as one inline code span of at most `max` characters (code points):
+ * line breaks and controls become spaces (a line break would end the list
+ * item, a blank line the paragraph), and the fence is one backtick longer
+ * than the longest run inside, so no backtick in the text can close it.
+ */
+export function codeSpan(text: string, max: number): string {
+  // Enough of a long text for `max` code points once its spaces are folded.
+  const head = text.length > max * 4 ? text.slice(0, max * 4) : text
+  const flat = head.replace(CONTROL, ' ').replace(SPACES, ' ').trim()
+  const chars = Array.from(flat)
+  const shown =
+    chars.length <= max
+      ? flat
+      : chars
+          .slice(0, max - 1)
+          .join('')
+          .trimEnd() + '…'
+  if (shown === '') return '(empty)'
+  const longest = Math.max(0, ...Array.from(shown.matchAll(/`+/g), run => run[0].length))
+  const fence = '`'.repeat(longest + 1)
+  // A span that starts or ends with a backtick needs a space inside its
+  // fence (CommonMark strips one on each side when both are there).
+  const pad = shown.startsWith('`') || shown.endsWith('`') ? ' ' : ''
+  return fence + pad + shown + pad + fence
+}
+
+/**
+ * A Markdown link destination for an http(s) URL, or undefined: `(`, `)`,
+ * `<`, `>` and spaces percent-encoded, so the URL cannot end the link early.
+ */
+export function linkTarget(url: string | undefined): string | undefined {
+  return httpHref(url)?.replace(
+    /[()<>\s]/g,
+    c => `%${c.charCodeAt(0).toString(16).toUpperCase().padStart(2, '0')}`
   )
 }

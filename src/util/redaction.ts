@@ -26,7 +26,7 @@ export type RedactionMode = 'text' | 'runner'
 const MIN_CHARS = 4
 /** A secret's runs of 8 letters and digits or more: secret on their own in `text` mode. */
 const RUNS = /[\p{L}\p{N}]{8,}/gu
-/** What a cut leaves (util/shorten.ts, util/markdown.ts, the console's tail). */
+/** What a cut leaves (util/shorten.ts, outcome/pr-comment-body.ts, the console's tail). */
 const ELLIPSIS = '…'
 
 /** A list of secrets, and the redaction of text by it. */
