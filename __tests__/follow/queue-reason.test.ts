@@ -12,7 +12,7 @@ import {
   ONE_BUILD_POLICY,
   type SchedulePolicy
 } from '../../src/follow/schedule.js'
-import { newsOfReason, reasonWords, SAME_REASON_EVERY_MS } from '../../src/follow/queue-reason.js'
+import { newsOfReason, reasonWords, SAME_REASON_EVERY_MS } from '../../src/follow/schedule.js'
 import { timeSpan } from '../../test-server/model/time-span.js'
 import { FakeApi } from '../fixtures/fake-api.js'
 import { recordingFollower, T0, useVirtualTime, vnow } from '../fixtures/virtual-time.js'

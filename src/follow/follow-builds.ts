@@ -25,13 +25,13 @@ import {
 import {
   DEFAULT_SCHEDULE_POLICY,
   isRunning,
+  newsOfReason,
   Track,
   type ConsoleFollower,
   type FollowedParts,
   type SchedulePolicy,
   type StartSeen
 } from './schedule.js'
-import { newsOfReason } from './queue-reason.js'
 import { buildNumberByQueueId, QueueItemEnded } from './queue-ended.js'
 import { buildRef } from './build-parts.js'
 import { formatDuration } from '../util/duration.js'
@@ -662,7 +662,7 @@ export class BuildsFollower {
     if (this.active) track.console ??= track.parts.consoleOf?.(ref)
   }
 
-  /** The track's queue reason, told when it is worth a line (queue-reason.ts): what tells it. */
+  /** The track's queue reason, told when it is worth a line (schedule.ts newsOfReason): what tells it. */
   private waitingNews(track: Track, why: string | null | undefined, now: number): () => void {
     const told = why ? newsOfReason(track.toldWhy, why, now) : undefined
     if (!why || !told) return () => undefined
