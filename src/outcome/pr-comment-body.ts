@@ -206,7 +206,7 @@ export function codeSpan(text: string, max: number): string {
  * A Markdown link destination for an http(s) URL, or undefined: `(`, `)`,
  * `<`, `>` and spaces percent-encoded, so the URL cannot end the link early.
  */
-export function linkTarget(url: string | undefined): string | undefined {
+function linkTarget(url: string | undefined): string | undefined {
   return httpHref(url)?.replace(
     /[()<>\s]/g,
     c => `%${c.charCodeAt(0).toString(16).toUpperCase().padStart(2, '0')}`
