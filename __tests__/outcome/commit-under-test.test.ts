@@ -8,10 +8,11 @@ import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import nock from 'nock'
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest'
+import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest'
 import { pullRequestOf } from '../../src/outcome/commit-under-test.js'
 import { GithubReports } from '../../src/outcome/github-reports.js'
 import type { Logger } from '../../src/util/logger.js'
+import { stubRunnerEnv } from '../fixtures/runner-env.js'
 
 const API = 'https://api.github.com'
 const TOKEN = 'ghs_commitRuleToken0123456789'
@@ -30,7 +31,10 @@ afterAll(() => {
   nock.enableNetConnect()
   rmSync(dir, { recursive: true, force: true })
 })
-afterEach(() => nock.cleanAll())
+afterEach(() => {
+  nock.cleanAll()
+  vi.unstubAllEnvs()
+})
 
 interface Case {
   event: string
@@ -121,6 +125,14 @@ async function start(
   writeFileSync(path, JSON.stringify(c.payload))
   const { logger, warnings } = recorder()
   const outputs: Record<string, string> = {}
+  stubRunnerEnv({
+    GITHUB_REPOSITORY: 'o/r',
+    GITHUB_EVENT_NAME: c.event,
+    GITHUB_EVENT_PATH: path,
+    GITHUB_SHA,
+    GITHUB_SERVER_URL: 'https://github.com',
+    ...env
+  })
   const reports = await GithubReports.start({
     settings: {
       githubToken: TOKEN,
@@ -133,14 +145,6 @@ async function start(
     setOutput: (name, value) => void (outputs[name] = value),
     redact: text => text,
     reportName: 'jenkins/job',
-    env: {
-      GITHUB_REPOSITORY: 'o/r',
-      GITHUB_EVENT_NAME: c.event,
-      GITHUB_EVENT_PATH: path,
-      GITHUB_SHA,
-      GITHUB_SERVER_URL: 'https://github.com',
-      ...env
-    },
     fetch
   })
   return { reports, outputs, warnings }
@@ -402,6 +406,12 @@ describe('a broken event file: a warning, never a failure', () => {
   async function broken(path: string, reports: boolean) {
     const { logger, warnings } = recorder()
     const outputs: Record<string, string> = {}
+    stubRunnerEnv({
+      GITHUB_REPOSITORY: 'o/r',
+      GITHUB_EVENT_NAME: 'pull_request',
+      GITHUB_EVENT_PATH: path,
+      GITHUB_SHA
+    })
     const started = await GithubReports.start({
       settings: {
         githubToken: TOKEN,
@@ -413,12 +423,6 @@ describe('a broken event file: a warning, never a failure', () => {
       setOutput: (name, value) => void (outputs[name] = value),
       redact: text => text,
       reportName: 'jenkins/job',
-      env: {
-        GITHUB_REPOSITORY: 'o/r',
-        GITHUB_EVENT_NAME: 'pull_request',
-        GITHUB_EVENT_PATH: path,
-        GITHUB_SHA
-      },
       fetch
     })
     expect(started.target).toBeNull()
