@@ -26,6 +26,8 @@ const TOKEN = 'ghs_transportToken0123456789'
 /** Short, so that the tests are quick; what they check is which bound ended the request, not when. */
 const SILENCE_MS = 600
 const API = 'https://api.github.com'
+/** The largest answer boundedFetch reads: 32 MiB. */
+const CAP = 32 * 1024 * 1024
 /** Octokit asks api.github.com (@actions/github's default): its requests go to the stand-in. */
 const toStandIn: typeof fetch = (input, init) => fetch(String(input).replace(API, github.url), init)
 
@@ -37,13 +39,8 @@ beforeAll(async () => {
 afterAll(() => github.close())
 
 /** Reads pull request `n` through a bounded fetch; what it threw. */
-async function failureOf(n: number, bounds: RequestBounds = {}, maxBodyBytes?: number) {
-  const fetcher = boundedFetch({
-    base: fetch,
-    bounds: () => bounds,
-    requestTimeoutMs: SILENCE_MS,
-    maxBodyBytes
-  })
+async function failureOf(n: number, bounds: RequestBounds = {}, requestTimeoutMs = SILENCE_MS) {
+  const fetcher = boundedFetch({ base: fetch, bounds: () => bounds, requestTimeoutMs })
   try {
     await (await fetcher(`${github.url}/repos/o/r/pulls/${n}`, {})).text()
   } catch (error) {
@@ -81,20 +78,21 @@ describe('boundedFetch', () => {
     [
       'with its length declared',
       true,
-      /answered GET \/repos\/o\/r\/pulls\/3 with 1048576 bytes, more than the 64 KiB/
+      /answered GET \/repos\/o\/r\/pulls\/3 with 34603008 bytes, more than the 32 MiB/
     ],
     [
       'chunked',
       false,
-      /answered GET \/repos\/o\/r\/pulls\/3 with more than \d+ bytes, more than the 64 KiB/
+      /answered GET \/repos\/o\/r\/pulls\/3 with more than \d+ bytes, more than the 32 MiB/
     ]
   ])('a body too large (%s): refused at the cap', async (_, declared, message) => {
     const fault = github.aim({
       ...pull(3),
-      effect: { type: 'huge', bytes: 1024 * 1024, declared },
+      effect: { type: 'huge', bytes: CAP + 1024 * 1024, declared },
       times: 1
     })
-    const error = await failureOf(3, {}, 64 * 1024)
+    // Time for 32 MiB on a loaded machine: the cap, not the silence bound, must end it.
+    const error = await failureOf(3, {}, 60_000)
     expect(fault.hits).toBe(1)
     expect(error.kind).toBe('too-large')
     expect(error.message).toMatch(message)
@@ -428,22 +426,22 @@ describe('boundedFetch: which bound, exactly', () => {
     ['declared', true],
     ['chunked', false]
   ])('a body exactly at the cap (%s) is read whole', async (_, declared) => {
-    const bytes = new Uint8Array(64).fill(97)
+    const bytes = new Uint8Array(CAP).fill(97)
     const body = declared
       ? bytes
       : new ReadableStream<Uint8Array>({
           start(controller) {
-            controller.enqueue(bytes.subarray(0, 32))
-            controller.enqueue(bytes.subarray(32))
+            controller.enqueue(bytes.subarray(0, CAP / 2))
+            controller.enqueue(bytes.subarray(CAP / 2))
             controller.close()
           }
         })
     const send = boundedFetch({
-      base: async () => new Response(body, { headers: declared ? { 'content-length': '64' } : {} }),
-      bounds: () => ({}),
-      maxBodyBytes: 64
+      base: async () =>
+        new Response(body, { headers: declared ? { 'content-length': String(CAP) } : {} }),
+      bounds: () => ({})
     })
-    expect(await (await send(`${API}/user`)).text()).toBe('a'.repeat(64))
+    expect(await (await send(`${API}/user`)).text()).toBe('a'.repeat(CAP))
   })
 })
 

@@ -74,10 +74,7 @@ export async function rateLimitOf(response: Response): Promise<RateLimit | undef
   return undefined
 }
 
-export interface GithubSessionOptions extends Pick<
-  BoundedFetchOptions,
-  'requestTimeoutMs' | 'maxBodyBytes'
-> {
+export interface GithubSessionOptions extends Pick<BoundedFetchOptions, 'requestTimeoutMs'> {
   token: string
   logger: Logger
   /** The step's bounds (runBounded); default: none but the silence bound. */
@@ -119,8 +116,7 @@ export class GithubSession {
     const bounds = (): RequestBounds => o.bounds?.current() ?? {}
     // cast: @actions/github types its request defaults loosely; its fetch is the global one, proxied.
     const base = o.fetch ?? (defaults.request?.fetch as typeof fetch | undefined) ?? fetch
-    const { requestTimeoutMs, maxBodyBytes } = o
-    const bounded = boundedFetch({ base, bounds, requestTimeoutMs, maxBodyBytes })
+    const bounded = boundedFetch({ base, bounds, requestTimeoutMs: o.requestTimeoutMs })
     this.client = getOctokit(o.token, {
       request: { fetch: this.rateLimited(bounded, bounds) },
       // Octokit would otherwise print its own warnings to the console.

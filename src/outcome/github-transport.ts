@@ -74,8 +74,6 @@ export interface BoundedFetchOptions {
   bounds: () => RequestBounds
   /** For tests: the silence bound. */
   requestTimeoutMs?: number
-  /** For tests: the size cap. */
-  maxBodyBytes?: number
 }
 
 /** "GET /repos/o/r/pulls/7" and the server's origin, for messages (no query, no credentials). */
@@ -134,14 +132,13 @@ export function boundedFetch(o: BoundedFetchOptions): typeof fetch {
     try {
       const response = await o.base(input, { ...init, signal: controller.signal })
       answered = true
-      const max = o.maxBodyBytes ?? GITHUB_MAX_BODY_BYTES
       const tooLarge = (size: string): GithubTransportError =>
         new GithubTransportError(
           'too-large',
-          `GitHub at ${server} answered ${what} with ${size}, more than the ${formatBytes(max)} this action reads`
+          `GitHub at ${server} answered ${what} with ${size}, more than the ${formatBytes(GITHUB_MAX_BODY_BYTES)} this action reads`
         )
       const declared = Number(response.headers.get('content-length'))
-      if (response.body && declared > max) {
+      if (response.body && declared > GITHUB_MAX_BODY_BYTES) {
         await response.body.cancel().catch(() => undefined)
         throw tooLarge(`${declared} bytes`)
       }
@@ -149,7 +146,7 @@ export function boundedFetch(o: BoundedFetchOptions): typeof fetch {
       const chunks: Uint8Array[] = []
       for await (const chunk of response.body ?? []) {
         received += chunk.byteLength
-        if (received > max) throw tooLarge(`more than ${received} bytes`)
+        if (received > GITHUB_MAX_BODY_BYTES) throw tooLarge(`more than ${received} bytes`)
         chunks.push(chunk)
       }
       const empty = !response.body || [101, 204, 205, 304].includes(response.status)
