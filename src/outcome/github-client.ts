@@ -17,7 +17,6 @@ import {
   boundedFetch,
   GithubTransportError,
   requestName,
-  type BoundedFetchOptions,
   type GithubFailure
 } from './github-transport.js'
 
@@ -74,7 +73,7 @@ export async function rateLimitOf(response: Response): Promise<RateLimit | undef
   return undefined
 }
 
-export interface GithubSessionOptions extends Pick<BoundedFetchOptions, 'requestTimeoutMs'> {
+export interface GithubSessionOptions {
   token: string
   logger: Logger
   /** The step's bounds (runBounded); default: none but the silence bound. */
@@ -116,7 +115,7 @@ export class GithubSession {
     const bounds = (): RequestBounds => o.bounds?.current() ?? {}
     // cast: @actions/github types its request defaults loosely; its fetch is the global one, proxied.
     const base = o.fetch ?? (defaults.request?.fetch as typeof fetch | undefined) ?? fetch
-    const bounded = boundedFetch({ base, bounds, requestTimeoutMs: o.requestTimeoutMs })
+    const bounded = boundedFetch({ base, bounds })
     this.client = getOctokit(o.token, {
       request: { fetch: this.rateLimited(bounded, bounds) },
       // Octokit would otherwise print its own warnings to the console.

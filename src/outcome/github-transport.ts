@@ -72,8 +72,6 @@ export interface BoundedFetchOptions {
   base: typeof fetch
   /** The bounds of a request that starts now (the step's, then the abort's budget). */
   bounds: () => RequestBounds
-  /** For tests: the silence bound. */
-  requestTimeoutMs?: number
 }
 
 /** "GET /repos/o/r/pulls/7" and the server's origin, for messages (no query, no credentials). */
@@ -99,7 +97,6 @@ export function boundedFetch(o: BoundedFetchOptions): typeof fetch {
     }
     const started = Date.now()
     const elapsed = (): string => seconds(Date.now() - started)
-    const limit = o.requestTimeoutMs ?? GITHUB_REQUEST_TIMEOUT_MS
     // The first bound met cuts the exchange; its error is the abort's reason.
     const controller = new AbortController()
     let answered = false
@@ -117,8 +114,8 @@ export function boundedFetch(o: BoundedFetchOptions): typeof fetch {
     signal?.addEventListener('abort', onStop, { once: true })
     const toDeadline =
       deadline === undefined ? Infinity : deadline + (signal ? BACKSTOP_MS : 0) - started
-    const byDeadline = toDeadline < limit
-    const when = byDeadline ? 'before the deadline' : `within ${seconds(limit)}`
+    const byDeadline = toDeadline < GITHUB_REQUEST_TIMEOUT_MS
+    const when = byDeadline ? 'before the deadline' : `within ${seconds(GITHUB_REQUEST_TIMEOUT_MS)}`
     const timer = setTimeout(
       () =>
         cut(
@@ -127,7 +124,7 @@ export function boundedFetch(o: BoundedFetchOptions): typeof fetch {
             ? `GitHub at ${server} did not finish sending its answer to ${what} ${when} (${received} bytes received)`
             : `No answer from GitHub at ${server} to ${what} ${when}`
         ),
-      Math.max(0, Math.min(limit, toDeadline))
+      Math.max(0, Math.min(GITHUB_REQUEST_TIMEOUT_MS, toDeadline))
     )
     try {
       const response = await o.base(input, { ...init, signal: controller.signal })
