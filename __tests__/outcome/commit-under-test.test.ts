@@ -8,11 +8,12 @@ import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import nock from 'nock'
-import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest'
+import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest'
 import { pullRequestOf } from '../../src/outcome/commit-under-test.js'
 import { GithubReports } from '../../src/outcome/github-reports.js'
 import type { Logger } from '../../src/util/logger.js'
 import { stubRunnerEnv } from '../fixtures/runner-env.js'
+import { useGithubFetch } from '../fixtures/github-fetch.js'
 
 const API = 'https://api.github.com'
 const TOKEN = 'ghs_commitRuleToken0123456789'
@@ -27,6 +28,7 @@ beforeAll(() => {
   nock.disableNetConnect()
   dir = mkdtempSync(join(tmpdir(), 'commit-rule-'))
 })
+beforeEach(() => useGithubFetch())
 afterAll(() => {
   nock.enableNetConnect()
   rmSync(dir, { recursive: true, force: true })
@@ -144,8 +146,7 @@ async function start(
     logger,
     setOutput: (name, value) => void (outputs[name] = value),
     redact: text => text,
-    reportName: 'jenkins/job',
-    fetch
+    reportName: 'jenkins/job'
   })
   return { reports, outputs, warnings }
 }
@@ -422,8 +423,7 @@ describe('a broken event file: a warning, never a failure', () => {
       logger,
       setOutput: (name, value) => void (outputs[name] = value),
       redact: text => text,
-      reportName: 'jenkins/job',
-      fetch
+      reportName: 'jenkins/job'
     })
     expect(started.target).toBeNull()
     expect(outputs).toEqual({})

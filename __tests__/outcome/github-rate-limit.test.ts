@@ -11,6 +11,7 @@ import { githubFailure } from '../../src/outcome/github-transport.js'
 import type { Logger } from '../../src/util/logger.js'
 import { recordingLogger } from '../fixtures/recording-logger.js'
 import type { RequestBounds } from '../../src/util/request-bounds.js'
+import { useGithubFetch } from '../fixtures/github-fetch.js'
 
 const API = 'https://api.github.com'
 const TOKEN = 'ghs_rateLimitToken0123456789'
@@ -19,6 +20,7 @@ const STATUSES = `/repos/o/r/statuses/${SHA}`
 const SECONDARY =
   'You have exceeded a secondary rate limit. Please wait a few minutes before you try again.'
 
+beforeEach(() => useGithubFetch())
 beforeAll(() => nock.disableNetConnect())
 afterAll(() => nock.enableNetConnect())
 afterEach(() => {
@@ -32,8 +34,7 @@ function recorder() {
 }
 
 function client(logger: Logger, bounds: RequestBounds = {}) {
-  return new GithubSession({ token: TOKEN, logger, fetch, bounds: { current: () => bounds } })
-    .client
+  return new GithubSession({ token: TOKEN, logger, bounds: { current: () => bounds } }).client
 }
 
 const setStatus = (c: ReturnType<typeof client>) =>
@@ -253,9 +254,9 @@ describe('commit statuses under a rate limit', () => {
       .post(STATUSES)
       .reply(403, { message: SECONDARY }, { 'retry-after': '3600' })
     const gate = { closed: false }
-    const session = new GithubSession({ token: TOKEN, logger, fetch })
-    const one = statusReporter({ token: TOKEN, context: 'ci/a', logger, fetch, gate, session }, SHA)
-    const two = statusReporter({ token: TOKEN, context: 'ci/b', logger, fetch, gate, session }, SHA)
+    const session = new GithubSession({ token: TOKEN, logger })
+    const one = statusReporter({ token: TOKEN, context: 'ci/a', logger, gate, session }, SHA)
+    const two = statusReporter({ token: TOKEN, context: 'ci/b', logger, gate, session }, SHA)
     await one.pending('Queued in Jenkins')
     await two.pending('Queued in Jenkins')
     expect(scope.isDone()).toBe(true)
@@ -283,7 +284,6 @@ describe('rate limits: the boundaries of waiting', () => {
     const { client } = new GithubSession({
       token: TOKEN,
       logger,
-      fetch,
       bounds: { current: bounds }
     })
     return { infos, send: client }

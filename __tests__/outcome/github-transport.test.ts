@@ -4,7 +4,7 @@
  * headers, drips its body or sends too much ends within the silence bound,
  * the deadline or the step's signal, with an error that says which.
  */
-import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest'
+import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest'
 import { statusReporter } from './status-reporter.js'
 import { GithubSession } from '../../src/outcome/github-client.js'
 import { TokenIdentity } from '../../src/outcome/github-identity.js'
@@ -21,6 +21,7 @@ import { silentLogger } from '../fixtures/recording-logger.js'
 import type { RequestBounds } from '../../src/util/request-bounds.js'
 import { startGithub, type GithubStandIn } from '../../test-server/index.js'
 import { recordingLogger } from '../fixtures/recording-logger.js'
+import { useGithubFetch } from '../fixtures/github-fetch.js'
 
 const TOKEN = 'ghs_transportToken0123456789'
 /**
@@ -43,6 +44,7 @@ beforeAll(async () => {
 })
 afterAll(() => github.close())
 afterEach(() => vi.useRealTimers())
+beforeEach(() => useGithubFetch(toStandIn))
 
 /** Runs out the silence bound on the fake timers, once `ready` has come. */
 async function runOut(ready: Promise<unknown>): Promise<void> {
@@ -159,8 +161,7 @@ describe('boundedFetch', () => {
 
 describe('through Octokit', () => {
   it('an answer passes whole: status, headers, data', async () => {
-    const client = new GithubSession({ token: TOKEN, logger: silentLogger, fetch: toStandIn })
-      .client
+    const client = new GithubSession({ token: TOKEN, logger: silentLogger }).client
     const answer = await client.rest.pulls.get({ owner: 'o', repo: 'r', pull_number: 8 })
     expect(answer.status).toBe(200)
     expect(answer.data.head.sha).toBe('a'.repeat(40))
@@ -169,7 +170,7 @@ describe('through Octokit', () => {
 
   it('a stall is decoded as no answer, not as an HTTP 500', async () => {
     const fault = github.aim({ ...pull(9), effect: { type: 'stall' } })
-    const { client } = new GithubSession({ token: TOKEN, logger: silentLogger, fetch: toStandIn })
+    const { client } = new GithubSession({ token: TOKEN, logger: silentLogger })
     vi.useFakeTimers({ toFake: TIMERS })
     const failed = client.rest.pulls.get({ owner: 'o', repo: 'r', pull_number: 9 }).then(
       () => undefined,
@@ -187,8 +188,7 @@ describe('through Octokit', () => {
   })
 
   it("GitHub's own refusal keeps its status", async () => {
-    const client = new GithubSession({ token: TOKEN, logger: silentLogger, fetch: toStandIn })
-      .client
+    const client = new GithubSession({ token: TOKEN, logger: silentLogger }).client
     const error = await client.rest.users.getAuthenticated().then(
       () => undefined,
       (e: unknown) => e
@@ -205,13 +205,9 @@ describe('GithubSession', () => {
     const session = new GithubSession({
       token: TOKEN,
       logger,
-      fetch: toStandIn,
       bounds: { current: () => bounds }
     })
-    const status = statusReporter(
-      { token: TOKEN, context: 'ci/stalled', logger, fetch: toStandIn, session },
-      sha
-    )
+    const status = statusReporter({ token: TOKEN, context: 'ci/stalled', logger, session }, sha)
     const comment = new PullRequestComment({
       session,
       identity: new TokenIdentity({ session, logger }),
@@ -506,8 +502,7 @@ describe('githubFailure and requestName', () => {
   })
 
   it("the answer keeps the URL it came from (Octokit's response.url)", async () => {
-    const client = new GithubSession({ token: TOKEN, logger: silentLogger, fetch: toStandIn })
-      .client
+    const client = new GithubSession({ token: TOKEN, logger: silentLogger }).client
     const answer = await client.rest.pulls.get({ owner: 'o', repo: 'r', pull_number: 8 })
     expect(answer.url).toBe(`${github.url}/repos/o/r/pulls/8`)
   })

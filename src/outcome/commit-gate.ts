@@ -33,8 +33,6 @@ export interface GateOptions {
   signal?: AbortSignal
   /** The step's bounds for GitHub requests (runBounded): its deadline and signal, then the abort's budget. */
   bounds?: Pick<StepBounds, 'current'>
-  /** For tests: a fetch nock can intercept. */
-  fetch?: typeof fetch
 }
 
 /** The settings the step runs with: `settings`, or, on a comment command or with `commit-parameter`, with the commit settled. Throws when it cannot be. */

@@ -78,14 +78,12 @@ export interface GithubSessionOptions {
   logger: Logger
   /** The step's bounds (runBounded); default: none but the silence bound. */
   bounds?: Pick<StepBounds, 'current'>
-  /** For tests: a fetch nock can intercept. Default: @actions/github's fetch, which honours the runner's proxy settings. */
-  fetch?: typeof fetch
 }
 
 /** The step's session for `token`, the one way each mode makes it; none for an empty token (nothing is sent). */
 export function githubSession(
   token: string,
-  o: Pick<GithubSessionOptions, 'logger' | 'bounds' | 'fetch'>
+  o: Pick<GithubSessionOptions, 'logger' | 'bounds'>
 ): GithubSession | undefined {
   return token === '' ? undefined : new GithubSession({ token, ...o })
 }
@@ -113,8 +111,8 @@ export class GithubSession {
     secrets.add(o.token)
     this.redact = text => secrets.redact(text)
     const bounds = (): RequestBounds => o.bounds?.current() ?? {}
-    // cast: @actions/github types its request defaults loosely; its fetch is the global one, proxied.
-    const base = o.fetch ?? (defaults.request?.fetch as typeof fetch | undefined) ?? fetch
+    // cast: @actions/github types its request defaults loosely; its fetch honours the runner's proxy settings.
+    const base = (defaults.request?.fetch as typeof fetch | undefined) ?? fetch
     const bounded = boundedFetch({ base, bounds })
     this.client = getOctokit(o.token, {
       request: { fetch: this.rateLimited(bounded, bounds) },

@@ -46,8 +46,6 @@ export interface GithubReportsOptions {
   reportName: string
   /** The bounds of the step's GitHub requests: its cancel signal and timeout, then the abort's budget; none: only their silence bound. */
   bounds?: Pick<StepBounds, 'current'>
-  /** For tests: a fetch nock can intercept. */
-  fetch?: typeof fetch
   /** The step's GitHub session when it has one already (settle: one for all its hand-offs). */
   session?: GithubSession
 }
