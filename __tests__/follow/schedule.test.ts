@@ -552,7 +552,11 @@ describe('one build (ONE_BUILD_POLICY: one job)', () => {
     expect(told).toEqual([
       {
         at: 30659,
-        told: { kind: 'ended', track: id, build: expect.objectContaining({ number: 3 }) }
+        told: {
+          kind: 'ended',
+          track: id,
+          build: expect.objectContaining({ number: 3, building: false })
+        }
       }
     ])
   })
