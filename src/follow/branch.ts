@@ -234,16 +234,11 @@ async function findIndexingBuild(
   const item = queued.find(one => matches(one.parameters))
   if (item) return { queueId: item.id }
   const builds = (await api.recentBuilds(settings.job, 5, { actions: true }))
-    .flatMap(({ queueId, ...b }) =>
-      queueId !== undefined && (b.causes ?? []).includes(BRANCH_INDEXING_CAUSE)
-        ? [{ ...b, queueId }]
-        : []
-    )
+    .filter(b => b.queueId !== undefined && (b.causes ?? []).includes(BRANCH_INDEXING_CAUSE))
     .sort((a, b) => a.number - b.number)
   const build = builds.find(one => matches(one.parameters))
-  if (build) return { queueId: build.queueId, number: build.number }
-  if (queued.length > 0 || builds.length > 0) return 'other-parameters'
-  return undefined
+  if (build?.queueId !== undefined) return { queueId: build.queueId, number: build.number }
+  return queued.length > 0 || builds.length > 0 ? 'other-parameters' : undefined
 }
 
 /** `message`, and the branches the project has that come closest to the one asked for. */

@@ -110,12 +110,11 @@ export async function abortRemote(
       // executable is null for a moment while the run is created
       // (jenkins-api.md 4): look again briefly before giving up.
       let number: number | undefined
-      for (let i = 0; i < 8 && number === undefined; i++) {
+      for (let i = 0; i < 8; i++) {
         if (i > 0 || item === undefined) item = await unlessNotFound(api.getQueueItem(id), null)
-        if (item === null) break
-        number = item.executable?.number
-        if (number === undefined && (item.cancelled || item.executable === undefined)) break
-        if (number === undefined) await sleep(250)
+        number = item?.executable?.number
+        if (number !== undefined || !item || item.cancelled || item.executable === undefined) break
+        await sleep(250)
       }
       // Expired or dropped by a restart: look the build up by its queue id.
       if (item === null) number = await buildNumberByQueueId(api, target.job, id)
