@@ -130,13 +130,10 @@ export class ConsoleStreamer {
    * withCommandsStopped, must start a line to be recognised). Call once when done.
    */
   flush(): void {
-    this.pending += this.decoder.end()
+    const rest = this.pending + this.decoder.end()
     this.decoder = new StringDecoder('utf8')
-    if (this.pending !== '') {
-      const rest = this.pending
-      this.pending = ''
-      this.emit(clean(rest))
-    }
+    this.pending = ''
+    this.emit(clean(rest))
     // A line the sink was left in the middle of (a spilled long line, or the rest above) is ended.
     if (this.openLine !== '') this.emit('\n')
   }
@@ -151,14 +148,11 @@ export class ConsoleStreamer {
 
   /** Adds decoded text: writes every complete line, holds back the rest. */
   private push(text: string): void {
-    if (text === '') return
     this.pending += text
-    const lastNewline = this.pending.lastIndexOf('\n')
-    if (lastNewline >= 0) {
-      const complete = this.pending.slice(0, lastNewline + 1)
-      this.pending = this.pending.slice(lastNewline + 1)
-      this.emit(clean(complete))
-    }
+    const lineEnd = this.pending.lastIndexOf('\n') + 1
+    const complete = this.pending.slice(0, lineEnd)
+    this.pending = this.pending.slice(lineEnd)
+    this.emit(clean(complete))
     if (this.pending.length > MAX_LINE) this.spillLongLine()
   }
 
