@@ -155,7 +155,7 @@ export class ScanLog {
   private partial = ''
   private printed = 0
   private skipped = 0
-  private seenActive = false
+  /** Looks that saw the scan neither queued nor running, since one that did (counted as one). */
   private idleLooks = 0
   /**
    * Whether the scan is over. Right after the POST the scan is queued (Queue.schedule2
@@ -170,17 +170,14 @@ export class ScanLog {
 
   /** `active`: the scan was seen queued or running. */
   look(active: boolean): void {
-    this.seenActive ||= active
-    this.idleLooks = active ? 0 : this.idleLooks + 1
-    this.finished = !active && (this.seenActive || this.idleLooks >= 2)
+    this.idleLooks = active ? 1 : this.idleLooks + 1
+    this.finished = this.idleLooks >= 2
   }
 
   /** Prints what is new; true while the scan is running (X-More-Data). */
   async poll(): Promise<boolean> {
-    const chunk = await this.options.api.indexingLog(
-      this.options.settings.branch.project,
-      this.offset
-    )
+    const { api, settings } = this.options
+    const chunk = await api.indexingLog(settings.branch.project, this.offset)
     // A new scan rewrites the log from its start: LargeText then answers
     // from 0 for an offset past its end.
     if (chunk.textSize < this.offset) this.partial = ''
