@@ -1,6 +1,6 @@
 import { once } from 'node:events'
 import type { Logger } from '../util/logger.js'
-import { JenkinsError, unlessNotFound } from '../jenkins/transport/errors.js'
+import { unlessNotFound } from '../jenkins/transport/errors.js'
 import { CAUSES_TREE, isShared } from '../jenkins/trigger/shared-work.js'
 import type { BuildRef, JobPath, QueueItem } from '../jenkins/model/types.js'
 import type { JenkinsApi } from '../jenkins/client.js'
@@ -188,13 +188,9 @@ async function stopBuild(
   }
   try {
     for (const [how, waitMs, share] of steps) {
-      try {
-        await api.stopBuild(build, how)
-      } catch (error) {
-        // Freestyle builds have no term/kill (404): stop is all there is.
-        if (how !== 'stop' && error instanceof JenkinsError && error.kind === 'not-found') break
-        throw error
-      }
+      const request = api.stopBuild(build, how)
+      // Freestyle builds have no term/kill (404): stop is all there is.
+      if ((await (how === 'stop' ? request : unlessNotFound(request, 'none'))) === 'none') break
       sent = how
       logger.info(`Sent ${how} to Jenkins ${label}.`)
       const longest = until === undefined ? waitMs : Math.min(waitMs, (until - Date.now()) * share)
