@@ -163,7 +163,7 @@ export class ConsoleStreamer {
     // must wait for the next text.
     const esc = text.lastIndexOf('\x1b')
     const held =
-      esc > 0 && couldBeNoteStart(text.slice(esc))
+      esc > 0 && NOTE_START.startsWith(text.slice(esc, esc + NOTE_START.length))
         ? esc
         : text.length - (text.endsWith('\r') ? 1 : 0)
     this.pending = text.slice(held)
@@ -196,10 +196,6 @@ function keepLast(lines: string[]): string[] {
     bytes -= Buffer.byteLength(lines.shift() ?? '') + 1
   }
   return lines
-}
-
-function couldBeNoteStart(text: string): boolean {
-  return text.length < NOTE_START.length ? NOTE_START.startsWith(text) : text.startsWith(NOTE_START)
 }
 
 /** Keeps the end of a line that is longer than `max` bytes, marked with an ellipsis. */
