@@ -4,7 +4,7 @@
  * build followed), scan: never, a scan that finds nothing, parameters.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { resolveBranch, ScanState, type BranchOptions } from '../../src/follow/branch.js'
+import { resolveBranch, ScanLog, type BranchOptions } from '../../src/follow/branch.js'
 import { parseSettings } from '../../src/inputs/inputs.js'
 import type { Input } from '../../src/util/constants.js'
 import { inertLine } from '../../src/step/step-io.js'
@@ -183,9 +183,9 @@ describe('resolveBranch', () => {
   })
 })
 
-describe('ScanState', () => {
+describe('ScanLog: whether the scan is over', () => {
   it('a scan seen queued or running is over once it is neither', () => {
-    const state = new ScanState()
+    const state = new ScanLog(options({ branch: 'main' }))
     state.look(true)
     expect(state.finished).toBe(false)
     state.look(true)
@@ -195,7 +195,7 @@ describe('ScanState', () => {
   })
 
   it('never seen active: over only after two looks (the first may show the previous scan)', () => {
-    const state = new ScanState()
+    const state = new ScanLog(options({ branch: 'main' }))
     state.look(false)
     expect(state.finished).toBe(false)
     state.look(false)

@@ -7,6 +7,7 @@
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest'
 import type {
   Build,
+  BuildRef,
   JobPath,
   PipelineRun,
   QueuedTask,
@@ -422,7 +423,7 @@ function timedConsole(answers: Array<{ ms: number; poll: ConsolePoll | Error }>)
   return { console, polls, notices }
 }
 
-/** A FakeApi that notes, in virtual ms, when each queue item and build read came, and takes `answerMs` to answer each. */
+/** A FakeApi that notes, in virtual ms, when each queue item, build and stages read came, and takes `answerMs` to answer each. */
 class TimedApi extends FakeApi {
   readonly reads: string[] = []
 
@@ -447,6 +448,19 @@ class TimedApi extends FakeApi {
     advance(this.answerMs)
     return build
   }
+
+  override async describeRun(build: BuildRef): Promise<PipelineRun | undefined> {
+    this.reads.push(`inputs at ${vnow()}`)
+    const run = await super.describeRun(build)
+    advance(this.answerMs)
+    return run
+  }
+}
+
+/** Lets the follower run (each of its waits moves the virtual clock on) until `done`. */
+async function until(done: () => boolean): Promise<void> {
+  for (let i = 0; i < 100_000 && !done(); i++) await new Promise(resolve => setImmediate(resolve))
+  expect(done()).toBe(true)
 }
 
 describe('one build (ONE_BUILD_POLICY: one job)', () => {
@@ -512,21 +526,39 @@ describe('one build (ONE_BUILD_POLICY: one job)', () => {
     const ref = { job: ['a'], number: 3, url: 'https://ci/job/a/3/' }
     const id = follower.addRunning(ref, { console })
     await follower.run()
-    // The console's first failure: one build read (not the full JSON) at once says it is over.
-    expect(api.reads[0]).toBe('build at 10')
-    // Then only the console, until followUpForMs after the end was seen; then the final JSON.
-    const { followUpForMs } = ONE_BUILD_POLICY.poll
-    expect(api.reads.slice(1)).toHaveLength(1)
-    expect(api.reads[1]).toMatch(/^build \(full\) at \d+$/)
-    expect(polls.length).toBeGreaterThan(10)
-    expect(notices).toHaveLength(1)
-    expect(notices[0]?.at).toBeGreaterThan(20 + followUpForMs)
-    expect(notices[0]?.message).toBe(
-      'Could not read the rest of the console of #3 30 s after the build finished (socket hang up); it is at https://ci/job/a/3/console'
-    )
-    expect(api.reads[1]).toBe(`build (full) at ${notices[0]?.at}`)
-    expect(told.map(t => t.told.kind)).toEqual(['ended'])
-    expect(told[0]?.told.track).toBe(id)
+    // The console's first failure (at 10): one build read (not the full JSON) at once says it is
+    // over; its answer (at 20) is the end seen. Then only the console, until followUpForMs after
+    // that; then the final JSON.
+    const { nearMs, liveMs, followUpForMs } = ONE_BUILD_POLICY.poll
+    expect(api.reads).toEqual(['build at 10', 'build (full) at 30649'])
+    // The failed console read again from each read's start: nearMs apart (a failed read's
+    // floor) within confirmAfterMs of the end, then a quarter of the time since the end, at
+    // most liveMs.
+    expect(polls).toEqual([
+      ...[0, 150, 300, 450, 600, 750, 900, 1050],
+      ...[1308, 1630, 2033, 2536, 3165, 3951, 4934, 6163],
+      ...Array.from({ length: 13 }, (_, i) => 7699 + i * liveMs)
+    ])
+    // The last (at 30499) came more than followUpForMs after the end: given up nearMs after it
+    // (at 30649), then the final JSON, answered 10 ms later.
+    expect((polls.at(-1) as number) - 20).toBeGreaterThan(followUpForMs)
+    expect(notices).toEqual([
+      {
+        at: (polls.at(-1) as number) + nearMs,
+        message:
+          'Could not read the rest of the console of #3 30 s after the build finished (socket hang up); it is at https://ci/job/a/3/console'
+      }
+    ])
+    expect(told).toEqual([
+      {
+        at: 30659,
+        told: {
+          kind: 'ended',
+          track: id,
+          build: expect.objectContaining({ number: 3, building: false })
+        }
+      }
+    ])
   })
 })
 
@@ -540,28 +572,32 @@ describe('the reads beside a build', () => {
       if (vnow() >= 60_000) api.buildAnswers = [{ building: false, result: 'SUCCESS' }]
       return getBuild(...args)
     }
+    // A pending input, then no stages (Jenkins has none to show).
     const run: PipelineRun = { status: 'PAUSED_PENDING_INPUT', stages: [] }
-    const looks: Array<{ at: number; answeredAt: number }> = []
-    const { follower, told } = recordingFollower(
-      Object.assign(api, {
-        describeRun: async (): Promise<PipelineRun | undefined> => {
-          const at = vnow()
-          // Each look takes 200 ms: the follower's own build polls go on meanwhile.
-          while (vnow() < at + 200) await new Promise(resolve => setImmediate(resolve))
-          looks.push({ at, answeredAt: vnow() })
-          return looks.length === 1 ? run : undefined
-        }
-      }),
-      ONE_BUILD_POLICY
-    )
+    api.runAnswers = [run, undefined]
+    // Jenkins holds the first look's answer back while the build's own polls go on.
+    api.holdRuns = true
+    const { follower, told } = recordingFollower(api, ONE_BUILD_POLICY)
     const ref = { job: ['p'], number: 3, url: 'u' }
     const id = follower.addRunning(ref, { inputs: true })
-    await follower.run()
-    expect(looks[0]?.at).toBe(5000)
-    // The second look 10 s after the first answer (and none while the first was out).
-    expect(looks[1]?.at).toBe((looks[0]?.answeredAt ?? 0) + 10_000)
-    // Then none, to the build's end a minute in.
-    expect(looks).toHaveLength(2)
+    const following = follower.run()
+    const looks = (): string[] => api.reads.filter(read => read.startsWith('inputs'))
+    await until(() => vnow() >= 35_000)
+    // 30 s (three looks' pace) with the first look out: no second one, and the build still polled.
+    expect(looks()).toEqual(['inputs at 5000'])
+    expect(api.inFlight.get('describeRun p#3')).toBe(1)
+    const polledMeanwhile = api.reads.filter(
+      read => read.startsWith('build at') && Number(read.slice('build at '.length)) > 5000
+    )
+    expect(polledMeanwhile.length).toBeGreaterThan(3)
+    const answeredAt = vnow()
+    api.holdRuns = false
+    api.releaseRuns()
+    await following
+    // The second look 10 s after the first answer; then none, to the build's end a minute in.
+    expect(looks()).toEqual(['inputs at 5000', `inputs at ${answeredAt + 10_000}`])
+    expect(api.mostInFlight.get('describeRun p#3')).toBe(1)
+    expect(api.mostInFlight.get('getBuild p#3')).toBe(1)
     expect(told.at(-1)?.told.kind).toBe('ended')
     expect(told.filter(t => t.told.kind === 'inputs').map(t => t.told)).toEqual([
       { kind: 'inputs', track: id, run }

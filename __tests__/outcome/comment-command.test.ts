@@ -9,10 +9,12 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import nock from 'nock'
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest'
+import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest'
 import { parseSettings, type Settings } from '../../src/inputs/inputs.js'
 import { CommentCommandRefused, settleCommit } from '../../src/outcome/commit-gate.js'
 import type { Logger } from '../../src/util/logger.js'
+import { stubRunnerEnv } from '../fixtures/runner-env.js'
+import { useGithubFetch } from '../fixtures/github-fetch.js'
 
 const API = 'https://api.github.com'
 const TOKEN = 'ghs_commentCommandToken0123456789'
@@ -28,11 +30,15 @@ beforeAll(() => {
   nock.disableNetConnect()
   dir = mkdtempSync(join(tmpdir(), 'comment-command-'))
 })
+beforeEach(() => useGithubFetch())
 afterAll(() => {
   nock.enableNetConnect()
   rmSync(dir, { recursive: true, force: true })
 })
-afterEach(() => nock.cleanAll())
+afterEach(() => {
+  nock.cleanAll()
+  vi.unstubAllEnvs()
+})
 
 function settings(inputs: Record<string, string> = {}): Settings {
   const all: Record<string, string> = {
@@ -76,17 +82,13 @@ async function settle(
     info: message => void lines.push(message),
     warning: message => void lines.push(`warning: ${message}`)
   }
-  const settled = await settleCommit(given, {
-    logger,
-    signal,
-    fetch,
-    env: {
-      GITHUB_REPOSITORY: 'o/r',
-      GITHUB_EVENT_NAME: event,
-      GITHUB_EVENT_PATH: path,
-      GITHUB_SHA
-    }
+  stubRunnerEnv({
+    GITHUB_REPOSITORY: 'o/r',
+    GITHUB_EVENT_NAME: event,
+    GITHUB_EVENT_PATH: path,
+    GITHUB_SHA
   })
+  const settled = await settleCommit(given, { logger, signal })
   return { settled, lines }
 }
 

@@ -1,9 +1,10 @@
 import nock from 'nock'
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest'
+import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest'
 import { statusReporter } from './status-reporter.js'
 
 type Reporter = ReturnType<typeof statusReporter>
 import type { Logger } from '../../src/util/logger.js'
+import { useGithubFetch } from '../fixtures/github-fetch.js'
 
 /**
  * The reporter's decisions where answers compete: which target URLs are
@@ -42,6 +43,7 @@ function statuses(sha: string, times: number, reply = 201) {
   return { scope, bodies }
 }
 
+beforeEach(() => useGithubFetch())
 beforeAll(() => nock.disableNetConnect())
 afterAll(() => nock.enableNetConnect())
 afterEach(() => nock.cleanAll())
@@ -59,7 +61,7 @@ describe('target URLs', () => {
   ])('%s is sent as %s', async (given, sent) => {
     const { logger } = recorder()
     const { scope, bodies } = statuses(SHA, 1)
-    const reporter = statusReporter({ token: TOKEN, context: 'jenkins/x', logger, fetch }, SHA)
+    const reporter = statusReporter({ token: TOKEN, context: 'jenkins/x', logger }, SHA)
     await reporter.pending('Queued', given)
     expect(scope.isDone()).toBe(true)
     expect(bodies).toEqual([
@@ -77,7 +79,7 @@ describe('finished: whether a final state was set', () => {
   it('is false until finish, whatever pending did, and true once finish was attempted', async () => {
     const { logger } = recorder()
     statuses(SHA, 2)
-    const reporter = statusReporter({ token: TOKEN, context: 'jenkins/x', logger, fetch }, SHA)
+    const reporter = statusReporter({ token: TOKEN, context: 'jenkins/x', logger }, SHA)
     expect(reporter.finished).toBe(false)
     await reporter.pending('Queued')
     expect(reporter.finished).toBe(false)
@@ -88,7 +90,7 @@ describe('finished: whether a final state was set', () => {
   it('is true after a finish GitHub refused, so the end of the run does not post error over it', async () => {
     const { logger } = recorder()
     statuses(SHA, 1, 422)
-    const reporter = statusReporter({ token: TOKEN, context: 'jenkins/x', logger, fetch }, SHA)
+    const reporter = statusReporter({ token: TOKEN, context: 'jenkins/x', logger }, SHA)
     await reporter.finish('FAILURE', 'Jenkins #1: FAILURE')
     expect(reporter.finished).toBe(true)
   })
@@ -96,10 +98,7 @@ describe('finished: whether a final state was set', () => {
   it('is true after a finish with statuses closed (nothing sent)', async () => {
     const { logger } = recorder()
     const gate = { closed: true }
-    const reporter = statusReporter(
-      { token: TOKEN, context: 'jenkins/x', logger, fetch, gate },
-      SHA
-    )
+    const reporter = statusReporter({ token: TOKEN, context: 'jenkins/x', logger, gate }, SHA)
     await reporter.finish('SUCCESS', 'ok')
     expect(reporter.finished).toBe(true)
   })
@@ -113,7 +112,7 @@ describe('descriptions', () => {
   ])('%j is sent as %j', async (given, sent) => {
     const { logger } = recorder()
     const { bodies } = statuses(SHA, 1)
-    const reporter = statusReporter({ token: TOKEN, context: 'jenkins/x', logger, fetch }, SHA)
+    const reporter = statusReporter({ token: TOKEN, context: 'jenkins/x', logger }, SHA)
     await reporter.pending(given)
     expect((bodies[0] as { description: string }).description).toBe(sent)
   })
@@ -125,9 +124,11 @@ describe('descriptions', () => {
 // with `jobs` too").
 describe('reporters posting at the same moment', () => {
   const make = (logger: Logger, gate: { closed: boolean }, names: string[]) =>
-    names.map(name =>
-      statusReporter({ token: TOKEN, context: name, logger, fetch, gate }, SHA)
-    ) as [Reporter, Reporter, Reporter]
+    names.map(name => statusReporter({ token: TOKEN, context: name, logger, gate }, SHA)) as [
+      Reporter,
+      Reporter,
+      Reporter
+    ]
 
   it('on a 403, send one request, warn once, and none of them posts again', async () => {
     const { logger, warnings } = recorder()
@@ -243,7 +244,7 @@ describe('the transport, and the 403 warning', () => {
           'x-ratelimit-reset': String(Math.floor(Date.now() / 1000) + 3600)
         }
       )
-    const reporter = statusReporter({ token: TOKEN, context: 'jenkins/x', logger, fetch }, SHA)
+    const reporter = statusReporter({ token: TOKEN, context: 'jenkins/x', logger }, SHA)
     await reporter.pending('Queued')
     await reporter.finish('SUCCESS', 'ok')
     expect(scope.isDone()).toBe(true)
@@ -254,18 +255,15 @@ describe('the transport, and the 403 warning', () => {
     ])
   })
 
-  it('posts through the fetch it is given (the runner proxy-aware one in production)', async () => {
+  it("posts through @actions/github's fetch (the runner's proxy-aware one)", async () => {
     const { logger } = recorder()
     statuses(SHA, 1)
     const seen: string[] = []
-    const recording: typeof fetch = (input, init) => {
+    useGithubFetch((input, init) => {
       seen.push(`${init?.method ?? 'GET'} ${String(input)}`)
       return fetch(input, init)
-    }
-    const reporter = statusReporter(
-      { token: TOKEN, context: 'jenkins/x', logger, fetch: recording },
-      SHA
-    )
+    })
+    const reporter = statusReporter({ token: TOKEN, context: 'jenkins/x', logger }, SHA)
     await reporter.pending('Queued')
     expect(seen).toEqual([`POST ${API}/repos/o/r/statuses/${SHA}`])
   })
@@ -273,7 +271,7 @@ describe('the transport, and the 403 warning', () => {
   it('names the repository and the first 12 characters of the commit in the 403 warning', async () => {
     const { logger, warnings } = recorder()
     statuses(SHA, 1, 403)
-    const reporter = statusReporter({ token: TOKEN, context: 'jenkins/x', logger, fetch }, SHA)
+    const reporter = statusReporter({ token: TOKEN, context: 'jenkins/x', logger }, SHA)
     await reporter.pending('Queued')
     expect(warnings()).toEqual([
       "Could not set commit status 'jenkins/x' on o/r@b0b0b0b0b0b0 (HTTP 403): the github-token needs the `statuses: write` permission (pull requests from forks only get a read-only token). The build itself is not affected. GitHub said: Resource not accessible by integration"
@@ -300,7 +298,7 @@ describe("one reporter's writes, in the order asked (GitHub keeps the last creat
         }
         return [201, { id: 1 }]
       })
-    const reporter = statusReporter({ token: TOKEN, context: 'jenkins/x', logger, fetch }, SHA)
+    const reporter = statusReporter({ token: TOKEN, context: 'jenkins/x', logger }, SHA)
     // The first status proves the token (the gate): later ones no longer wait for it.
     await reporter.pending('Queued in Jenkins')
     const pending = reporter.pending('Jenkins build #1 running')
@@ -323,7 +321,6 @@ describe('stillOurs: a settle run writes a final state only over its own hand-of
         token: TOKEN,
         context: 'jenkins/x',
         logger,
-        fetch,
         stillOurs: () => {
           asked.push('asked')
           return Promise.resolve(stillOurs)

@@ -1,8 +1,9 @@
 import nock from 'nock'
-import { afterEach, beforeAll, afterAll, describe, expect, it } from 'vitest'
+import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest'
 import { statusReporter } from './status-reporter.js'
 import type { Logger } from '../../src/util/logger.js'
 import { Redaction } from '../../src/util/redaction.js'
+import { useGithubFetch } from '../fixtures/github-fetch.js'
 
 const TOKEN = 'ghs_supersecrettoken123'
 const API = 'https://api.github.com'
@@ -42,6 +43,7 @@ function expectStatuses(sha: string, times: number, reply = 201) {
   return { scope, bodies, headers }
 }
 
+beforeEach(() => useGithubFetch())
 beforeAll(() => nock.disableNetConnect())
 afterAll(() => nock.enableNetConnect())
 afterEach(() => nock.cleanAll())
@@ -57,7 +59,6 @@ describe('CommitStatusReporter', () => {
         token: TOKEN,
         context: 'jenkins/deploy',
         logger,
-        fetch,
         redact: text => secrets.redact(text)
       },
       pushContext.sha
@@ -73,7 +74,7 @@ describe('CommitStatusReporter', () => {
     const { logger, warnings } = recorder()
     const { scope, bodies, headers } = expectStatuses(pushContext.sha, 2)
     const reporter = statusReporter(
-      { token: TOKEN, context: 'jenkins/team/deploy', logger, fetch },
+      { token: TOKEN, context: 'jenkins/team/deploy', logger },
       pushContext.sha
     )
     await reporter.pending('Queued in Jenkins', 'http://127.0.0.1:8080/queue/item/3/')
@@ -111,10 +112,7 @@ describe('CommitStatusReporter', () => {
   ] as const)('finish(%s, accepted %s) posts %s', async (result, accepted, state) => {
     const { logger } = recorder()
     const { scope, bodies } = expectStatuses(pushContext.sha, 1)
-    const reporter = statusReporter(
-      { token: TOKEN, context: 'jenkins/x', logger, fetch },
-      pushContext.sha
-    )
+    const reporter = statusReporter({ token: TOKEN, context: 'jenkins/x', logger }, pushContext.sha)
     await reporter.finish(result, `Jenkins #1: ${result}`, { accepted })
     expect(scope.isDone()).toBe(true)
     expect(bodies).toEqual([{ state, context: 'jenkins/x', description: `Jenkins #1: ${result}` }])
@@ -123,10 +121,7 @@ describe('CommitStatusReporter', () => {
   it('cuts the description to 140 characters and drops a non-http target URL', async () => {
     const { logger } = recorder()
     const { bodies } = expectStatuses(pushContext.sha, 1)
-    const reporter = statusReporter(
-      { token: TOKEN, context: 'jenkins/x', logger, fetch },
-      pushContext.sha
-    )
+    const reporter = statusReporter({ token: TOKEN, context: 'jenkins/x', logger }, pushContext.sha)
     await reporter.pending('é'.repeat(100) + '😀'.repeat(100), 'javascript:alert(1)')
     const body = bodies[0] as { description: string; target_url?: string }
     expect(Array.from(body.description)).toHaveLength(140)
@@ -137,10 +132,7 @@ describe('CommitStatusReporter', () => {
   it('warns once, naming statuses: write, on 403, never throws, and stops trying', async () => {
     const { logger, warnings, lines } = recorder()
     const { scope } = expectStatuses(pushContext.sha, 1, 403)
-    const reporter = statusReporter(
-      { token: TOKEN, context: 'jenkins/x', logger, fetch },
-      pushContext.sha
-    )
+    const reporter = statusReporter({ token: TOKEN, context: 'jenkins/x', logger }, pushContext.sha)
     await expect(reporter.pending('Queued')).resolves.toBeUndefined()
     await expect(reporter.finish('FAILURE', 'Jenkins #1: FAILURE')).resolves.toBeUndefined()
     expect(scope.isDone()).toBe(true)
@@ -156,7 +148,7 @@ describe('CommitStatusReporter', () => {
     const { scope } = expectStatuses(pushContext.sha, 1, 403)
     const gate = { closed: false }
     const make = (context: string) =>
-      statusReporter({ token: TOKEN, context, logger, fetch, gate }, pushContext.sha)
+      statusReporter({ token: TOKEN, context, logger, gate }, pushContext.sha)
     const [a, b] = [make('jenkins/a'), make('jenkins/b')]
     await a.pending('Queued')
     await b.pending('Queued')
@@ -169,10 +161,7 @@ describe('CommitStatusReporter', () => {
   it('warns on 404 (no access to the repository) the same way', async () => {
     const { logger, warnings } = recorder()
     expectStatuses(pushContext.sha, 1, 404)
-    const reporter = statusReporter(
-      { token: TOKEN, context: 'jenkins/x', logger, fetch },
-      pushContext.sha
-    )
+    const reporter = statusReporter({ token: TOKEN, context: 'jenkins/x', logger }, pushContext.sha)
     await reporter.pending('Queued')
     expect(warnings()[0]).toMatch(/HTTP 404.*statuses: write/)
   })
@@ -184,10 +173,7 @@ describe('CommitStatusReporter', () => {
       .reply(422, { message: 'Validation Failed' })
       .post(`/repos/o/r/statuses/${pushContext.sha}`)
       .replyWithError('connection reset')
-    const reporter = statusReporter(
-      { token: TOKEN, context: 'jenkins/x', logger, fetch },
-      pushContext.sha
-    )
+    const reporter = statusReporter({ token: TOKEN, context: 'jenkins/x', logger }, pushContext.sha)
     await expect(reporter.pending('Queued')).resolves.toBeUndefined()
     await expect(reporter.finish('SUCCESS', 'ok')).resolves.toBeUndefined()
     expect(scope.isDone()).toBe(true)
@@ -204,10 +190,7 @@ describe('CommitStatusReporter', () => {
     nock(API)
       .post(`/repos/o/r/statuses/${pushContext.sha}`)
       .reply(500, { message: `bad credentials token ${TOKEN}` })
-    const reporter = statusReporter(
-      { token: TOKEN, context: 'jenkins/x', logger, fetch },
-      pushContext.sha
-    )
+    const reporter = statusReporter({ token: TOKEN, context: 'jenkins/x', logger }, pushContext.sha)
     await reporter.pending('Queued')
     expect(lines.some(l => l.level === 'warning' && l.message.includes('***'))).toBe(true)
     expect(JSON.stringify(lines)).not.toContain(TOKEN)

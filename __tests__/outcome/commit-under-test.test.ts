@@ -8,10 +8,12 @@ import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import nock from 'nock'
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest'
+import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest'
 import { pullRequestOf } from '../../src/outcome/commit-under-test.js'
 import { GithubReports } from '../../src/outcome/github-reports.js'
 import type { Logger } from '../../src/util/logger.js'
+import { stubRunnerEnv } from '../fixtures/runner-env.js'
+import { useGithubFetch } from '../fixtures/github-fetch.js'
 
 const API = 'https://api.github.com'
 const TOKEN = 'ghs_commitRuleToken0123456789'
@@ -26,11 +28,15 @@ beforeAll(() => {
   nock.disableNetConnect()
   dir = mkdtempSync(join(tmpdir(), 'commit-rule-'))
 })
+beforeEach(() => useGithubFetch())
 afterAll(() => {
   nock.enableNetConnect()
   rmSync(dir, { recursive: true, force: true })
 })
-afterEach(() => nock.cleanAll())
+afterEach(() => {
+  nock.cleanAll()
+  vi.unstubAllEnvs()
+})
 
 interface Case {
   event: string
@@ -121,6 +127,14 @@ async function start(
   writeFileSync(path, JSON.stringify(c.payload))
   const { logger, warnings } = recorder()
   const outputs: Record<string, string> = {}
+  stubRunnerEnv({
+    GITHUB_REPOSITORY: 'o/r',
+    GITHUB_EVENT_NAME: c.event,
+    GITHUB_EVENT_PATH: path,
+    GITHUB_SHA,
+    GITHUB_SERVER_URL: 'https://github.com',
+    ...env
+  })
   const reports = await GithubReports.start({
     settings: {
       githubToken: TOKEN,
@@ -132,16 +146,7 @@ async function start(
     logger,
     setOutput: (name, value) => void (outputs[name] = value),
     redact: text => text,
-    reportName: 'jenkins/job',
-    env: {
-      GITHUB_REPOSITORY: 'o/r',
-      GITHUB_EVENT_NAME: c.event,
-      GITHUB_EVENT_PATH: path,
-      GITHUB_SHA,
-      GITHUB_SERVER_URL: 'https://github.com',
-      ...env
-    },
-    fetch
+    reportName: 'jenkins/job'
   })
   return { reports, outputs, warnings }
 }
@@ -402,6 +407,12 @@ describe('a broken event file: a warning, never a failure', () => {
   async function broken(path: string, reports: boolean) {
     const { logger, warnings } = recorder()
     const outputs: Record<string, string> = {}
+    stubRunnerEnv({
+      GITHUB_REPOSITORY: 'o/r',
+      GITHUB_EVENT_NAME: 'pull_request',
+      GITHUB_EVENT_PATH: path,
+      GITHUB_SHA
+    })
     const started = await GithubReports.start({
       settings: {
         githubToken: TOKEN,
@@ -412,14 +423,7 @@ describe('a broken event file: a warning, never a failure', () => {
       logger,
       setOutput: (name, value) => void (outputs[name] = value),
       redact: text => text,
-      reportName: 'jenkins/job',
-      env: {
-        GITHUB_REPOSITORY: 'o/r',
-        GITHUB_EVENT_NAME: 'pull_request',
-        GITHUB_EVENT_PATH: path,
-        GITHUB_SHA
-      },
-      fetch
+      reportName: 'jenkins/job'
     })
     expect(started.target).toBeNull()
     expect(outputs).toEqual({})

@@ -5,14 +5,16 @@
  * trouble once for the step.
  */
 import nock from 'nock'
-import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest'
+import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest'
 import { GithubSession } from '../../src/outcome/github-client.js'
 import { recordingLogger } from '../fixtures/recording-logger.js'
+import { useGithubFetch } from '../fixtures/github-fetch.js'
 
 const API = 'https://api.github.com'
 const TOKEN = 'ghs_clientToken0123456789'
 
 beforeAll(() => nock.disableNetConnect())
+beforeEach(() => useGithubFetch())
 afterAll(() => nock.enableNetConnect())
 afterEach(() => {
   nock.cleanAll()
@@ -24,7 +26,7 @@ describe('GithubSession.client', () => {
     const { logger, at } = recordingLogger()
     const printed = vi.spyOn(console, 'warn')
     nock(API).get('/orgs/o/security-managers').reply(200, [])
-    const { client } = new GithubSession({ token: TOKEN, logger, fetch })
+    const { client } = new GithubSession({ token: TOKEN, logger })
     await client.rest.orgs.listSecurityManagerTeams({ org: 'o' })
     expect(at('debug')).toEqual([
       'octokit.rest.orgs.listSecurityManagerTeams() is deprecated, see https://docs.github.com/rest/orgs/security-managers#list-security-manager-teams'
@@ -39,7 +41,7 @@ describe('GithubSession.client', () => {
       .reply(429, { message: 'You have exceeded a secondary rate limit.' }, { 'retry-after': '1' })
       .get('/user')
       .reply(200, { login: 'alice' })
-    const { client } = new GithubSession({ token: TOKEN, logger, fetch })
+    const { client } = new GithubSession({ token: TOKEN, logger })
     expect((await client.rest.users.getAuthenticated()).data.login).toBe('alice')
     expect(scope.isDone()).toBe(true)
     expect(at('info')).toEqual([

@@ -11,6 +11,7 @@ import { GITHUB_ACTIONS_BOT, TokenIdentity } from '../../src/outcome/github-iden
 import type { Logger } from '../../src/util/logger.js'
 import { silentLogger } from '../fixtures/recording-logger.js'
 import { recordingLogger } from '../fixtures/recording-logger.js'
+import { useGithubFetch } from '../fixtures/github-fetch.js'
 
 const API = 'https://api.github.com'
 
@@ -23,14 +24,11 @@ const fetched: string[] = []
 afterEach(() => (fetched.length = 0))
 
 function identity(configured?: string, logger: Logger = silentLogger) {
-  const session = new GithubSession({
-    token: 'ghs_identity0123456789',
-    logger,
-    fetch: (input: string | URL | Request, init?: RequestInit) => {
-      fetched.push(String(input instanceof Request ? input.url : input))
-      return fetch(input, init)
-    }
+  useGithubFetch((input: string | URL | Request, init?: RequestInit) => {
+    fetched.push(String(input instanceof Request ? input.url : input))
+    return fetch(input, init)
   })
+  const session = new GithubSession({ token: 'ghs_identity0123456789', logger })
   return new TokenIdentity({ session, logger, configured })
 }
 

@@ -4,13 +4,14 @@
  * says so, never taken for a missing permission.
  */
 import nock from 'nock'
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest'
+import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest'
 import { statusReporter } from './status-reporter.js'
 import { GithubSession, rateLimitOf, type GithubClient } from '../../src/outcome/github-client.js'
 import { githubFailure } from '../../src/outcome/github-transport.js'
 import type { Logger } from '../../src/util/logger.js'
 import { recordingLogger } from '../fixtures/recording-logger.js'
 import type { RequestBounds } from '../../src/util/request-bounds.js'
+import { useGithubFetch } from '../fixtures/github-fetch.js'
 
 const API = 'https://api.github.com'
 const TOKEN = 'ghs_rateLimitToken0123456789'
@@ -19,9 +20,13 @@ const STATUSES = `/repos/o/r/statuses/${SHA}`
 const SECONDARY =
   'You have exceeded a secondary rate limit. Please wait a few minutes before you try again.'
 
+beforeEach(() => useGithubFetch())
 beforeAll(() => nock.disableNetConnect())
 afterAll(() => nock.enableNetConnect())
-afterEach(() => nock.cleanAll())
+afterEach(() => {
+  nock.cleanAll()
+  vi.useRealTimers()
+})
 
 function recorder() {
   const { logger, at } = recordingLogger()
@@ -29,8 +34,7 @@ function recorder() {
 }
 
 function client(logger: Logger, bounds: RequestBounds = {}) {
-  return new GithubSession({ token: TOKEN, logger, fetch, bounds: { current: () => bounds } })
-    .client
+  return new GithubSession({ token: TOKEN, logger, bounds: { current: () => bounds } }).client
 }
 
 const setStatus = (c: ReturnType<typeof client>) =>
@@ -180,6 +184,10 @@ describe('rateLimitOf', () => {
   const answer = (status: number, headers: Record<string, string>, body = '{}') =>
     new Response(body, { status, headers })
   const now = Date.parse('2026-01-01T00:00:00Z')
+  // The runner's clock at `now` (only Date: the answers' bodies are read on real timers).
+  beforeEach(() => {
+    vi.useFakeTimers({ toFake: ['Date'], now })
+  })
 
   it.each([
     ['retry-after in seconds', answer(403, { 'retry-after': '7' }), 7000, 'retry-after'],
@@ -225,7 +233,7 @@ describe('rateLimitOf', () => {
       'x-ratelimit-remaining: 0'
     ]
   ])('%s', async (_, response, waitMs, sign) => {
-    expect(await rateLimitOf(response, now)).toMatchObject({ waitMs, sign })
+    expect(await rateLimitOf(response)).toMatchObject({ waitMs, sign })
   })
 
   it.each([
@@ -235,7 +243,7 @@ describe('rateLimitOf', () => {
     ['a 200 with remaining 0', answer(200, { 'x-ratelimit-remaining': '0' })],
     ['a 404', answer(404, {})]
   ])('%s: none', async (_, response) => {
-    expect(await rateLimitOf(response, now)).toBeUndefined()
+    expect(await rateLimitOf(response)).toBeUndefined()
   })
 })
 
@@ -246,9 +254,9 @@ describe('commit statuses under a rate limit', () => {
       .post(STATUSES)
       .reply(403, { message: SECONDARY }, { 'retry-after': '3600' })
     const gate = { closed: false }
-    const session = new GithubSession({ token: TOKEN, logger, fetch })
-    const one = statusReporter({ token: TOKEN, context: 'ci/a', logger, fetch, gate, session }, SHA)
-    const two = statusReporter({ token: TOKEN, context: 'ci/b', logger, fetch, gate, session }, SHA)
+    const session = new GithubSession({ token: TOKEN, logger })
+    const one = statusReporter({ token: TOKEN, context: 'ci/a', logger, gate, session }, SHA)
+    const two = statusReporter({ token: TOKEN, context: 'ci/b', logger, gate, session }, SHA)
     await one.pending('Queued in Jenkins')
     await two.pending('Queued in Jenkins')
     expect(scope.isDone()).toBe(true)
@@ -262,25 +270,23 @@ describe('commit statuses under a rate limit', () => {
 })
 
 /**
- * The session's rate limits on a virtual clock (its `now`): the times compared are exact,
+ * The session's rate limits on a virtual clock (Date faked, timers real): the times compared are exact,
  * and a wait the test does not want to sit through is ended by the step's
  * signal once it is said.
  */
 describe('rate limits: the boundaries of waiting', () => {
-  // An hour ahead: the virtual deadlines stay in the real future, where the requests' own bounds read them.
-  const T0 = Date.now() + 3_600_000
+  // The virtual clock's start: the requests' own bounds read it too.
+  const T0 = Date.parse('2026-01-01T00:00:00Z')
 
   function limits(bounds: () => RequestBounds = () => ({})) {
     const { logger, infos } = recorder()
-    const clock = { now: T0 }
+    vi.useFakeTimers({ toFake: ['Date'], now: T0 })
     const { client } = new GithubSession({
       token: TOKEN,
       logger,
-      fetch,
-      bounds: { current: bounds },
-      now: () => clock.now
+      bounds: { current: bounds }
     })
-    return { clock, infos, send: client }
+    return { infos, send: client }
   }
 
   /** `value`, and whether it has settled yet. */
@@ -338,7 +344,7 @@ describe('rate limits: the boundaries of waiting', () => {
   })
 
   it('a secondary limit naming no time: 1 min, then 2 min while it lasts', async () => {
-    const { clock, send } = limits(() => ({ deadline: clock.now + 30_000 }))
+    const { send } = limits(() => ({ deadline: Date.now() + 30_000 }))
     nock(API).post(STATUSES).times(2).reply(403, { message: SECONDARY })
     const first = await post(send)
     expect(first).toMatchObject({ kind: 'rate-limited' })
@@ -346,7 +352,7 @@ describe('rate limits: the boundaries of waiting', () => {
       / for 1 min more, past the step's deadline$/
     )
     // Once that minute has passed, GitHub holds it back again: twice as long.
-    clock.now += 60_000
+    vi.setSystemTime(Date.now() + 60_000)
     const second = await post(send)
     expect((second as { message: string }).message).toMatch(
       / for 2 min more, past the step's deadline$/

@@ -4,7 +4,7 @@
  * headers, drips its body or sends too much ends within the silence bound,
  * the deadline or the step's signal, with an error that says which.
  */
-import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest'
+import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest'
 import { statusReporter } from './status-reporter.js'
 import { GithubSession } from '../../src/outcome/github-client.js'
 import { TokenIdentity } from '../../src/outcome/github-identity.js'
@@ -21,11 +21,19 @@ import { silentLogger } from '../fixtures/recording-logger.js'
 import type { RequestBounds } from '../../src/util/request-bounds.js'
 import { startGithub, type GithubStandIn } from '../../test-server/index.js'
 import { recordingLogger } from '../fixtures/recording-logger.js'
+import { useGithubFetch } from '../fixtures/github-fetch.js'
 
 const TOKEN = 'ghs_transportToken0123456789'
-/** Short, so that the tests are quick; what they check is which bound ended the request, not when. */
-const SILENCE_MS = 600
+/**
+ * GitHub's silence bound (github-transport.ts), run out on fake timers once
+ * the request is where the test wants it: the stand-in and the sockets stay
+ * real, only boundedFetch's timer is virtual.
+ */
+const SILENCE_MS = 20_000
+const TIMERS: Array<'setTimeout' | 'clearTimeout'> = ['setTimeout', 'clearTimeout']
 const API = 'https://api.github.com'
+/** The largest answer boundedFetch reads: 32 MiB. */
+const CAP = 32 * 1024 * 1024
 /** Octokit asks api.github.com (@actions/github's default): its requests go to the stand-in. */
 const toStandIn: typeof fetch = (input, init) => fetch(String(input).replace(API, github.url), init)
 
@@ -35,15 +43,22 @@ beforeAll(async () => {
   for (const n of [1, 2, 3, 4, 5, 6, 7, 8, 9]) github.heads.set(n, 'a'.repeat(40))
 })
 afterAll(() => github.close())
+afterEach(() => vi.useRealTimers())
+beforeEach(() => useGithubFetch(toStandIn))
+
+/** Runs out the silence bound on the fake timers, once `ready` has come. */
+async function runOut(ready: Promise<unknown>): Promise<void> {
+  await ready
+  await vi.advanceTimersByTimeAsync(SILENCE_MS)
+}
+
+/** The answer of the last request failureOf sent, its headers in. */
+let lastAnswer: Promise<Response>
 
 /** Reads pull request `n` through a bounded fetch; what it threw. */
-async function failureOf(n: number, bounds: RequestBounds = {}, maxBodyBytes?: number) {
-  const fetcher = boundedFetch({
-    base: fetch,
-    bounds: () => bounds,
-    requestTimeoutMs: SILENCE_MS,
-    maxBodyBytes
-  })
+async function failureOf(n: number, bounds: RequestBounds = {}) {
+  const base: typeof fetch = (input, init) => (lastAnswer = fetch(input, init))
+  const fetcher = boundedFetch({ base, bounds: () => bounds })
   try {
     await (await fetcher(`${github.url}/repos/o/r/pulls/${n}`, {})).text()
   } catch (error) {
@@ -59,21 +74,27 @@ const pull = (n: number) => ({
 
 describe('boundedFetch', () => {
   it('headers never sent: a timeout naming the request and the bound', async () => {
-    github.aim({ ...pull(1), effect: { type: 'stall' } })
-    const error = await failureOf(1)
+    const fault = github.aim({ ...pull(1), effect: { type: 'stall' } })
+    vi.useFakeTimers({ toFake: TIMERS })
+    const failed = failureOf(1)
+    await runOut(fault.hit)
+    const error = await failed
     expect(error).toBeInstanceOf(GithubTransportError)
     expect(error.kind).toBe('timeout')
     expect(error.message).toBe(
-      `No answer from GitHub at ${github.url} to GET /repos/o/r/pulls/1 within 0.6 s`
+      `No answer from GitHub at ${github.url} to GET /repos/o/r/pulls/1 within 20.0 s`
     )
   })
 
   it('a body that drips: a timeout saying how much came', async () => {
-    github.aim({ ...pull(2), effect: { type: 'drip', bytesPerSecond: 2 } })
-    const error = await failureOf(2)
+    const fault = github.aim({ ...pull(2), effect: { type: 'drip', bytesPerSecond: 2 } })
+    vi.useFakeTimers({ toFake: TIMERS })
+    const failed = failureOf(2)
+    await runOut(fault.hit.then(() => lastAnswer))
+    const error = await failed
     expect(error.kind).toBe('timeout')
     expect(error.message).toMatch(
-      /^GitHub at http:\/\/127\.0\.0\.1:\d+ did not finish sending its answer to GET \/repos\/o\/r\/pulls\/2 within 0\.6 s \(\d+ bytes received\)$/
+      /^GitHub at http:\/\/127\.0\.0\.1:\d+ did not finish sending its answer to GET \/repos\/o\/r\/pulls\/2 within 20\.0 s \(\d+ bytes received\)$/
     )
   })
 
@@ -81,20 +102,20 @@ describe('boundedFetch', () => {
     [
       'with its length declared',
       true,
-      /answered GET \/repos\/o\/r\/pulls\/3 with 1048576 bytes, more than the 64 KiB/
+      /answered GET \/repos\/o\/r\/pulls\/3 with 34603008 bytes, more than the 32 MiB/
     ],
     [
       'chunked',
       false,
-      /answered GET \/repos\/o\/r\/pulls\/3 with more than \d+ bytes, more than the 64 KiB/
+      /answered GET \/repos\/o\/r\/pulls\/3 with more than \d+ bytes, more than the 32 MiB/
     ]
   ])('a body too large (%s): refused at the cap', async (_, declared, message) => {
     const fault = github.aim({
       ...pull(3),
-      effect: { type: 'huge', bytes: 1024 * 1024, declared },
+      effect: { type: 'huge', bytes: CAP + 1024 * 1024, declared },
       times: 1
     })
-    const error = await failureOf(3, {}, 64 * 1024)
+    const error = await failureOf(3)
     expect(fault.hits).toBe(1)
     expect(error.kind).toBe('too-large')
     expect(error.message).toMatch(message)
@@ -140,8 +161,7 @@ describe('boundedFetch', () => {
 
 describe('through Octokit', () => {
   it('an answer passes whole: status, headers, data', async () => {
-    const client = new GithubSession({ token: TOKEN, logger: silentLogger, fetch: toStandIn })
-      .client
+    const client = new GithubSession({ token: TOKEN, logger: silentLogger }).client
     const answer = await client.rest.pulls.get({ owner: 'o', repo: 'r', pull_number: 8 })
     expect(answer.status).toBe(200)
     expect(answer.data.head.sha).toBe('a'.repeat(40))
@@ -149,29 +169,26 @@ describe('through Octokit', () => {
   })
 
   it('a stall is decoded as no answer, not as an HTTP 500', async () => {
-    github.aim({ ...pull(9), effect: { type: 'stall' } })
-    const { client } = new GithubSession({
-      token: TOKEN,
-      logger: silentLogger,
-      fetch: toStandIn,
-      requestTimeoutMs: SILENCE_MS
-    })
-    const error = await client.rest.pulls.get({ owner: 'o', repo: 'r', pull_number: 9 }).then(
+    const fault = github.aim({ ...pull(9), effect: { type: 'stall' } })
+    const { client } = new GithubSession({ token: TOKEN, logger: silentLogger })
+    vi.useFakeTimers({ toFake: TIMERS })
+    const failed = client.rest.pulls.get({ owner: 'o', repo: 'r', pull_number: 9 }).then(
       () => undefined,
       (e: unknown) => e
     )
+    await runOut(fault.hit)
+    const error = await failed
     expect(githubFailure(error)).toEqual({
       kind: 'timeout',
-      message: `No answer from GitHub at ${API} to GET /repos/o/r/pulls/9 within 0.6 s`
+      message: `No answer from GitHub at ${API} to GET /repos/o/r/pulls/9 within 20.0 s`
     })
     expect(failureEnd(error, text => text)).toBe(
-      `: No answer from GitHub at ${API} to GET /repos/o/r/pulls/9 within 0.6 s`
+      `: No answer from GitHub at ${API} to GET /repos/o/r/pulls/9 within 20.0 s`
     )
   })
 
   it("GitHub's own refusal keeps its status", async () => {
-    const client = new GithubSession({ token: TOKEN, logger: silentLogger, fetch: toStandIn })
-      .client
+    const client = new GithubSession({ token: TOKEN, logger: silentLogger }).client
     const error = await client.rest.users.getAuthenticated().then(
       () => undefined,
       (e: unknown) => e
@@ -188,14 +205,9 @@ describe('GithubSession', () => {
     const session = new GithubSession({
       token: TOKEN,
       logger,
-      fetch: toStandIn,
-      requestTimeoutMs: SILENCE_MS,
       bounds: { current: () => bounds }
     })
-    const status = statusReporter(
-      { token: TOKEN, context: 'ci/stalled', logger, fetch: toStandIn, session },
-      sha
-    )
+    const status = statusReporter({ token: TOKEN, context: 'ci/stalled', logger, session }, sha)
     const comment = new PullRequestComment({
       session,
       identity: new TokenIdentity({ session, logger }),
@@ -218,14 +230,17 @@ describe('GithubSession', () => {
       match: r => r.params.sha === sha,
       effect: { type: 'stall' }
     })
-    await status.pending('Queued in Jenkins')
+    vi.useFakeTimers({ toFake: TIMERS })
+    const pending = status.pending('Queued in Jenkins')
+    await runOut(fault.hit)
+    await pending
     const before = github.requests.length
     await comment.write('<!-- m -->\nqueued')
     await status.finish('SUCCESS', 'done')
     expect(fault.hits).toBe(1)
     expect(github.requests.length).toBe(before)
     expect(at('warning')).toEqual([
-      `No answer from GitHub at ${API} to POST /repos/o/r/statuses/${sha} within 0.6 s: no further commit status or pull request comment is sent in this step (one already set stays as it is). The build itself is not affected.`
+      `No answer from GitHub at ${API} to POST /repos/o/r/statuses/${sha} within 20.0 s: no further commit status or pull request comment is sent in this step (one already set stays as it is). The build itself is not affected.`
     ])
   })
 
@@ -235,11 +250,14 @@ describe('GithubSession', () => {
     github.model.addComment(77, 'github-actions[bot]', '<!-- m -->\nold')
     const fault = github.aim({ route: 'user.get', effect: { type: 'stall' }, times: 1 })
     const from = github.requests.length
-    await comment.write('<!-- m -->\nnew')
+    vi.useFakeTimers({ toFake: TIMERS })
+    const written = comment.write('<!-- m -->\nnew')
+    await runOut(fault.hit)
+    await written
     expect(fault.hits).toBe(1)
     expect(github.requests.slice(from).map(q => q.route)).toEqual(['comments.list', 'user.get'])
     expect(at('warning')).toEqual([
-      expect.stringMatching(/^No answer from GitHub at .* to GET \/user within 0\.6 s: no further/)
+      expect.stringMatching(/^No answer from GitHub at .* to GET \/user within 20\.0 s: no further/)
     ])
   })
 
@@ -280,18 +298,20 @@ describe('boundedFetch: which bound, exactly', () => {
   afterEach(() => vi.useRealTimers())
 
   it('a deadline exactly the silence bound away: the silence bound is named', async () => {
-    vi.useFakeTimers({ toFake: ['Date'] })
-    github.aim({ ...pull(11), effect: { type: 'stall' } })
-    const error = await failureOf(11, { deadline: Date.now() + SILENCE_MS })
-    expect(error.message).toMatch(/to GET \/repos\/o\/r\/pulls\/11 within 0\.6 s$/)
+    vi.useFakeTimers({ toFake: ['Date', ...TIMERS] })
+    const fault = github.aim({ ...pull(11), effect: { type: 'stall' } })
+    const failed = failureOf(11, { deadline: Date.now() + SILENCE_MS })
+    await runOut(fault.hit)
+    expect((await failed).message).toMatch(/to GET \/repos\/o\/r\/pulls\/11 within 20\.0 s$/)
   })
 
   it('with a signal, the deadline is its backstop only: one 250 ms past it still leaves the silence bound first', async () => {
-    vi.useFakeTimers({ toFake: ['Date'] })
-    github.aim({ ...pull(12), effect: { type: 'stall' } })
+    vi.useFakeTimers({ toFake: ['Date', ...TIMERS] })
+    const fault = github.aim({ ...pull(12), effect: { type: 'stall' } })
     const signal = new AbortController().signal
-    const error = await failureOf(12, { signal, deadline: Date.now() + SILENCE_MS - 200 })
-    expect(error.message).toMatch(/to GET \/repos\/o\/r\/pulls\/12 within 0\.6 s$/)
+    const failed = failureOf(12, { signal, deadline: Date.now() + SILENCE_MS - 200 })
+    await runOut(fault.hit)
+    expect((await failed).message).toMatch(/to GET \/repos\/o\/r\/pulls\/12 within 20\.0 s$/)
   })
 
   it("the step's stop says how long it waited (Date frozen: no time passed)", async () => {
@@ -308,8 +328,7 @@ describe('boundedFetch: which bound, exactly', () => {
   it.each([204, 205, 304])('an answer %i, which has no body, passes as it came', async status => {
     const send = boundedFetch({
       base: () => Promise.resolve(new Response(null, { status, headers: { etag: '"e1"' } })),
-      bounds: () => ({}),
-      requestTimeoutMs: 60_000
+      bounds: () => ({})
     })
     const answer = await send(`${API}/repos/o/r/issues/comments/1`, { method: 'DELETE' })
     expect([answer.status, answer.headers.get('etag'), await answer.text()]).toEqual([
@@ -337,8 +356,7 @@ describe('boundedFetch: which bound, exactly', () => {
             }
           })
         ),
-      bounds: () => ({ signal: controller.signal }),
-      requestTimeoutMs: 60_000
+      bounds: () => ({ signal: controller.signal })
     })
     const error = await send(`${API}/repos/o/r`).catch((e: unknown) => e)
     expect(githubFailure(error)).toEqual({
@@ -359,8 +377,7 @@ describe('boundedFetch: which bound, exactly', () => {
           setTimeout(() => reject(new DOMException('This operation was aborted', 'AbortError')), 20)
           void init
         }),
-      bounds: () => ({ signal: controller.signal, deadline: Date.now() - 1000 }),
-      requestTimeoutMs: 60_000
+      bounds: () => ({ signal: controller.signal, deadline: Date.now() - 1000 })
     })
     const error = await send(`${API}/user`).catch((e: unknown) => e)
     expect(githubFailure(error).kind).toBe('stopped')
@@ -374,13 +391,15 @@ describe('boundedFetch: which bound, exactly', () => {
             reject(new DOMException('This operation was aborted', 'AbortError'))
           )
         ),
-      bounds: () => ({}),
-      requestTimeoutMs: 50
+      bounds: () => ({})
     })
-    const error = await send(`${API}/user`).catch((e: unknown) => e)
+    vi.useFakeTimers({ toFake: TIMERS })
+    const failed = send(`${API}/user`).catch((e: unknown) => e)
+    await runOut(Promise.resolve())
+    const error = await failed
     expect(githubFailure(error)).toEqual({
       kind: 'timeout',
-      message: 'No answer from GitHub at https://api.github.com to GET /user within 0.1 s'
+      message: 'No answer from GitHub at https://api.github.com to GET /user within 20.0 s'
     })
   })
 
@@ -428,22 +447,22 @@ describe('boundedFetch: which bound, exactly', () => {
     ['declared', true],
     ['chunked', false]
   ])('a body exactly at the cap (%s) is read whole', async (_, declared) => {
-    const bytes = new Uint8Array(64).fill(97)
+    const bytes = new Uint8Array(CAP).fill(97)
     const body = declared
       ? bytes
       : new ReadableStream<Uint8Array>({
           start(controller) {
-            controller.enqueue(bytes.subarray(0, 32))
-            controller.enqueue(bytes.subarray(32))
+            controller.enqueue(bytes.subarray(0, CAP / 2))
+            controller.enqueue(bytes.subarray(CAP / 2))
             controller.close()
           }
         })
     const send = boundedFetch({
-      base: async () => new Response(body, { headers: declared ? { 'content-length': '64' } : {} }),
-      bounds: () => ({}),
-      maxBodyBytes: 64
+      base: async () =>
+        new Response(body, { headers: declared ? { 'content-length': String(CAP) } : {} }),
+      bounds: () => ({})
     })
-    expect(await (await send(`${API}/user`)).text()).toBe('a'.repeat(64))
+    expect(await (await send(`${API}/user`)).text()).toBe('a'.repeat(CAP))
   })
 })
 
@@ -483,8 +502,7 @@ describe('githubFailure and requestName', () => {
   })
 
   it("the answer keeps the URL it came from (Octokit's response.url)", async () => {
-    const client = new GithubSession({ token: TOKEN, logger: silentLogger, fetch: toStandIn })
-      .client
+    const client = new GithubSession({ token: TOKEN, logger: silentLogger }).client
     const answer = await client.rest.pulls.get({ owner: 'o', repo: 'r', pull_number: 8 })
     expect(answer.url).toBe(`${github.url}/repos/o/r/pulls/8`)
   })

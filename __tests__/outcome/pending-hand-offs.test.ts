@@ -5,16 +5,18 @@
  * count as this action's hand-offs.
  */
 import nock from 'nock'
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest'
+import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest'
 import { GithubSession } from '../../src/outcome/github-client.js'
 import { TokenIdentity } from '../../src/outcome/github-identity.js'
 import { pendingHandOffs, stillPending } from '../../src/outcome/pending-hand-offs.js'
 import type { Logger } from '../../src/util/logger.js'
+import { useGithubFetch } from '../fixtures/github-fetch.js'
 
 const API = 'https://api.github.com'
 const BASE = 'https://ci.example.com/jenkins'
 const sha = (n: number): string => n.toString(16).padStart(40, 'c')
 
+beforeEach(() => useGithubFetch())
 beforeAll(() => nock.disableNetConnect())
 afterAll(() => nock.enableNetConnect())
 afterEach(() => nock.cleanAll())
@@ -28,7 +30,7 @@ function setup(
     info: m => lines.push(`info: ${m}`),
     warning: m => lines.push(`warning: ${m}`)
   }
-  const session = new GithubSession({ token: 'ghs_settle0123456789', logger, fetch })
+  const session = new GithubSession({ token: 'ghs_settle0123456789', logger })
   const { client } = session
   const identity = new TokenIdentity({ session, logger, configured: o.creator })
   const look = () =>

@@ -1,9 +1,10 @@
 import nock from 'nock'
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest'
+import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest'
 import { GithubSession } from '../../src/outcome/github-client.js'
 import { TokenIdentity } from '../../src/outcome/github-identity.js'
 import { lastPage, PullRequestComment } from '../../src/outcome/pr-comment.js'
 import type { Logger } from '../../src/util/logger.js'
+import { useGithubFetch } from '../fixtures/github-fetch.js'
 
 const API = 'https://api.github.com'
 const TOKEN = 'ghs_commentToken0123456789'
@@ -13,6 +14,7 @@ const COMMENTS = '/repos/o/r/issues/7/comments'
 const BOT = 'github-actions[bot]'
 const STRANGER = 'mallory'
 
+beforeEach(() => useGithubFetch())
 beforeAll(() => nock.disableNetConnect())
 afterAll(() => nock.enableNetConnect())
 afterEach(() => nock.cleanAll())
@@ -32,7 +34,7 @@ function setup() {
     info: () => undefined,
     warning: message => void warnings.push(message)
   }
-  const session = new GithubSession({ token: TOKEN, logger, fetch })
+  const session = new GithubSession({ token: TOKEN, logger })
   const comment = new PullRequestComment({
     session,
     identity: new TokenIdentity({ session, logger }),

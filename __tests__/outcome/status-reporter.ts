@@ -5,13 +5,12 @@ import { GithubSession } from '../../src/outcome/github-client.js'
 type Given = Omit<CommitStatusOptions, 'gate' | 'session' | 'target' | 'redact'> &
   Partial<Pick<CommitStatusOptions, 'gate' | 'session' | 'redact'>> & {
     token: string
-    fetch?: typeof fetch
   }
 
 /** A reporter on commit `sha` of o/r, with the step's session made from `token` unless given. */
 export function statusReporter(given: Given, sha: string): CommitStatusReporter {
-  const { token, fetch, logger } = given
-  const session = given.session ?? new GithubSession({ token, logger, fetch })
+  const { token, logger } = given
+  const session = given.session ?? new GithubSession({ token, logger })
   return new CommitStatusReporter({
     ...given,
     gate: given.gate ?? { closed: false },

@@ -33,13 +33,14 @@ export interface BranchOptions {
   signal: AbortSignal
   /** Told when the scan was requested (a cancel after it says the scan was left running). */
   onScan?: () => void
-  /** First pause between looks at the scan (ms); it grows to maxPollMs. */
+  /** First pause between looks at the scan (ms); it grows to MAX_POLL_MS. */
   pollMs?: number
-  maxPollMs?: number
 }
 
 /** Scan-log lines shown at most: a repository scan of an organisation can be long. */
 const MAX_LOG_LINES = 200
+/** Longest pause between looks at the scan (ms). */
+const MAX_POLL_MS = 5000
 
 /**
  * The job of `branch` in the multibranch project `job` names. When it does
@@ -51,7 +52,7 @@ const MAX_LOG_LINES = 200
  * branch, fails naming the closest branches.
  */
 export async function resolveBranch(options: BranchOptions): Promise<BranchJob> {
-  const { api, settings } = options
+  const { api, settings, out } = options
   const branch = settings.branch
   const existing = await unlessNotFound(api.getJob(settings.job), undefined)
   if (existing) return { info: existing }
@@ -64,46 +65,29 @@ export async function resolveBranch(options: BranchOptions): Promise<BranchJob> 
     )
   }
   if (settings.scan === 'never') {
-    throw new Error(
-      await missingBranch(
-        options,
-        `Multibranch project ${projectName} has no branch '${branch.name}' (scan: never) on ${api.baseUrl}.`
-      )
-    )
+    const message = `Multibranch project ${projectName} has no branch '${branch.name}' (scan: never) on ${api.baseUrl}.`
+    throw new Error(await missingBranch(options, message))
   }
-  return scanAndWait(options)
-}
-
-/** Scans the project and polls until the branch job exists (and, for a new build, until its indexing build is known). */
-async function scanAndWait(options: BranchOptions): Promise<BranchJob> {
-  const { api, settings, out } = options
-  const branch = settings.branch
-  const projectName = fullName(branch.project)
   out.logger.info(
     `Branch '${branch.name}' of ${projectName} has no job in Jenkins yet: scanning ${projectName} (branch indexing) for it.`
   )
   await api.scanMultibranch(branch.project)
   options.onScan?.()
-  const log = new ScanLog(options)
-  const scan = new ScanState()
+  const scan = new ScanLog(options)
   let found: Awaited<ReturnType<typeof watchScan>> | undefined
   out.startGroup(`Scan of ${projectName}`)
   try {
-    found = await watchScan(options, log, scan)
+    found = await watchScan(options, scan)
     // The branch can show up between a read of the log and the next: what the scan
     // wrote by then (the build it scheduled) belongs before the fold closes.
-    if (found !== 'missing' && !scan.finished) await log.poll()
+    if (found !== 'missing' && !scan.finished) await scan.poll()
   } finally {
-    log.end(found !== undefined && scan.finished)
+    scan.end(found !== undefined && scan.finished)
     out.endGroup()
   }
   if (found === 'missing') {
-    throw new Error(
-      await missingBranch(
-        options,
-        `The scan of ${projectName} finished without a branch '${branch.name}' on ${api.baseUrl}: is it pushed (or the pull request open), and does the project's branch source discover it? The scan log is at ${api.jobUrl(branch.project)}indexing/console.`
-      )
-    )
+    const message = `The scan of ${projectName} finished without a branch '${branch.name}' on ${api.baseUrl}: is it pushed (or the pull request open), and does the project's branch source discover it? The scan log is at ${api.jobUrl(branch.project)}indexing/console.`
+    throw new Error(await missingBranch(options, message))
   }
   for (const line of found.said) out.logger.info(line)
   return found.job
@@ -112,12 +96,10 @@ async function scanAndWait(options: BranchOptions): Promise<BranchJob> {
 /** Looks at the scan and the branch until the job is known (with what to say once the scan's fold is closed), or the scan finished without it. */
 async function watchScan(
   options: BranchOptions,
-  log: ScanLog,
-  scan: ScanState
+  scan: ScanLog
 ): Promise<{ job: BranchJob; said: string[] } | 'missing'> {
   const { api, settings, out, signal } = options
   const branch = settings.branch
-  const projectName = fullName(branch.project)
   const job = fullName(settings.job)
   let foldSaid = false
   let pause = options.pollMs ?? 1000
@@ -126,17 +108,16 @@ async function watchScan(
     // The scan's state first, then the branch: when the scan was over
     // before the branch was looked up, a missing branch is final.
     const scanItem = (await api.getQueue()).find(item => sameJob(item.job, branch.project))
-    const queued = scanItem !== undefined
     // Scan requests fold like any queue request (Queue.scheduleInternal):
     // each leaves its cause on the one item (CauseAction.foldIntoExisting).
     if (scanItem && !foldSaid && scanItem.causes.length > 1) {
       foldSaid = true
       out.logger.info(
-        `Jenkins merged this scan request into the scan of ${projectName} already queued (queue item ${scanItem.id}, ${scanItem.causes.length} requests): the scan is shared.`
+        `Jenkins merged this scan request into the scan of ${fullName(branch.project)} already queued (queue item ${scanItem.id}, ${scanItem.causes.length} requests): the scan is shared.`
       )
     }
     // The scan's log is read while the scan is not queued: it says whether it runs.
-    scan.look(queued || (await log.poll()))
+    scan.look(scanItem !== undefined || (await scan.poll()))
     const info = await unlessNotFound(api.getJob(settings.job), undefined)
     if (info && (info.buildable !== false || scan.finished)) {
       if (settings.build !== 'new') return { job: { info }, said: [] }
@@ -155,62 +136,54 @@ async function watchScan(
         return { job: { info, indexingBuild: found }, said }
       }
       if (scan.finished) {
-        return {
-          job: { info },
-          said: [`The scan finished without building ${job}; triggering a build.`]
-        }
+        const said = `The scan finished without building ${job}; triggering a build.`
+        return { job: { info }, said: [said] }
       }
     } else if (!info && scan.finished) return 'missing'
     await sleep(pause, signal)
-    pause = Math.min(options.maxPollMs ?? 5000, Math.round(pause * 1.5))
+    pause = Math.min(MAX_POLL_MS, Math.round(pause * 1.5))
   }
 }
 
 /**
- * Whether the scan is over. Right after the POST the scan is queued (Queue.schedule2
- * runs before doBuild answers) or already running or done; indexing/ shows the
- * previous, complete scan until the new one starts, so "not queued and not
- * running" only counts once the scan was seen queued or running, or when it
- * was seen twice, a pause apart.
+ * The scan: its log, printed as it grows (at most MAX_LOG_LINES lines, each
+ * line made safe: it is Jenkins text), and whether it is over.
  * @internal
  */
-export class ScanState {
-  private seenActive = false
-  private idleLooks = 0
-  finished = false
-
-  /** `active`: the scan was seen queued or running. */
-  look(active: boolean): void {
-    this.seenActive ||= active
-    this.idleLooks = active ? 0 : this.idleLooks + 1
-    this.finished = !active && (this.seenActive || this.idleLooks >= 2)
-  }
-}
-
-/**
- * The scan's log, printed as it grows (at most MAX_LOG_LINES lines), each
- * line made safe: it is Jenkins text.
- */
-class ScanLog {
+export class ScanLog {
   private offset = 0
   private partial = ''
   private printed = 0
   private skipped = 0
+  /** Looks that saw the scan neither queued nor running, since one that did (counted as one). */
+  private idleLooks = 0
+  /**
+   * Whether the scan is over. Right after the POST the scan is queued (Queue.schedule2
+   * runs before doBuild answers) or already running or done; indexing/ shows the
+   * previous, complete scan until the new one starts, so "not queued and not
+   * running" only counts once the scan was seen queued or running, or when it
+   * was seen twice, a pause apart.
+   */
+  finished = false
 
-  constructor(private readonly options: BranchOptions) {}
+  constructor(private readonly options: Pick<BranchOptions, 'api' | 'settings' | 'out'>) {}
+
+  /** `active`: the scan was seen queued or running. */
+  look(active: boolean): void {
+    this.idleLooks = active ? 1 : this.idleLooks + 1
+    this.finished = this.idleLooks >= 2
+  }
 
   /** Prints what is new; true while the scan is running (X-More-Data). */
   async poll(): Promise<boolean> {
     const { api, settings } = this.options
-    const project = settings.branch.project
-    const chunk = await api.indexingLog(project, this.offset)
+    const chunk = await api.indexingLog(settings.branch.project, this.offset)
     // A new scan rewrites the log from its start: LargeText then answers
     // from 0 for an offset past its end.
     if (chunk.textSize < this.offset) this.partial = ''
     this.offset = chunk.textSize
     // Lines as the runner splits them, with Jenkins' notes and CRs removed.
-    const text = clean(this.partial + chunk.text)
-    const lines = text.split(/\n|\r/)
+    const lines = clean(this.partial + chunk.text).split(/\n|\r/)
     this.partial = chunk.truncated ? '' : (lines.pop() ?? '')
     if (chunk.truncated) this.skipped++
     for (const line of lines) this.print(line)
@@ -222,19 +195,17 @@ class ScanLog {
     if (complete && this.partial !== '') this.print(this.partial)
     this.partial = ''
     const { out, api, settings } = this.options
-    const project = settings.branch.project
     if (this.printed > MAX_LOG_LINES || this.skipped > 0) {
       out.logger.info(
-        `(The scan log was cut short here; all of it is at ${api.jobUrl(project)}indexing/console.)`
+        `(The scan log was cut short here; all of it is at ${api.jobUrl(settings.branch.project)}indexing/console.)`
       )
     }
   }
 
   private print(line: string): void {
     this.printed++
-    if (this.printed > MAX_LOG_LINES) return
     // out.logger.info is coreLogger.info: the one printer that makes Jenkins text inert.
-    this.options.out.logger.info(line)
+    if (this.printed <= MAX_LOG_LINES) this.options.out.logger.info(line)
   }
 }
 
@@ -260,16 +231,11 @@ async function findIndexingBuild(
   const item = queued.find(one => matches(one.parameters))
   if (item) return { queueId: item.id }
   const builds = (await api.recentBuilds(settings.job, 5, { actions: true }))
-    .flatMap(({ queueId, ...b }) =>
-      queueId !== undefined && (b.causes ?? []).includes(BRANCH_INDEXING_CAUSE)
-        ? [{ ...b, queueId }]
-        : []
-    )
+    .filter(b => b.queueId !== undefined && (b.causes ?? []).includes(BRANCH_INDEXING_CAUSE))
     .sort((a, b) => a.number - b.number)
   const build = builds.find(one => matches(one.parameters))
-  if (build) return { queueId: build.queueId, number: build.number }
-  if (queued.length > 0 || builds.length > 0) return 'other-parameters'
-  return undefined
+  if (build?.queueId !== undefined) return { queueId: build.queueId, number: build.number }
+  return queued.length > 0 || builds.length > 0 ? 'other-parameters' : undefined
 }
 
 /** `message`, and the branches the project has that come closest to the one asked for. */

@@ -33,9 +33,8 @@ export async function lastBuild(
   mode: Exclude<BuildMode, 'new'>
 ): Promise<Build> {
   const name = fullName(job)
-  const which = mode === 'last' ? 'lastBuild' : 'lastSuccessfulBuild'
   try {
-    return await api.getBuild(job, which)
+    return await api.getBuild(job, mode === 'last' ? 'lastBuild' : 'lastSuccessfulBuild')
   } catch (error) {
     if (!(error instanceof JenkinsError && error.kind === 'not-found')) throw error
     // Tell "no such job" (or not a job) from "no such build": all are 404.

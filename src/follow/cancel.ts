@@ -1,6 +1,6 @@
 import { once } from 'node:events'
 import type { Logger } from '../util/logger.js'
-import { JenkinsError, unlessNotFound } from '../jenkins/transport/errors.js'
+import { unlessNotFound } from '../jenkins/transport/errors.js'
 import { CAUSES_TREE, isShared } from '../jenkins/trigger/shared-work.js'
 import type { BuildRef, JobPath, QueueItem } from '../jenkins/model/types.js'
 import type { JenkinsApi } from '../jenkins/client.js'
@@ -35,9 +35,6 @@ export interface RemoteTarget {
   ownRequests?: number
 }
 
-/** How abortRemote waits between reads (util/wait.ts's sleep; a test passes its virtual clock's). */
-type Sleep = (ms: number) => Promise<void>
-
 /**
  * The runner sends SIGINT, then SIGTERM 7.5 s later, then kills: the whole
  * escalation has to fit well inside that. With a deadline (`until`), each
@@ -56,7 +53,12 @@ const DEFAULT_ABORT_TIMINGS = {
   shareCheckMs: 1000
 }
 
-type AbortTimings = typeof DEFAULT_ABORT_TIMINGS
+/** abortRemote's waits; its budget `until` (epoch ms); how it waits (util/wait.ts's sleep; a test passes its virtual clock's). */
+interface AbortOptions {
+  timings?: typeof DEFAULT_ABORT_TIMINGS
+  until?: number
+  sleep?: (ms: number) => Promise<void>
+}
 
 /**
  * Cancels the queue item or stops the build, escalating for Pipelines
@@ -71,15 +73,11 @@ export async function abortRemote(
   api: JenkinsApi,
   target: RemoteTarget,
   logger: Logger,
-  {
-    timings = DEFAULT_ABORT_TIMINGS,
-    until,
-    sleep = wait
-  }: { timings?: AbortTimings; until?: number; sleep?: Sleep } = {}
+  options: AbortOptions = {}
 ): Promise<string> {
+  const { timings = DEFAULT_ABORT_TIMINGS, sleep = wait } = options
   try {
-    let build = target.build
-    let queueId = target.queueId
+    let { build, queueId } = target
     let found = ''
     if (target.shared) {
       return leftShared(build ? `build #${build.number}` : `queue item ${queueId ?? '?'}`)
@@ -112,12 +110,11 @@ export async function abortRemote(
       // executable is null for a moment while the run is created
       // (jenkins-api.md 4): look again briefly before giving up.
       let number: number | undefined
-      for (let i = 0; i < 8 && number === undefined; i++) {
+      for (let i = 0; i < 8; i++) {
         if (i > 0 || item === undefined) item = await unlessNotFound(api.getQueueItem(id), null)
-        if (item === null) break
-        number = item.executable?.number
-        if (number === undefined && (item.cancelled || item.executable === undefined)) break
-        if (number === undefined) await sleep(250)
+        number = item?.executable?.number
+        if (number !== undefined || !item || item.cancelled || item.executable === undefined) break
+        await sleep(250)
       }
       // Expired or dropped by a restart: look the build up by its queue id.
       if (item === null) number = await buildNumberByQueueId(api, target.job, id)
@@ -125,19 +122,18 @@ export async function abortRemote(
       build = buildRef(api, target.job, number)
     }
     if (!build) return 'nothing was running in Jenkins yet'
-    const ref = build
     const current = await briefly(
-      api.getBuild(ref.job, ref.number, { tree: `number,building,result,${CAUSES_TREE}` }),
+      api.getBuild(build.job, build.number, { tree: `number,building,result,${CAUSES_TREE}` }),
       timings.shareCheckMs
     )
     if (current && !current.building) {
-      return `build #${ref.number} had already finished (${current.result ?? 'no result'})`
+      return `build #${build.number} had already finished (${current.result ?? 'no result'})`
     }
     // Folded into after we queued it, or found through a 201 that folded ours in.
     if (current && isShared(current.actions, target.ownRequests)) {
-      return leftShared(`build #${ref.number}`)
+      return leftShared(`build #${build.number}`)
     }
-    return `${await stopBuild(api, ref, logger, { timings, until, sleep })}${found}`
+    return `${await stopBuild(api, build, logger, options)}${found}`
   } catch (error) {
     logger.warning(`Could not abort the Jenkins work: ${errorText(error)}`)
     return COULD_NOT_ABORT
@@ -172,7 +168,7 @@ async function stopBuild(
   api: JenkinsApi,
   build: BuildRef,
   logger: Logger,
-  { timings, until, sleep }: { timings: AbortTimings; until: number | undefined; sleep: Sleep }
+  { timings = DEFAULT_ABORT_TIMINGS, until, sleep = wait }: AbortOptions
 ): Promise<string> {
   const label = `build #${build.number}`
   // [how, longest wait after it, share of the time left it may take]
@@ -192,13 +188,9 @@ async function stopBuild(
   }
   try {
     for (const [how, waitMs, share] of steps) {
-      try {
-        await api.stopBuild(build, how)
-      } catch (error) {
-        // Freestyle builds have no term/kill (404): stop is all there is.
-        if (how !== 'stop' && error instanceof JenkinsError && error.kind === 'not-found') break
-        throw error
-      }
+      const request = api.stopBuild(build, how)
+      // Freestyle builds have no term/kill (404): stop is all there is.
+      if ((await (how === 'stop' ? request : unlessNotFound(request, 'none'))) === 'none') break
       sent = how
       logger.info(`Sent ${how} to Jenkins ${label}.`)
       const longest = until === undefined ? waitMs : Math.min(waitMs, (until - Date.now()) * share)

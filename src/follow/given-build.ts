@@ -41,37 +41,27 @@ export async function resolveGivenBuild(
   if (reference.kind === 'build') return { build: await api.getBuild(job, reference.number) }
   // A permalink under Jenkins' own root URL: the build it names now.
   if (reference.kind === 'latest') return { build: await lastBuild(api, job, reference.mode) }
-  await checkQueueItemJob(api, job, reference)
-  return { queueId: reference.id, queueUrl: queueItemUrl(api.baseUrl, reference.id) }
-}
-
-/**
- * A queue URL names no job: whichever `wait` says, one read of the item (its
- * `task`) tells whose it is, or, once Jenkins has forgotten it, whether one
- * of the job's recent builds came from it. Anything else is refused.
- */
-async function checkQueueItemJob(
-  api: Pick<JenkinsApi, 'getQueueItem' | 'recentBuilds'>,
-  job: JobPath,
-  { id, text }: { id: number; text: string }
-): Promise<void> {
+  // A queue URL names no job: whichever `wait` says, one read of the item (its
+  // `task`) tells whose it is, or, once Jenkins has forgotten it, whether one
+  // of the job's recent builds came from it. Anything else is refused.
+  const { id, text } = reference
   const name = fullName(job)
   const item = await unlessNotFound(api.getQueueItem(id), undefined)
+  const names = item && queueItemJob(item)
   if (!item) {
-    if ((await buildNumberByQueueId(api, job, id)) !== undefined) return
-    throw new InputError(
-      `Input 'build' URL ('${text}') is queue item ${id}, which Jenkins no longer knows, and no recent build of job '${name}' (input 'job') came from it: Jenkins forgets a queue item 5 minutes after it leaves the queue (and on restart), so this may be another job's. Give the build's URL (build-url) instead. Nothing was triggered.`
-    )
-  }
-  const names = queueItemJob(item)
-  if (!names) {
+    if ((await buildNumberByQueueId(api, job, id)) === undefined) {
+      throw new InputError(
+        `Input 'build' URL ('${text}') is queue item ${id}, which Jenkins no longer knows, and no recent build of job '${name}' (input 'job') came from it: Jenkins forgets a queue item 5 minutes after it leaves the queue (and on restart), so this may be another job's. Give the build's URL (build-url) instead. Nothing was triggered.`
+      )
+    }
+  } else if (!names) {
     throw new InputError(
       `Input 'build' URL ('${text}') is queue item ${id}, but Jenkins did not say which job it is of, so it cannot be checked to be of '${name}' (input 'job'). Nothing was triggered.`
     )
-  }
-  if (!sameJob(names, job)) {
+  } else if (!sameJob(names, job)) {
     throw new InputError(
       `Input 'build' URL ('${text}') is queue item ${id} of job '${fullName(names)}', not of '${name}' (input 'job'): follow a build of the job given in 'job'. Nothing was triggered.`
     )
   }
+  return { queueId: id, queueUrl: queueItemUrl(api.baseUrl, id) }
 }

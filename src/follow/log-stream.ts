@@ -55,11 +55,9 @@ export class ConsoleStreamer {
   /** Decoded text after the last written newline, not yet written. */
   private pending = ''
   private nextStart = 0
-  /** Whether the last character given to the sink was a newline (or nothing was written yet). */
-  private atLineStart = true
   /** The last complete lines written, at most TAIL_LINES and TAIL_BYTES (keepLast). */
   private readonly lastLines: string[] = []
-  /** Text written since the last newline (for tail()), capped at TAIL_BYTES. */
+  /** Text written since the last newline (for tail()), capped at TAIL_BYTES: empty at a line start. */
   private openLine = ''
 
   constructor(
@@ -132,15 +130,12 @@ export class ConsoleStreamer {
    * withCommandsStopped, must start a line to be recognised). Call once when done.
    */
   flush(): void {
-    this.pending += this.decoder.end()
+    const rest = this.pending + this.decoder.end()
     this.decoder = new StringDecoder('utf8')
-    if (this.pending !== '') {
-      const rest = this.pending
-      this.pending = ''
-      this.emit(clean(rest))
-    }
+    this.pending = ''
+    this.emit(clean(rest))
     // A line the sink was left in the middle of (a spilled long line, or the rest above) is ended.
-    if (!this.atLineStart) this.emit('\n')
+    if (this.openLine !== '') this.emit('\n')
   }
 
   /** The last lines of the console, bounded by TAIL_LINES and TAIL_BYTES, for the failure annotation. */
@@ -153,53 +148,37 @@ export class ConsoleStreamer {
 
   /** Adds decoded text: writes every complete line, holds back the rest. */
   private push(text: string): void {
-    if (text === '') return
     this.pending += text
-    const lastNewline = this.pending.lastIndexOf('\n')
-    if (lastNewline >= 0) {
-      const complete = this.pending.slice(0, lastNewline + 1)
-      this.pending = this.pending.slice(lastNewline + 1)
-      this.emit(clean(complete))
-    }
+    const lineEnd = this.pending.lastIndexOf('\n') + 1
+    const complete = this.pending.slice(0, lineEnd)
+    this.pending = this.pending.slice(lineEnd)
+    this.emit(clean(complete))
     if (this.pending.length > MAX_LINE) this.spillLongLine()
   }
 
   /** Writes most of an overlong partial line, keeping back what may still change when it goes on. */
   private spillLongLine(): void {
-    let text = this.pending.replace(CONSOLE_NOTE, '')
-    let keep = ''
+    const text = this.pending.replace(CONSOLE_NOTE, '')
     // An unfinished ConsoleNote or a CR that may turn out to be half of a CRLF
     // must wait for the next text.
     const esc = text.lastIndexOf('\x1b')
-    if (esc > 0 && couldBeNoteStart(text.slice(esc))) {
-      keep = text.slice(esc)
-      text = text.slice(0, esc)
-    }
-    if (keep === '' && text.endsWith('\r')) {
-      keep = '\r'
-      text = text.slice(0, -1)
-    }
-    this.pending = keep
-    this.emit(text)
+    const held =
+      esc > 0 && NOTE_START.startsWith(text.slice(esc, esc + NOTE_START.length))
+        ? esc
+        : text.length - (text.endsWith('\r') ? 1 : 0)
+    this.pending = text.slice(held)
+    this.emit(text.slice(0, held))
   }
 
   private emit(text: string): void {
     if (text === '') return
     this.sink.write(text)
-    this.atLineStart = text.endsWith('\n')
-    this.remember(text)
-  }
-
-  /** Keeps the last lines of what was written, for tail(). */
-  private remember(text: string): void {
-    const parts = text.split('\n')
-    const last = parts.pop() ?? ''
-    for (const [i, part] of parts.slice(-TAIL_LINES).entries()) {
-      const open = i === 0 && parts.length <= TAIL_LINES ? this.openLine : ''
-      this.lastLines.push(cutToBytes(open + part, TAIL_BYTES - 1))
+    // The last lines of what was written, for tail().
+    const parts = (this.openLine + text).split('\n')
+    this.openLine = cutToBytes(parts.pop() ?? '', TAIL_BYTES)
+    for (const part of parts.slice(-TAIL_LINES)) {
+      this.lastLines.push(cutToBytes(part, TAIL_BYTES - 1))
     }
-    if (parts.length > 0) this.openLine = ''
-    this.openLine = cutToBytes(this.openLine + last, TAIL_BYTES)
     // Held by bytes too, not only by lines: 50 lines of 8 KiB each would be 400 KiB a build.
     keepLast(this.lastLines)
   }
@@ -217,10 +196,6 @@ function keepLast(lines: string[]): string[] {
     bytes -= Buffer.byteLength(lines.shift() ?? '') + 1
   }
   return lines
-}
-
-function couldBeNoteStart(text: string): boolean {
-  return text.length < NOTE_START.length ? NOTE_START.startsWith(text) : text.startsWith(NOTE_START)
 }
 
 /** Keeps the end of a line that is longer than `max` bytes, marked with an ellipsis. */

@@ -169,10 +169,7 @@ export function sawBuild(
     next.startedAt = build.timestamp
     next.startSlackMs = 0
   }
-  if (!next.expect) {
-    const estimate = expectationFromEstimate(build.estimatedDuration)
-    if (estimate) next.expect = estimate
-  }
+  next.expect ??= expectationFromEstimate(build.estimatedDuration)
   if (w.endSeenAt !== undefined && !w.endConfirmed) {
     if (build.building) {
       // The `Finished:` line was the build's own output.

@@ -33,21 +33,16 @@ export interface GateOptions {
   signal?: AbortSignal
   /** The step's bounds for GitHub requests (runBounded): its deadline and signal, then the abort's budget. */
   bounds?: Pick<StepBounds, 'current'>
-  /** The runner's environment; default process.env. */
-  env?: NodeJS.ProcessEnv
-  /** For tests: a fetch nock can intercept. */
-  fetch?: typeof fetch
 }
 
 /** The settings the step runs with: `settings`, or, on a comment command or with `commit-parameter`, with the commit settled. Throws when it cannot be. */
 export async function settleCommit(settings: Settings, o: GateOptions): Promise<Settings> {
-  const env = o.env ?? process.env
-  const comment = env.GITHUB_EVENT_NAME === 'issue_comment'
+  const comment = process.env.GITHUB_EVENT_NAME === 'issue_comment'
   if (!comment && settings.commitParameter === undefined) return settings
   if (!comment && settings.commit !== undefined)
     return withCommit(settings, { sha: settings.commit }, o)
   const needs = "Input 'commit-parameter' needs the commit under test"
-  const event = readEvent(env)
+  const event = readEvent(process.env)
   if (event.kind === 'outside') {
     throw comment
       ? new CommentCommandRefused(

@@ -17,7 +17,6 @@ import {
   boundedFetch,
   GithubTransportError,
   requestName,
-  type BoundedFetchOptions,
   type GithubFailure
 } from './github-transport.js'
 
@@ -46,10 +45,7 @@ export interface RateLimit {
  * The rate-limit signs of a 403 or 429 answer, if it carries them.
  * @internal
  */
-export async function rateLimitOf(
-  response: Response,
-  now: number = Date.now()
-): Promise<RateLimit | undefined> {
+export async function rateLimitOf(response: Response): Promise<RateLimit | undefined> {
   const { status, headers } = response
   if (status !== 403 && status !== 429) return undefined
   const message = await response
@@ -57,13 +53,13 @@ export async function rateLimitOf(
     .text()
     .catch(() => '')
   const secondary = /secondary rate limit|abuse detection/i.test(message)
-  const retryAfter = parseRetryAfter(headers.get('retry-after') ?? undefined, now)
+  const retryAfter = parseRetryAfter(headers.get('retry-after') ?? undefined)
   if (retryAfter !== undefined)
     return { status, waitMs: retryAfter, sign: 'retry-after', secondary }
   const reset = Number(headers.get('x-ratelimit-reset'))
   if (headers.get('x-ratelimit-remaining')?.trim() === '0') {
     // GitHub's clock says when the window resets, not the runner's.
-    const serverNow = Date.parse(headers.get('date') ?? '') || now
+    const serverNow = Date.parse(headers.get('date') ?? '') || Date.now()
     const waitMs =
       Number.isFinite(reset) && reset > 0
         ? Math.max(0, reset * 1000 - serverNow) + RESET_MARGIN_MS
@@ -77,24 +73,17 @@ export async function rateLimitOf(
   return undefined
 }
 
-export interface GithubSessionOptions extends Pick<
-  BoundedFetchOptions,
-  'requestTimeoutMs' | 'maxBodyBytes'
-> {
+export interface GithubSessionOptions {
   token: string
   logger: Logger
   /** The step's bounds (runBounded); default: none but the silence bound. */
   bounds?: Pick<StepBounds, 'current'>
-  /** For tests: a fetch nock can intercept. Default: @actions/github's fetch, which honours the runner's proxy settings. */
-  fetch?: typeof fetch
-  /** For tests: the rate limits' clock. */
-  now?: () => number
 }
 
 /** The step's session for `token`, the one way each mode makes it; none for an empty token (nothing is sent). */
 export function githubSession(
   token: string,
-  o: Pick<GithubSessionOptions, 'logger' | 'bounds' | 'fetch'>
+  o: Pick<GithubSessionOptions, 'logger' | 'bounds'>
 ): GithubSession | undefined {
   return token === '' ? undefined : new GithubSession({ token, ...o })
 }
@@ -110,7 +99,6 @@ export class GithubSession {
   readonly redact: (text: string) => string
   /** The failures said once for the step (a timeout, a rate limit). */
   private readonly said = new Set<GithubFailure['kind']>()
-  private readonly now: () => number
   /** Epoch ms before which GitHub holds requests back. */
   private resumeAt = 0
   private held: RateLimit | undefined
@@ -122,12 +110,10 @@ export class GithubSession {
     const secrets = new Redaction()
     secrets.add(o.token)
     this.redact = text => secrets.redact(text)
-    this.now = o.now ?? Date.now
     const bounds = (): RequestBounds => o.bounds?.current() ?? {}
-    // cast: @actions/github types its request defaults loosely; its fetch is the global one, proxied.
-    const base = o.fetch ?? (defaults.request?.fetch as typeof fetch | undefined) ?? fetch
-    const { requestTimeoutMs, maxBodyBytes } = o
-    const bounded = boundedFetch({ base, bounds, requestTimeoutMs, maxBodyBytes })
+    // cast: @actions/github types its request defaults loosely; its fetch honours the runner's proxy settings.
+    const base = (defaults.request?.fetch as typeof fetch | undefined) ?? fetch
+    const bounded = boundedFetch({ base, bounds })
     this.client = getOctokit(o.token, {
       request: { fetch: this.rateLimited(bounded, bounds) },
       // Octokit would otherwise print its own warnings to the console.
@@ -183,7 +169,7 @@ export class GithubSession {
       for (let attempt = 1; ; attempt++) {
         await this.ready(what, bounds())
         const response = await inner(input, init)
-        const limit = await rateLimitOf(response, this.now())
+        const limit = await rateLimitOf(response)
         if (!limit) {
           this.secondaryRun = 0
           return response
@@ -191,7 +177,7 @@ export class GithubSession {
         // A secondary limit that names no time: one minute, doubling while it lasts.
         const waitMs = limit.waitMs ?? SECONDARY_WAIT_MS * 2 ** this.secondaryRun++
         this.held = limit
-        this.resumeAt = Math.max(this.resumeAt, this.now() + waitMs)
+        this.resumeAt = Math.max(this.resumeAt, Date.now() + waitMs)
         if (attempt >= MAX_TRIES) throw this.refusal(what, `after ${attempt} tries`)
       }
     }
@@ -199,7 +185,7 @@ export class GithubSession {
 
   /** Waits while GitHub holds requests back, within `bounds`; throws rate-limited when it cannot. */
   private async ready(what: string, bounds: RequestBounds): Promise<void> {
-    const wait = this.resumeAt - this.now()
+    const wait = this.resumeAt - Date.now()
     if (wait <= 0) return
     if (wait > MAX_WAIT_MS) {
       throw this.refusal(what, `longer than the ${formatDuration(MAX_WAIT_MS)} this action waits`)
@@ -226,7 +212,7 @@ export class GithubSession {
   private refusal(what: string, why: string): GithubTransportError {
     const held = this.held
     // Whole seconds, rounded up: GitHub's own unit, and never said shorter than it is.
-    const left = Math.ceil(Math.max(0, this.resumeAt - this.now()) / 1000) * 1000
+    const left = Math.ceil(Math.max(0, this.resumeAt - Date.now()) / 1000) * 1000
     return new GithubTransportError(
       'rate-limited',
       `GitHub's ${held?.secondary ? 'secondary ' : ''}rate limit held back ${what} (HTTP ${held?.status}, ${held?.sign}) for ${formatDuration(left)} more, ${why}`

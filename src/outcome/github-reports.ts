@@ -44,12 +44,8 @@ export interface GithubReportsOptions {
   redact: (text: string) => string
   /** The comment's report name: the `status-context`, or the step's with `jobs`. */
   reportName: string
-  /** The runner's environment (GITHUB_EVENT_NAME, GITHUB_EVENT_PATH, …); default process.env. */
-  env?: NodeJS.ProcessEnv
   /** The bounds of the step's GitHub requests: its cancel signal and timeout, then the abort's budget; none: only their silence bound. */
   bounds?: Pick<StepBounds, 'current'>
-  /** For tests: a fetch nock can intercept. */
-  fetch?: typeof fetch
   /** The step's GitHub session when it has one already (settle: one for all its hand-offs). */
   session?: GithubSession
 }
@@ -72,7 +68,7 @@ export class GithubReports {
   static async start(o: GithubReportsOptions): Promise<GithubReports> {
     const { settings, logger } = o
     const reports = settings.commitStatus || settings.prComment
-    const event = readEvent(o.env ?? process.env)
+    const event = readEvent(process.env)
     if (event.kind !== 'read') {
       if (reports) {
         logger.warning(
@@ -171,7 +167,7 @@ export class GithubReports {
    * undefined without one, or outside a workflow (no GITHUB_SERVER_URL).
    */
   get sourceCommit(): SourceCommit | undefined {
-    const serverUrl = (this.o.env ?? process.env).GITHUB_SERVER_URL
+    const serverUrl = process.env.GITHUB_SERVER_URL
     if (!this.target || !serverUrl) return undefined
     const { owner, repo, sha } = this.target
     return { serverUrl, repository: `${owner}/${repo}`, sha }
@@ -193,7 +189,7 @@ export class GithubReports {
       renderComment({
         name: this.o.reportName,
         builds,
-        runUrl: runUrlOf(this.o.env ?? process.env),
+        runUrl: runUrlOf(process.env),
         jenkinsUrl: this.o.settings.url
       })
     )

@@ -72,10 +72,6 @@ export interface BoundedFetchOptions {
   base: typeof fetch
   /** The bounds of a request that starts now (the step's, then the abort's budget). */
   bounds: () => RequestBounds
-  /** For tests: the silence bound. */
-  requestTimeoutMs?: number
-  /** For tests: the size cap. */
-  maxBodyBytes?: number
 }
 
 /** "GET /repos/o/r/pulls/7" and the server's origin, for messages (no query, no credentials). */
@@ -101,7 +97,6 @@ export function boundedFetch(o: BoundedFetchOptions): typeof fetch {
     }
     const started = Date.now()
     const elapsed = (): string => seconds(Date.now() - started)
-    const limit = o.requestTimeoutMs ?? GITHUB_REQUEST_TIMEOUT_MS
     // The first bound met cuts the exchange; its error is the abort's reason.
     const controller = new AbortController()
     let answered = false
@@ -119,8 +114,8 @@ export function boundedFetch(o: BoundedFetchOptions): typeof fetch {
     signal?.addEventListener('abort', onStop, { once: true })
     const toDeadline =
       deadline === undefined ? Infinity : deadline + (signal ? BACKSTOP_MS : 0) - started
-    const byDeadline = toDeadline < limit
-    const when = byDeadline ? 'before the deadline' : `within ${seconds(limit)}`
+    const byDeadline = toDeadline < GITHUB_REQUEST_TIMEOUT_MS
+    const when = byDeadline ? 'before the deadline' : `within ${seconds(GITHUB_REQUEST_TIMEOUT_MS)}`
     const timer = setTimeout(
       () =>
         cut(
@@ -129,19 +124,18 @@ export function boundedFetch(o: BoundedFetchOptions): typeof fetch {
             ? `GitHub at ${server} did not finish sending its answer to ${what} ${when} (${received} bytes received)`
             : `No answer from GitHub at ${server} to ${what} ${when}`
         ),
-      Math.max(0, Math.min(limit, toDeadline))
+      Math.max(0, Math.min(GITHUB_REQUEST_TIMEOUT_MS, toDeadline))
     )
     try {
       const response = await o.base(input, { ...init, signal: controller.signal })
       answered = true
-      const max = o.maxBodyBytes ?? GITHUB_MAX_BODY_BYTES
       const tooLarge = (size: string): GithubTransportError =>
         new GithubTransportError(
           'too-large',
-          `GitHub at ${server} answered ${what} with ${size}, more than the ${formatBytes(max)} this action reads`
+          `GitHub at ${server} answered ${what} with ${size}, more than the ${formatBytes(GITHUB_MAX_BODY_BYTES)} this action reads`
         )
       const declared = Number(response.headers.get('content-length'))
-      if (response.body && declared > max) {
+      if (response.body && declared > GITHUB_MAX_BODY_BYTES) {
         await response.body.cancel().catch(() => undefined)
         throw tooLarge(`${declared} bytes`)
       }
@@ -149,7 +143,7 @@ export function boundedFetch(o: BoundedFetchOptions): typeof fetch {
       const chunks: Uint8Array[] = []
       for await (const chunk of response.body ?? []) {
         received += chunk.byteLength
-        if (received > max) throw tooLarge(`more than ${received} bytes`)
+        if (received > GITHUB_MAX_BODY_BYTES) throw tooLarge(`more than ${received} bytes`)
         chunks.push(chunk)
       }
       const empty = !response.body || [101, 204, 205, 304].includes(response.status)

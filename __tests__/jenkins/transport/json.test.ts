@@ -20,13 +20,16 @@ describe('tooDeepAt', () => {
   it('counts brackets and braces outside strings only', () => {
     expect(tooDeepAt(nested(MAX_JSON_DEPTH - 1))).toBe(-1)
     expect(tooDeepAt(nested(MAX_JSON_DEPTH))).toBe(5 + MAX_JSON_DEPTH - 1)
-    expect(tooDeepAt('[[[]]]', 2)).toBe(2)
-    expect(tooDeepAt('[[]] [[]]', 2)).toBe(-1)
+    // `text` `limit` levels below the bound: it goes too deep where it nests deeper than `limit`.
+    const below = (limit: number, text: string) => '['.repeat(MAX_JSON_DEPTH - limit) + text
+    const from = (limit: number) => MAX_JSON_DEPTH - limit
+    expect(tooDeepAt(below(2, '[[[]]]'))).toBe(from(2) + 2)
+    expect(tooDeepAt(below(2, '[[]] [[]]'))).toBe(-1)
     // Brackets inside strings, with escaped quotes and backslashes before them.
-    expect(tooDeepAt('["[[[[", "\\"[[[[", "\\\\", "{{{{\\\\\\"{{"]', 1)).toBe(-1)
-    expect(tooDeepAt('["\\\\"[', 1)).toBe(5)
+    expect(tooDeepAt(below(1, '["[[[[", "\\"[[[[", "\\\\", "{{{{\\\\\\"{{"]'))).toBe(-1)
+    expect(tooDeepAt(below(1, '["\\\\"['))).toBe(from(1) + 5)
     // A string that never ends: JSON.parse says what is wrong.
-    expect(tooDeepAt('["[[[[', 1)).toBe(-1)
+    expect(tooDeepAt(below(1, '["[[[['))).toBe(-1)
   })
 
   it('a million levels (2 MB) are refused at the first level too many, without recursion', () => {

@@ -57,7 +57,7 @@ interface Scan {
  * stays valid JSON. Malformed text gives some result; JSON.parse then says
  * what is wrong with it. A cut element is not checked beyond its brackets.
  */
-function scan(text: string, limit: number, droppable: readonly string[]): Scan {
+function scan(text: string, droppable: readonly string[]): Scan {
   const cuts: Scan['cuts'] = []
   let depth = 0
   // The top-level object: is a key expected next, and the last key read.
@@ -101,7 +101,7 @@ function scan(text: string, limit: number, droppable: readonly string[]): Scan {
         kept = false
         deepAt = -1
       }
-      if (depth > limit) {
+      if (depth > MAX_JSON_DEPTH) {
         if (!inList || depth <= LIST_DEPTH) return { at: i, cuts }
         if (deepAt < 0) deepAt = i
       }
@@ -149,12 +149,12 @@ function classOf(text: string, from: number): string | undefined {
 }
 
 /**
- * The character offset where `text` first nests deeper than `limit`
+ * The character offset where `text` first nests deeper than MAX_JSON_DEPTH
  * brackets and braces outside strings, or -1 (scan: one pass, strings
  * skipped). Malformed text gives some offset or -1.
  */
-export function tooDeepAt(text: string, limit: number = MAX_JSON_DEPTH): number {
-  return scan(text, limit, []).at
+export function tooDeepAt(text: string): number {
+  return scan(text, []).at
 }
 
 /** The index of the quote that ends the string whose content starts at `from`, or -1. */
@@ -180,7 +180,7 @@ export function readJenkinsJson(
   text: string,
   { droppable = [] }: { droppable?: readonly string[] } = {}
 ): { value: unknown; dropped: DroppedPart[] } {
-  const { at, cuts } = scan(text, MAX_JSON_DEPTH, droppable)
+  const { at, cuts } = scan(text, droppable)
   if (at >= 0) throw new JsonTooDeep(at)
   let kept = ''
   let start = 0

@@ -45,17 +45,14 @@ export class TransientFailure extends Error {
  * Retry-After is either delta-seconds or an HTTP-date (RFC 9110 10.2.3).
  * Returns milliseconds to wait, or undefined when absent or unreadable.
  */
-export function parseRetryAfter(
-  value: string | undefined,
-  now: number = Date.now()
-): number | undefined {
+export function parseRetryAfter(value: string | undefined): number | undefined {
   if (value === undefined) return undefined
   const text = value.trim()
   if (/^\d+$/.test(text)) return Number(text) * 1000
   if (!/[a-z]/i.test(text)) return undefined
   const date = Date.parse(text)
   if (Number.isNaN(date)) return undefined
-  return Math.max(0, date - now)
+  return Math.max(0, date - Date.now())
 }
 
 export interface RetryOptions {
