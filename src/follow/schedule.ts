@@ -241,8 +241,6 @@ export function newsOfReason(
   now: number
 ): ToldReason | undefined {
   const words = reasonWords(why)
-  if (told !== undefined && told.words === words) {
-    if (told.text === why || now - told.at < SAME_REASON_EVERY_MS) return undefined
-  }
-  return { words, text: why, at: now }
+  const same = told?.words === words && (told.text === why || now - told.at < SAME_REASON_EVERY_MS)
+  return same ? undefined : { words, text: why, at: now }
 }
