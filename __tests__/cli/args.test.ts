@@ -2,7 +2,7 @@ import { join } from 'node:path'
 import { describe, expect, it } from 'vitest'
 import { readActionInputs, type ActionInput } from '../../src/cli/action-yml.js'
 import { parseCommandLine, STDOUT, stepInputs, UsageError } from '../../src/cli/args.js'
-import { helpText } from '../../src/cli/wording.js'
+import { helpText } from '../../src/cli/help.js'
 
 const INPUTS = readActionInputs(join(import.meta.dirname, '..', '..', 'action.yml'))
 const parse = (argv: string[], env: Record<string, string> = {}) =>

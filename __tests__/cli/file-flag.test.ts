@@ -3,7 +3,7 @@ import { join } from 'node:path'
 import { describe, expect, it } from 'vitest'
 import { readActionInputs } from '../../src/cli/action-yml.js'
 import { parseCommandLine, UsageError } from '../../src/cli/args.js'
-import { helpText } from '../../src/cli/wording.js'
+import { helpText } from '../../src/cli/help.js'
 
 const INPUTS = readActionInputs(join(import.meta.dirname, '..', '..', 'action.yml'))
 const parse = (argv: string[]) => parseCommandLine(argv, INPUTS, {})

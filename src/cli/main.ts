@@ -19,10 +19,11 @@ import {
   type CommandLine
 } from './args.js'
 import { interruptedStatus, Output, SIGNALS, StepCanceller } from './cancel-step.js'
+import { helpText } from './help.js'
 import { Redaction } from '../util/redaction.js'
 import { StepLog } from './render.js'
 import { installedNode24, startStep, type StepResult } from './step.js'
-import { helpText, terminalWording } from './wording.js'
+import { terminalWording } from './wording.js'
 import { errorText } from '../util/error-text.js'
 import { State } from '../util/constants.js'
 
