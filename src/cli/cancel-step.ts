@@ -6,12 +6,10 @@
  * that SIGINT exactly as on a cancelled workflow. The step runs in a process
  * group of its own, so the terminal's Ctrl+C reaches only this command and
  * the step gets the runner's one SIGINT, not a second from the terminal.
- * A reader that closes the command's stdout or stderr (`| head -2`) cancels
- * the step the same way (Output, below).
  */
 import type { ChildProcess } from 'node:child_process'
 import { constants } from 'node:os'
-import { errorCode } from '../util/error-text.js'
+import type { StreamName } from './output.js'
 
 /** The runner's wait after SIGINT before SIGTERM, and after SIGTERM before the kill. */
 const SIGINT_TIMEOUT_MS = 7500
@@ -100,53 +98,5 @@ export class StepCanceller {
 
   private clearTimers(): void {
     for (const timer of this.timers.splice(0)) clearTimeout(timer)
-  }
-}
-
-/** A stream the command writes to, as process.stdout and process.stderr are. */
-export type Writable = NodeJS.WritableStream & {
-  isTTY?: boolean
-  hasColors?: () => boolean
-  columns?: number
-}
-
-export type StreamName = 'stdout' | 'stderr'
-
-/**
- * One of the command's two output streams, which a reader may close under
- * it: `jenkins-build --job x | head -2` closes stdout after two lines. Node
- * reports that as an `EPIPE` error event on the stream, which, unhandled,
- * ends the command with a stack trace and leaves the step, and the Jenkins
- * build it started, running. Here a closed stream is told once to the
- * caller (who cancels the step as Ctrl+C does), and what is written to it
- * afterwards is dropped: `onClose` is told once, when it goes away.
- */
-export class Output {
-  /** Whether the reader went away (the error code that said so), undefined while open. */
-  closed: string | undefined
-
-  constructor(
-    readonly name: StreamName,
-    readonly stream: Writable,
-    private readonly onClose: (name: StreamName, code: string) => void
-  ) {
-    stream.on('error', (error: NodeJS.ErrnoException) => this.close(error.code ?? error.message))
-  }
-
-  /** Writes `text` unless the reader went away. */
-  write(text: string): void {
-    if (this.closed !== undefined) return
-    try {
-      this.stream.write(text)
-    } catch (error) {
-      // A synchronous pipe may throw instead of emitting 'error'.
-      this.close(errorCode(error) ?? String(error))
-    }
-  }
-
-  private close(code: string): void {
-    if (this.closed !== undefined) return
-    this.closed = code
-    this.onClose(this.name, code)
   }
 }

@@ -18,9 +18,10 @@ import {
   UsageError,
   type CommandLine
 } from './args.js'
-import { interruptedStatus, Output, SIGNALS, StepCanceller } from './cancel-step.js'
+import { interruptedStatus, SIGNALS, StepCanceller } from './cancel-step.js'
 import { helpText } from './help.js'
 import { Redaction } from '../util/redaction.js'
+import { Output, type StreamName } from './output.js'
 import { StepLog } from './render.js'
 import { installedNode24, startStep, type StepResult } from './step.js'
 import { terminalWording } from './wording.js'
@@ -94,7 +95,7 @@ async function runSteps(
   let mainRunning = true
   // A reader that went away (`| head`) cancels the main step as Ctrl+C does:
   // a step left running would leave its Jenkins build running.
-  const closed = (name: Output['name']): void => canceller.outputClosed(name, mainRunning)
+  const closed = (name: StreamName): void => canceller.outputClosed(name, mainRunning)
   const stdout = new Output('stdout', process.stdout, closed)
   const stderr = new Output('stderr', process.stderr, closed)
   // stdout holds what was asked for instead of the log: the JSON, or the summary (`--summary -`).

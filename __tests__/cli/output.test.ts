@@ -1,6 +1,7 @@
 import { PassThrough } from 'node:stream'
 import { describe, expect, it } from 'vitest'
-import { interruptedStatus, Output } from '../../src/cli/cancel-step.js'
+import { interruptedStatus } from '../../src/cli/cancel-step.js'
+import { Output } from '../../src/cli/output.js'
 
 describe('Output: a stream whose reader may go away', () => {
   it('tells once that the reader went away, with the error code, and drops what is written after', () => {

@@ -1,0 +1,55 @@
+/**
+ * The command's stdout and stderr, which a reader may close under it:
+ * `jenkins-build --job x | head -2` closes stdout after two lines. Node
+ * reports that as an `EPIPE` error event on the stream, which, unhandled,
+ * ends the command with a stack trace and leaves the step, and the Jenkins
+ * build it started, running. Here a closed stream is told once to the
+ * caller (who cancels the step as Ctrl+C does), and what is written to it
+ * afterwards is dropped.
+ */
+
+import { errorCode } from '../util/error-text.js'
+
+/** A stream the command writes to, as process.stdout and process.stderr are. */
+export type Writable = NodeJS.WritableStream & {
+  isTTY?: boolean
+  hasColors?: () => boolean
+  columns?: number
+}
+
+export type StreamName = 'stdout' | 'stderr'
+
+/** One of the command's two output streams, which may be closed by its reader: `onClose` is told once, when it goes away. */
+export class Output {
+  private closedBy: string | undefined
+
+  constructor(
+    readonly name: StreamName,
+    readonly stream: Writable,
+    private readonly onClose: (name: StreamName, code: string) => void
+  ) {
+    stream.on('error', (error: NodeJS.ErrnoException) => this.close(error.code ?? error.message))
+  }
+
+  /** Writes `text` unless the reader went away. */
+  write(text: string): void {
+    if (this.closedBy !== undefined) return
+    try {
+      this.stream.write(text)
+    } catch (error) {
+      // A synchronous pipe may throw instead of emitting 'error'.
+      this.close(errorCode(error) ?? String(error))
+    }
+  }
+
+  /** Whether the reader went away (the error code that said so), undefined while open. */
+  get closed(): string | undefined {
+    return this.closedBy
+  }
+
+  private close(code: string): void {
+    if (this.closedBy !== undefined) return
+    this.closedBy = code
+    this.onClose(this.name, code)
+  }
+}
