@@ -34,14 +34,14 @@ export function interruptedStatus(interruption: Interruption): number {
 
 export class StepCanceller {
   private step: ChildProcess | undefined
-  /** The step says the SIGINT it gets ("Received SIGINT: the workflow was cancelled."). */
-  private saysSignal = false
+  /** The main step: it says the SIGINT it gets ("Received SIGINT: the workflow was cancelled."), and a closed output cancels it. */
+  private main = false
   private cancelled = new WeakSet<ChildProcess>()
   private readonly timers: NodeJS.Timeout[] = []
   private readonly handler = (signal: NodeJS.Signals): void => {
     this.interruption ??= { signal }
     // Ctrl+C is said once: by the step, which gets the same SIGINT.
-    this.cancel(`Received ${signal}`, { quiet: signal === 'SIGINT' && this.saysSignal })
+    this.cancel(`Received ${signal}`, { quiet: signal === 'SIGINT' && this.main })
   }
 
   /** The first signal or closed output, undefined while there was none. */
@@ -52,10 +52,10 @@ export class StepCanceller {
     for (const signal of SIGNALS) process.on(signal, this.handler)
   }
 
-  /** The step now running: a signal from here on cancels it; `saysSignal`: it says the SIGINT it gets. */
-  follow(step: ChildProcess, { saysSignal = false }: { saysSignal?: boolean } = {}): void {
+  /** The step now running: a signal from here on cancels it; `main`: the main step (not its clean-up). */
+  follow(step: ChildProcess, { main = false }: { main?: boolean } = {}): void {
     this.step = step
-    this.saysSignal = saysSignal
+    this.main = main
     step.once('exit', () => this.clearTimers())
   }
 
@@ -66,15 +66,14 @@ export class StepCanceller {
   }
 
   /**
-   * The reader closed `stream`: the running step is cancelled as by Ctrl+C
-   * when `cancelStep` is true (the main step; a post step is the clean-up and
-   * runs to its end).
+   * The reader closed `stream`: the main step is cancelled as by Ctrl+C (a
+   * post step is the clean-up and runs to its end).
    */
-  outputClosed(stream: StreamName, cancelStep: boolean): void {
+  outputClosed(stream: StreamName): void {
     // The step is being cancelled already (the other stream, or a signal): once is enough.
     if (this.interruption) return
     this.interruption = { closed: stream }
-    if (cancelStep) this.cancel(`The reader of ${stream} went away`)
+    if (this.main) this.cancel(`The reader of ${stream} went away`)
   }
 
   /** Cancels the running step as the runner does; `quiet`: the step says it itself. */
