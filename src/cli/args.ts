@@ -62,10 +62,6 @@ export function parseCommandLine(
   const own = { json: false, verbose: false, help: false }
   /** Where the job summary goes: a file, or stdout for `-` (STDOUT). */
   let summary: string | undefined
-  /** How the `files` input was given, for the messages that name it. */
-  let fileFlag: '--file' | '--files' | undefined
-  /** Said before the run: a secret on the command line. */
-  const warnings: string[] = []
   const params: NameValue[] = []
   const files: string[] = []
   const flagged = new Set<string>()
@@ -85,43 +81,35 @@ export function parseCommandLine(
           : `unexpected argument '${arg}': every input is a flag (--job NAME, --url URL, ...)`
       )
     }
-    const eq = long.indexOf('=')
-    const name = long.slice(2, eq < 0 ? undefined : eq)
-    const inline = eq < 0 ? undefined : long.slice(eq + 1)
+    const [, name = '', inline] = /^--([^=]*)(?:=(.*))?$/s.exec(long) ?? []
     // The value after `=`, else the next argument.
     const value = (): string => {
       const next = inline ?? argv[++i]
       if (next === undefined) throw new UsageError(`${arg} needs a value`)
       return next
     }
+    const negated = name.startsWith('no-') ? table.get(name.slice(3)) : undefined
+    if (negated && !isSwitch(negated)) {
+      throw new UsageError(`--${name}: --${negated.name} is not an on/off input`)
+    }
+    if (inline !== undefined && (negated || name === 'json' || name === 'verbose')) {
+      throw new UsageError(`--${name} takes no value`)
+    }
     if (name === 'param') params.push(param(value(), params.length + 1))
     else if (name === 'file') files.push(fileSpec(value(), files.length + 1))
     else if (name === 'summary') summary = value()
-    else if (name === 'json' || name === 'verbose') {
-      if (inline !== undefined) throw new UsageError(`--${name} takes no value`)
-      own[name] = true
+    else if (name === 'json' || name === 'verbose') own[name] = true
+    else {
+      // The rest name inputs.
+      const input = negated ?? table.get(name)
+      if (!input) throw new UsageError(`unknown option --${name}${suggestion(name, table)}`)
+      const next = argv[i + 1]
+      // A switch alone is on; a word after it is its value (`--wait started`).
+      const alone =
+        inline === undefined && isSwitch(input) && (next === undefined || next.startsWith('-'))
+      given[input.name] = negated ? 'false' : alone ? 'true' : value()
+      flagged.add(input.name)
     }
-    // The command's own flags are done; the rest name inputs.
-    if (['param', 'file', 'summary', 'json', 'verbose'].includes(name)) continue
-    const negated = name.startsWith('no-') ? table.get(name.slice(3)) : undefined
-    if (negated) {
-      if (!isSwitch(negated)) {
-        throw new UsageError(`--${name}: --${negated.name} is not an on/off input`)
-      }
-      if (inline !== undefined) throw new UsageError(`--${name} takes no value`)
-      given[negated.name] = 'false'
-      flagged.add(negated.name)
-      continue
-    }
-    const input = table.get(name)
-    if (!input) throw new UsageError(`unknown option --${name}${suggestion(name, table)}`)
-    const next = argv[i + 1]
-    if (inline !== undefined) given[name] = inline
-    // A switch alone is on; a word after it is its value (`--wait started`).
-    else if (isSwitch(input) && (next === undefined || next.startsWith('-'))) {
-      given[name] = 'true'
-    } else given[name] = value()
-    flagged.add(name)
   }
 
   if (params.length > 0) {
@@ -132,8 +120,7 @@ export function parseCommandLine(
   if (files.length > 0) {
     if (flagged.has('files')) throw new UsageError('give either --files or --file, not both')
     given.files = files.join('\n')
-    fileFlag = '--file'
-  } else if (flagged.has('files')) fileFlag = '--files'
+  }
   if (own.json && summary === STDOUT) {
     throw new UsageError('give either --json or --summary -, not both: each writes to stdout')
   }
@@ -141,14 +128,16 @@ export function parseCommandLine(
     const fromEnv = env[variable]
     if (!flagged.has(name) && fromEnv) given[name] = fromEnv
   }
-  for (const name of SECRET_INPUTS) {
-    if (!flagged.has(name)) continue
+  /** Said before the run: a secret on the command line. */
+  const warnings = SECRET_INPUTS.filter(name => flagged.has(name)).map(name => {
     const variable = name === 'github-token' ? 'GITHUB_TOKEN' : ENV_INPUTS[name]
-    warnings.push(
+    return (
       `--${name} on the command line lands in your shell history, and in the process list while this runs` +
-        (variable ? `; set ${variable} in the environment instead.` : '.')
+      (variable ? `; set ${variable} in the environment instead.` : '.')
     )
-  }
+  })
+  /** How the `files` input was given, for the messages that name it. */
+  const fileFlag = files.length > 0 ? '--file' : flagged.has('files') ? '--files' : undefined
   /** `fileValues`: the `--file` values, in order (each a line of `files`). */
   return { given, ...own, summary, fileFlag, fileValues: files, warnings }
 }
