@@ -69,7 +69,7 @@ export class StepCanceller {
    * The reader closed `stream`: the main step is cancelled as by Ctrl+C (a
    * post step is the clean-up and runs to its end).
    */
-  outputClosed(stream: StreamName): void {
+  readonly outputClosed = (stream: StreamName): void => {
     // The step is being cancelled already (the other stream, or a signal): once is enough.
     if (this.interruption) return
     this.interruption = { closed: stream }

@@ -15,16 +15,16 @@ import {
   SECRET_INPUTS,
   STDOUT,
   stepInputs,
+  terminalWording,
   UsageError,
   type CommandLine
 } from './args.js'
 import { interruptedStatus, SIGNALS, StepCanceller } from './cancel-step.js'
 import { helpText } from './help.js'
 import { Redaction } from '../util/redaction.js'
-import { Output, type StreamName } from './output.js'
+import { Output } from './output.js'
 import { StepLog } from './render.js'
 import { installedNode24, startStep, type StepResult } from './step.js'
-import { terminalWording } from './wording.js'
 import { errorText } from '../util/error-text.js'
 import { State } from '../util/constants.js'
 
@@ -95,9 +95,8 @@ async function runSteps(
   const canceller = new StepCanceller(text => say.note(text))
   // A reader that went away (`| head`) cancels the main step as Ctrl+C does:
   // a step left running would leave its Jenkins build running.
-  const closed = (name: StreamName): void => canceller.outputClosed(name)
-  const stdout = new Output('stdout', process.stdout, closed)
-  const stderr = new Output('stderr', process.stderr, closed)
+  const stdout = new Output('stdout', process.stdout, canceller.outputClosed)
+  const stderr = new Output('stderr', process.stderr, canceller.outputClosed)
   // stdout holds what was asked for instead of the log: the JSON, or the summary (`--summary -`).
   const logOutput = line.json || line.summary === STDOUT ? stderr : stdout
   const color = logOutput.stream.isTTY === true && logOutput.stream.hasColors?.() === true

@@ -10,22 +10,18 @@
 
 import { errorCode } from '../util/error-text.js'
 
-/** A stream the command writes to, as process.stdout and process.stderr are. */
-export type Writable = NodeJS.WritableStream & {
-  isTTY?: boolean
-  hasColors?: () => boolean
-  columns?: number
-}
-
 export type StreamName = 'stdout' | 'stderr'
 
 /** One of the command's two output streams, which may be closed by its reader: `onClose` is told once, when it goes away. */
 export class Output {
-  private closedBy: string | undefined
+  /** Whether the reader went away (the error code that said so), undefined while open. */
+  closed: string | undefined
 
   constructor(
-    readonly name: StreamName,
-    readonly stream: Writable,
+    private readonly name: StreamName,
+    /** A stream the command writes to, as process.stdout and process.stderr are. */
+    readonly stream: NodeJS.WritableStream &
+      Partial<Pick<NodeJS.WriteStream, 'isTTY' | 'hasColors'>>,
     private readonly onClose: (name: StreamName, code: string) => void
   ) {
     stream.on('error', (error: NodeJS.ErrnoException) => this.close(error.code ?? error.message))
@@ -33,7 +29,7 @@ export class Output {
 
   /** Writes `text` unless the reader went away. */
   write(text: string): void {
-    if (this.closedBy !== undefined) return
+    if (this.closed !== undefined) return
     try {
       this.stream.write(text)
     } catch (error) {
@@ -42,14 +38,9 @@ export class Output {
     }
   }
 
-  /** Whether the reader went away (the error code that said so), undefined while open. */
-  get closed(): string | undefined {
-    return this.closedBy
-  }
-
   private close(code: string): void {
-    if (this.closedBy !== undefined) return
-    this.closedBy = code
+    if (this.closed !== undefined) return
+    this.closed = code
     this.onClose(this.name, code)
   }
 }

@@ -22,7 +22,7 @@ export interface RenderOptions {
   verbose: boolean
   /** Colour the annotations and headings, and pass Jenkins' own colours (a colour terminal). */
   color: boolean
-  /** The action's own messages worded for a terminal (wording.ts); as written without it. */
+  /** The action's own messages worded for a terminal (args.ts, terminalWording); as written without it. */
   wording?: (text: string) => string
 }
 
