@@ -84,15 +84,14 @@ export function commandData(command: RunnerCommand): string {
 
 /** The command's `name=value` properties, unescaped (v2: `,`-separated; v1: `;`-separated). */
 export function commandProperties(command: RunnerCommand): Record<string, string> {
-  const properties: Record<string, string> = {}
-  const separator = command.form === 'v2' ? ',' : ';'
-  for (const pair of command.properties.split(separator)) {
-    const eq = pair.indexOf('=')
-    if (eq <= 0 || eq === pair.length - 1) continue
-    const table = command.form === 'v2' ? PROPERTY_ESCAPES : V1_ESCAPES
-    properties[pair.slice(0, eq)] = unescape(pair.slice(eq + 1), table)
-  }
-  return properties
+  const [separator, table] = command.form === 'v2' ? [',', PROPERTY_ESCAPES] : [';', V1_ESCAPES]
+  // A pair without a name or without a value is skipped.
+  return Object.fromEntries(
+    command.properties.split(separator).flatMap(pair => {
+      const [, name, value] = /^([^=]+)=(.+)$/s.exec(pair) ?? []
+      return name === undefined || value === undefined ? [] : [[name, unescape(value, table)]]
+    })
+  )
 }
 
 /**
