@@ -47,7 +47,6 @@ export function parseFileCommands(text: string): Record<string, string> {
   const lines = text.split('\n')
   for (let i = 0; i < lines.length; i++) {
     const line = lines[i] ?? ''
-    if (line === '') continue
     const heredoc = /^([^=<]+)<<(.+)$/.exec(line)
     if (heredoc) {
       const [, name = '', delimiter] = heredoc
