@@ -19,10 +19,9 @@ import {
   UsageError,
   type CommandLine
 } from './args.js'
-import { interruptedStatus, SIGNALS, StepCanceller } from './cancel-step.js'
+import { interruptedStatus, Output, SIGNALS, StepCanceller } from './cancel-step.js'
 import { helpText } from './help.js'
 import { Redaction } from '../util/redaction.js'
-import { Output } from './output.js'
 import { StepLog } from './render.js'
 import { installedNode24, startStep, type StepResult } from './step.js'
 import { errorText } from '../util/error-text.js'
@@ -34,6 +33,9 @@ const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '..', '..')
 /** Variables the command owns or the runner sets per step: never inherited from the caller. */
 const NOT_INHERITED =
   /^(INPUT_|STATE_|GITHUB_(OUTPUT|STATE|ENV|PATH|STEP_SUMMARY|WORKSPACE|EVENT_NAME|EVENT_PATH)$|RUNNER_(DEBUG|TEMP)$|JENKINS_(URL|USER|TOKEN|JOB_TOKEN)$)/
+
+/** The outputs a plain run ends with, in this order, when the step set them; --json has them all. */
+const MAIN_OUTPUTS = ['result', 'build-number', 'build-url', 'tests-failed']
 
 /** Runs the command; resolves to its exit status. */
 export async function run(argv: readonly string[]): Promise<number> {
@@ -195,7 +197,11 @@ async function runSteps(
     }
     stdout.write(`${JSON.stringify(outputs, null, 2)}\n`)
   } else if (!canceller.interruption) {
-    for (const text of outputLines(main.outputs)) say.note(text)
+    // The main outputs the step set, as `  name  value` lines under a heading.
+    const set = MAIN_OUTPUTS.filter(name => (main.outputs[name] ?? '') !== '')
+    const width = Math.max(...set.map(name => name.length))
+    if (set.length > 0) say.note('Outputs (--json prints every one):')
+    for (const name of set) say.note(`  ${name.padEnd(width)}  ${main.outputs[name] ?? ''}`)
   }
   return canceller.interruption ? interruptedStatus(canceller.interruption) : code
 }
@@ -208,20 +214,6 @@ async function runSteps(
  */
 function postHasWork(state: Readonly<Record<string, string>>): boolean {
   return state[State.Done] === 'false' || (state[State.LeftRunning] ?? '') !== ''
-}
-
-/** The outputs a plain run ends with, in this order, when the step set them; --json has them all. */
-const MAIN_OUTPUTS = ['result', 'build-number', 'build-url', 'tests-failed']
-
-/** The main outputs as `  name  value` lines under a heading, or none. */
-function outputLines(outputs: Readonly<Record<string, string>>): string[] {
-  const set = MAIN_OUTPUTS.filter(name => (outputs[name] ?? '') !== '')
-  if (set.length === 0) return []
-  const width = Math.max(...set.map(name => name.length))
-  return [
-    'Outputs (--json prints every one):',
-    ...set.map(name => `  ${name.padEnd(width)}  ${outputs[name] ?? ''}`)
-  ]
 }
 
 /**
