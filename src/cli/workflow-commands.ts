@@ -31,13 +31,12 @@ const REGISTERED_COMMANDS: readonly string[] = [
  */
 export type RunnerCommand = NonNullable<ReturnType<typeof parseCommand>>
 
-export interface LogLine {
-  text: string
-  /** The workflow command the runner parsed from this line, when it acted on it (or it resumed commands). */
-  command?: RunnerCommand
-  /** Whether command processing was stopped when the runner read this line. */
-  stopped: boolean
-}
+/**
+ * A line as the runner read it: `command`, the workflow command it acted on
+ * (or that resumed commands); `stopped`, whether command processing was
+ * stopped when it read the line.
+ */
+export type LogLine = ReturnType<CommandReader['read']>
 
 // .NET's char.IsWhiteSpace, which String.TrimStart() removes: not quite
 // JavaScript's \s (U+0085 is in, U+FEFF is out).
@@ -129,7 +128,7 @@ export class LineSplitter {
 export class CommandReader {
   private token: string | undefined
 
-  read(text: string): LogLine {
+  read(text: string) {
     const command = parseCommand(text, this.token)
     if (this.token !== undefined) {
       const resumes = command?.name === this.token
