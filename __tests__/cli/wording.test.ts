@@ -1,7 +1,7 @@
 import { join } from 'node:path'
 import { describe, expect, it } from 'vitest'
 import { readActionInputs } from '../../src/cli/action-yml.js'
-import { terminalWording } from '../../src/cli/wording.js'
+import { terminalWording } from '../../src/cli/args.js'
 import { ROOT } from '../../scripts/action-runner.js'
 
 /** The wording for action.yml's own inputs, as the command uses it. */

@@ -24,14 +24,10 @@ export function readActionInputs(path: string) {
     if (!isRecord(spec)) throw new Error(`${path}: input ${name} is not a mapping`)
     return {
       name,
-      description: text(spec.description),
+      description: typeof spec.description === 'string' ? spec.description : '',
       /** The `default:` as the runner passes it; undefined when there is none. */
       default: typeof spec.default === 'string' ? spec.default : undefined,
-      required: text(spec.required) === 'true'
+      required: spec.required === 'true'
     }
   })
-}
-
-function text(value: unknown): string {
-  return typeof value === 'string' ? value : ''
 }

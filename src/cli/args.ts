@@ -4,6 +4,8 @@
  * help, and nothing here changes when an input is added. Inputs whose
  * default is `true` or `false` are switches (`--log`, `--no-log`,
  * `--log=false`, and `--wait=started` for one that takes a third value).
+ * The action's messages name these flags where they name an input
+ * (terminalWording, at the end).
  */
 import { groupByName, splitNameValue, type NameValue } from '../util/name-value.js'
 import { closestNames } from '../util/suggest.js'
@@ -62,10 +64,6 @@ export function parseCommandLine(
   const own = { json: false, verbose: false, help: false }
   /** Where the job summary goes: a file, or stdout for `-` (STDOUT). */
   let summary: string | undefined
-  /** How the `files` input was given, for the messages that name it. */
-  let fileFlag: '--file' | '--files' | undefined
-  /** Said before the run: a secret on the command line. */
-  const warnings: string[] = []
   const params: NameValue[] = []
   const files: string[] = []
   const flagged = new Set<string>()
@@ -85,43 +83,35 @@ export function parseCommandLine(
           : `unexpected argument '${arg}': every input is a flag (--job NAME, --url URL, ...)`
       )
     }
-    const eq = long.indexOf('=')
-    const name = long.slice(2, eq < 0 ? undefined : eq)
-    const inline = eq < 0 ? undefined : long.slice(eq + 1)
+    const [, name = '', inline] = /^--([^=]*)(?:=(.*))?$/s.exec(long) ?? []
     // The value after `=`, else the next argument.
     const value = (): string => {
       const next = inline ?? argv[++i]
       if (next === undefined) throw new UsageError(`${arg} needs a value`)
       return next
     }
+    const negated = name.startsWith('no-') ? table.get(name.slice(3)) : undefined
+    if (negated && !isSwitch(negated)) {
+      throw new UsageError(`--${name}: --${negated.name} is not an on/off input`)
+    }
+    if (inline !== undefined && (negated || name === 'json' || name === 'verbose')) {
+      throw new UsageError(`--${name} takes no value`)
+    }
     if (name === 'param') params.push(param(value(), params.length + 1))
     else if (name === 'file') files.push(fileSpec(value(), files.length + 1))
     else if (name === 'summary') summary = value()
-    else if (name === 'json' || name === 'verbose') {
-      if (inline !== undefined) throw new UsageError(`--${name} takes no value`)
-      own[name] = true
+    else if (name === 'json' || name === 'verbose') own[name] = true
+    else {
+      // The rest name inputs.
+      const input = negated ?? table.get(name)
+      if (!input) throw new UsageError(`unknown option --${name}${suggestion(name, table)}`)
+      const next = argv[i + 1]
+      // A switch alone is on; a word after it is its value (`--wait started`).
+      const alone =
+        inline === undefined && isSwitch(input) && (next === undefined || next.startsWith('-'))
+      given[input.name] = negated ? 'false' : alone ? 'true' : value()
+      flagged.add(input.name)
     }
-    // The command's own flags are done; the rest name inputs.
-    if (['param', 'file', 'summary', 'json', 'verbose'].includes(name)) continue
-    const negated = name.startsWith('no-') ? table.get(name.slice(3)) : undefined
-    if (negated) {
-      if (!isSwitch(negated)) {
-        throw new UsageError(`--${name}: --${negated.name} is not an on/off input`)
-      }
-      if (inline !== undefined) throw new UsageError(`--${name} takes no value`)
-      given[negated.name] = 'false'
-      flagged.add(negated.name)
-      continue
-    }
-    const input = table.get(name)
-    if (!input) throw new UsageError(`unknown option --${name}${suggestion(name, table)}`)
-    const next = argv[i + 1]
-    if (inline !== undefined) given[name] = inline
-    // A switch alone is on; a word after it is its value (`--wait started`).
-    else if (isSwitch(input) && (next === undefined || next.startsWith('-'))) {
-      given[name] = 'true'
-    } else given[name] = value()
-    flagged.add(name)
   }
 
   if (params.length > 0) {
@@ -132,8 +122,7 @@ export function parseCommandLine(
   if (files.length > 0) {
     if (flagged.has('files')) throw new UsageError('give either --files or --file, not both')
     given.files = files.join('\n')
-    fileFlag = '--file'
-  } else if (flagged.has('files')) fileFlag = '--files'
+  }
   if (own.json && summary === STDOUT) {
     throw new UsageError('give either --json or --summary -, not both: each writes to stdout')
   }
@@ -141,14 +130,16 @@ export function parseCommandLine(
     const fromEnv = env[variable]
     if (!flagged.has(name) && fromEnv) given[name] = fromEnv
   }
-  for (const name of SECRET_INPUTS) {
-    if (!flagged.has(name)) continue
+  /** Said before the run: a secret on the command line. */
+  const warnings = SECRET_INPUTS.filter(name => flagged.has(name)).map(name => {
     const variable = name === 'github-token' ? 'GITHUB_TOKEN' : ENV_INPUTS[name]
-    warnings.push(
+    return (
       `--${name} on the command line lands in your shell history, and in the process list while this runs` +
-        (variable ? `; set ${variable} in the environment instead.` : '.')
+      (variable ? `; set ${variable} in the environment instead.` : '.')
     )
-  }
+  })
+  /** How the `files` input was given, for the messages that name it. */
+  const fileFlag = files.length > 0 ? '--file' : flagged.has('files') ? '--files' : undefined
   /** `fileValues`: the `--file` values, in order (each a line of `files`). */
   return { given, ...own, summary, fileFlag, fileValues: files, warnings }
 }
@@ -196,4 +187,92 @@ function fileSpec(arg: string, index: number): string {
 function suggestion(name: string, table: ReadonlyMap<string, ActionInput>): string {
   const close = closestNames(name, [...table.keys(), ...OWN_FLAGS])
   return close.length > 0 ? ` (did you mean ${close.map(n => `--${n}`).join(', ')}?)` : ''
+}
+
+/**
+ * The action's messages, worded for a terminal: the one place where the
+ * action's input names become jenkins-build's flags (those above, so an
+ * input added to action.yml is worded with no change here). Only the
+ * action's own messages are reworded, never Jenkins' text:
+ * docs/internals.md, "The action's messages on a terminal".
+ */
+/** How the terminal names an input: its flag, and the variable that also gives it. */
+function flagWording(input: ActionInput): string {
+  const variable = defaultsToGithubToken(input) ? 'GITHUB_TOKEN' : ENV_INPUTS[input.name]
+  return variable ? `--${input.name} (or ${variable})` : `--${input.name}`
+}
+
+/** `${{ … }}` has no meaning in a terminal: what a user types there instead. */
+function expressionWording(text: string): string {
+  return text
+    .replace(/\$\{\{\s*github\.event\.number\s*\}\}/g, '<number>')
+    .replace(/\$\{\{\s*github\.token\s*\}\}/g, '$GITHUB_TOKEN')
+    .replace(/\$\{\{\s*secrets\.([A-Za-z_][A-Za-z0-9_]*)\s*\}\}/g, '"$$$1"')
+}
+
+function escapeRegExp(text: string): string {
+  return text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')
+}
+
+/**
+ * Rewords one message of the action for a terminal; `typed`: how the command
+ * line gave `files` (`--file NAME=path`, line N of `files` being the Nth, or `--files`).
+ */
+export function terminalWording(
+  inputs: readonly ActionInput[],
+  typed: { fileFlag?: CommandLine['fileFlag']; fileValues?: readonly string[] } = {}
+): (text: string) => string {
+  const byName = new Map(inputs.map(input => [input.name, input]))
+  // Longest first, so that `job-token` is not read as `job`.
+  const names = [...byName.keys()].sort((a, b) => b.length - a.length).map(escapeRegExp)
+  const name = `(${names.join('|')})`
+  const flag = (input: string): string => {
+    if (input === 'files' && typed.fileFlag) return typed.fileFlag
+    const found = byName.get(input)
+    return found ? flagWording(found) : `'${input}'`
+  }
+  const rules: Array<[RegExp, (match: string, ...groups: string[]) => string]> = [
+    // `Input 'files' line 2`: the --file flag that made that line, as typed.
+    [
+      /\bInput 'files' line (\d+)\b/g,
+      (match, n = '') => {
+        const value = typed.fileFlag === '--file' ? typed.fileValues?.[Number(n) - 1] : undefined
+        return value === undefined ? match : flagExample(byName.get('files'), 'file', value)
+      }
+    ],
+    // `Input 'user' …`, `the 'url' input`; `Inputs 'a' and 'b'`, `the 'a' and 'b' inputs`.
+    [
+      new RegExp(`\\bInput '${name}'|\\bthe '${name}' input\\b`, 'g'),
+      (_, one = '', other = '') => flag(one || other)
+    ],
+    [
+      new RegExp(`\\bInputs '${name}' and '${name}'|\\bthe '${name}' and '${name}' inputs\\b`, 'g'),
+      (_, a = '', b = '', c = '', d = '') => `${flag(a || c)} and ${flag(b || d)}`
+    ],
+    // The credentials named in plain words (`set user and token`), as the 401 messages do.
+    [/\buser and token\b/g, () => `${flag('user')} and ${flag('token')}`],
+    // A `with:` line as an example: `branch: main` is `--branch main`.
+    [
+      new RegExp(`\`${name}: ([^\`\\n]*)\``, 'g'),
+      (_, input = '', value = '') => `\`${flagExample(byName.get(input), input, value)}\``
+    ],
+    // Another input named in passing: `set 'token' to …`. A quoted key of
+    // `jobs` or `parameters` (`the key 'job'`, `value of 'url'`) is not an input.
+    [
+      new RegExp(`(?<=^|[\\s,;:])(?<!key |of )'${name}'(?=$|[\\s.,;:)])`, 'g'),
+      (_, input = '') => flag(input)
+    ]
+  ]
+  return text =>
+    expressionWording(
+      rules.reduce((out, [pattern, replace]) => out.replace(pattern, replace), text)
+    )
+}
+
+function flagExample(input: ActionInput | undefined, name: string, value: string): string {
+  if (input && isSwitch(input) && value.trim() === 'true') return `--${name}`
+  if (input && isSwitch(input) && value.trim() === 'false') return `--no-${name}`
+  // An expression becomes what stands for it in a shell, quoted as needed already.
+  if (value.includes('${{')) return `--${name} ${expressionWording(value)}`
+  return /^[\w./:,@=+-]*$/.test(value) ? `--${name} ${value}` : `--${name} '${value}'`
 }

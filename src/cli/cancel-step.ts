@@ -1,15 +1,17 @@
 /**
- * Ctrl+C from a terminal, handled as the runner cancels a step: the step is
- * sent SIGINT once, SIGTERM 7.5 s later and killed 2.5 s after that if it is
- * still running (actions/runner src/Runner.Sdk/ProcessInvoker.cs,
- * _sigintTimeout and _sigtermTimeout). The action stops the Jenkins build on
- * that SIGINT exactly as on a cancelled workflow. The step runs in a process
- * group of its own, so the terminal's Ctrl+C reaches only this command and
- * the step gets the runner's one SIGINT, not a second from the terminal.
+ * What cuts the command short, handled as the runner cancels a step. Ctrl+C:
+ * the step is sent SIGINT once, SIGTERM 7.5 s later and killed 2.5 s after
+ * that if it is still running (actions/runner src/Runner.Sdk/ProcessInvoker.cs,
+ * _sigintTimeout and _sigtermTimeout); the action stops the Jenkins build on
+ * that SIGINT as on a cancelled workflow. The step runs in a process group of
+ * its own, so it gets the runner's one SIGINT, not a second from the terminal.
+ * A reader that closes stdout or stderr (`| head -2`: an EPIPE, which unhandled
+ * would end the command with a stack trace and leave the build running) is
+ * told once (Output) and cancels the step the same way.
  */
 import type { ChildProcess } from 'node:child_process'
 import { constants } from 'node:os'
-import type { StreamName } from './output.js'
+import { errorCode } from '../util/error-text.js'
 
 /** The runner's wait after SIGINT before SIGTERM, and after SIGTERM before the kill. */
 const SIGINT_TIMEOUT_MS = 7500
@@ -34,14 +36,14 @@ export function interruptedStatus(interruption: Interruption): number {
 
 export class StepCanceller {
   private step: ChildProcess | undefined
-  /** The step says the SIGINT it gets ("Received SIGINT: the workflow was cancelled."). */
-  private saysSignal = false
+  /** The main step: it says the SIGINT it gets ("Received SIGINT: the workflow was cancelled."), and a closed output cancels it. */
+  private main = false
   private cancelled = new WeakSet<ChildProcess>()
   private readonly timers: NodeJS.Timeout[] = []
   private readonly handler = (signal: NodeJS.Signals): void => {
     this.interruption ??= { signal }
     // Ctrl+C is said once: by the step, which gets the same SIGINT.
-    this.cancel(`Received ${signal}`, { quiet: signal === 'SIGINT' && this.saysSignal })
+    this.cancel(`Received ${signal}`, { quiet: signal === 'SIGINT' && this.main })
   }
 
   /** The first signal or closed output, undefined while there was none. */
@@ -52,10 +54,10 @@ export class StepCanceller {
     for (const signal of SIGNALS) process.on(signal, this.handler)
   }
 
-  /** The step now running: a signal from here on cancels it; `saysSignal`: it says the SIGINT it gets. */
-  follow(step: ChildProcess, { saysSignal = false }: { saysSignal?: boolean } = {}): void {
+  /** The step now running: a signal from here on cancels it; `main`: the main step (not its clean-up). */
+  follow(step: ChildProcess, { main = false }: { main?: boolean } = {}): void {
     this.step = step
-    this.saysSignal = saysSignal
+    this.main = main
     step.once('exit', () => this.clearTimers())
   }
 
@@ -66,15 +68,14 @@ export class StepCanceller {
   }
 
   /**
-   * The reader closed `stream`: the running step is cancelled as by Ctrl+C
-   * when `cancelStep` is true (the main step; a post step is the clean-up and
-   * runs to its end).
+   * The reader closed `stream`: the main step is cancelled as by Ctrl+C (a
+   * post step is the clean-up and runs to its end).
    */
-  outputClosed(stream: StreamName, cancelStep: boolean): void {
+  readonly outputClosed = (stream: StreamName): void => {
     // The step is being cancelled already (the other stream, or a signal): once is enough.
     if (this.interruption) return
     this.interruption = { closed: stream }
-    if (cancelStep) this.cancel(`The reader of ${stream} went away`)
+    if (this.main) this.cancel(`The reader of ${stream} went away`)
   }
 
   /** Cancels the running step as the runner does; `quiet`: the step says it itself. */
@@ -98,5 +99,40 @@ export class StepCanceller {
 
   private clearTimers(): void {
     for (const timer of this.timers.splice(0)) clearTimeout(timer)
+  }
+}
+
+export type StreamName = 'stdout' | 'stderr'
+
+/** One of the command's two output streams, which may be closed by its reader: `onClose` is told once, when it goes away, and what is written after is dropped. */
+export class Output {
+  /** Whether the reader went away (the error code that said so), undefined while open. */
+  closed: string | undefined
+
+  constructor(
+    private readonly name: StreamName,
+    /** A stream the command writes to, as process.stdout and process.stderr are. */
+    readonly stream: NodeJS.WritableStream &
+      Partial<Pick<NodeJS.WriteStream, 'isTTY' | 'hasColors'>>,
+    private readonly onClose: (name: StreamName, code: string) => void
+  ) {
+    stream.on('error', (error: NodeJS.ErrnoException) => this.close(error.code ?? error.message))
+  }
+
+  /** Writes `text` unless the reader went away. */
+  write(text: string): void {
+    if (this.closed !== undefined) return
+    try {
+      this.stream.write(text)
+    } catch (error) {
+      // A synchronous pipe may throw instead of emitting 'error'.
+      this.close(errorCode(error) ?? String(error))
+    }
+  }
+
+  private close(code: string): void {
+    if (this.closed !== undefined) return
+    this.closed = code
+    this.onClose(this.name, code)
   }
 }

@@ -15,16 +15,15 @@ import {
   SECRET_INPUTS,
   STDOUT,
   stepInputs,
+  terminalWording,
   UsageError,
   type CommandLine
 } from './args.js'
-import { interruptedStatus, SIGNALS, StepCanceller } from './cancel-step.js'
+import { interruptedStatus, Output, SIGNALS, StepCanceller } from './cancel-step.js'
 import { helpText } from './help.js'
 import { Redaction } from '../util/redaction.js'
-import { Output, type StreamName } from './output.js'
 import { StepLog } from './render.js'
 import { installedNode24, startStep, type StepResult } from './step.js'
-import { terminalWording } from './wording.js'
 import { errorText } from '../util/error-text.js'
 import { State } from '../util/constants.js'
 
@@ -35,17 +34,18 @@ const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '..', '..')
 const NOT_INHERITED =
   /^(INPUT_|STATE_|GITHUB_(OUTPUT|STATE|ENV|PATH|STEP_SUMMARY|WORKSPACE|EVENT_NAME|EVENT_PATH)$|RUNNER_(DEBUG|TEMP)$|JENKINS_(URL|USER|TOKEN|JOB_TOKEN)$)/
 
+/** The outputs a plain run ends with, in this order, when the step set them; --json has them all. */
+const MAIN_OUTPUTS = ['result', 'build-number', 'build-url', 'tests-failed']
+
 /** Runs the command; resolves to its exit status. */
 export async function run(argv: readonly string[]): Promise<number> {
   const actionYml = join(ROOT, 'action.yml')
   const bundle = join(ROOT, 'dist', 'index.js')
-  for (const path of [actionYml, bundle]) {
-    if (!existsSync(path)) {
-      process.stderr.write(
-        `jenkins-build: ${path} is missing: run it from a clone of the action, after 'npm ci' (and 'npm run build' for dist/).\n`
-      )
-      return 2
-    }
+  const missing = [actionYml, bundle].find(path => !existsSync(path))
+  if (missing) {
+    return refuse(
+      `${missing} is missing: run it from a clone of the action, after 'npm ci' (and 'npm run build' for dist/).`
+    )
   }
   const inputs = readActionInputs(actionYml)
   let line: CommandLine
@@ -56,13 +56,11 @@ export async function run(argv: readonly string[]): Promise<number> {
     }
   } catch (error) {
     if (!(error instanceof UsageError)) throw error
-    process.stderr.write(
-      `jenkins-build: ${error.message}\nSee 'jenkins-build --help' for the flags.\n`
-    )
+    const status = refuse(`${error.message}\nSee 'jenkins-build --help' for the flags.`)
     // --json promises an object on stdout, even when the command line is wrong.
     if (argv.includes('--json'))
       process.stdout.write(`${JSON.stringify({ error: error.message })}\n`)
-    return 2
+    return status
   }
   if (line.help) {
     process.stdout.write(helpText(inputs, Math.min(100, process.stdout.columns ?? 100)))
@@ -72,12 +70,17 @@ export async function run(argv: readonly string[]): Promise<number> {
     installedNode24(ROOT) ??
     (Number(process.versions.node.split('.')[0]) >= 20 ? process.execPath : undefined)
   if (!node) {
-    process.stderr.write(
-      `jenkins-build: the action needs Node 20 or newer to run (this is ${process.version}); 'npm run node24' installs Node 24 into tools/node24, which the command then uses.\n`
+    return refuse(
+      `the action needs Node 20 or newer to run (this is ${process.version}); 'npm run node24' installs Node 24 into tools/node24, which the command then uses.`
     )
-    return 2
   }
   return runSteps(line, inputs, node, bundle)
+}
+
+/** Says on stderr why the command cannot run: its status is 2. */
+function refuse(why: string): number {
+  process.stderr.write(`jenkins-build: ${why}\n`)
+  return 2
 }
 
 /** The main step, then the post step (the runner's `post-if: always()`), then the outputs. */
@@ -92,37 +95,31 @@ async function runSteps(
   const masker = new Redaction('runner')
   for (const name of SECRET_INPUTS) masker.add(values[name] ?? '')
   const canceller = new StepCanceller(text => say.note(text))
-  let mainRunning = true
   // A reader that went away (`| head`) cancels the main step as Ctrl+C does:
   // a step left running would leave its Jenkins build running.
-  const closed = (name: StreamName): void => canceller.outputClosed(name, mainRunning)
-  const stdout = new Output('stdout', process.stdout, closed)
-  const stderr = new Output('stderr', process.stderr, closed)
+  const stdout = new Output('stdout', process.stdout, canceller.outputClosed)
+  const stderr = new Output('stderr', process.stderr, canceller.outputClosed)
   // stdout holds what was asked for instead of the log: the JSON, or the summary (`--summary -`).
   const logOutput = line.json || line.summary === STDOUT ? stderr : stdout
-  // The command's own lines go where the log goes, or to the other stream once that one is closed.
-  const noteOutput = (): Output => (logOutput.closed === undefined ? logOutput : stderr)
   const color = logOutput.stream.isTTY === true && logOutput.stream.hasColors?.() === true
-  const options = {
-    verbose: line.verbose,
-    color,
-    wording: terminalWording(inputs, line)
-  }
-  const say = new StepLog(text => noteOutput().write(text), masker, options)
+  const options = { verbose: line.verbose, color, wording: terminalWording(inputs, line) }
+  // The command's own lines go where the log goes, or to stderr once that one is closed.
+  const say = new StepLog(
+    text => (logOutput.closed === undefined ? logOutput : stderr).write(text),
+    masker,
+    options
+  )
   for (const warning of line.warnings) say.note(`Warning: ${warning}`, 'warning')
   if (line.verbose) say.note(`Running ${bundle} under ${node}`, 'debug')
 
-  const env: Record<string, string> = {}
-  for (const [key, value] of Object.entries(process.env)) {
-    if (value !== undefined && !NOT_INHERITED.test(key)) env[key] = value
+  const env = {
+    ...Object.fromEntries(Object.entries(process.env).filter(([key]) => !NOT_INHERITED.test(key))),
+    RUNNER_DEBUG: line.verbose ? '1' : undefined
   }
-  if (line.verbose) env.RUNNER_DEBUG = '1'
-  let mainLog: StepLog | undefined
-  /** A step's run; `quiet`: only its annotations show (a post step with nothing to stop). */
-  const step = ({
-    state,
-    quiet = false
-  }: { state?: Record<string, string>; quiet?: boolean } = {}): Promise<StepResult> => {
+  /** The main step, or the post step given the `state` the main step saved. */
+  const step = async (state?: Record<string, string>) => {
+    // A post step that has nothing to stop only says so: only its annotations show.
+    const quiet = state !== undefined && !line.verbose && !postHasWork(state)
     // Once the log's reader went away (`| head`), the step's annotations
     // still reach stderr: they say what its cancellation stopped.
     const log = new StepLog(
@@ -135,7 +132,6 @@ async function runSteps(
       masker,
       options
     )
-    mainLog ??= log
     const running = startStep({
       node,
       bundle,
@@ -148,17 +144,17 @@ async function runSteps(
       workspace: process.cwd(),
       detached: process.platform !== 'win32'
     })
-    // The main step says the signal it got (follow/cancel.ts); a post step does not.
-    canceller.follow(running.child, { saysSignal: state === undefined })
+    // The main step says the signal it got (follow/cancel.ts), and a closed output cancels it.
+    canceller.follow(running.child, { main: state === undefined })
     running.child.stdout?.on('data', (chunk: string) => log.feed('stdout', chunk))
     running.child.stderr?.on('data', (chunk: string) => log.feed('stderr', chunk))
-    return running.done.finally(() => log.end())
+    const result = await running.done.finally(() => log.end())
+    return { ...result, errors: log.errors }
   }
-  let main: StepResult
+  let main: Awaited<ReturnType<typeof step>>
   let post: StepResult | undefined
   try {
     main = await step()
-    mainRunning = false
     // A SIGINT the step got before or after its handler (follow/cancel.ts) ended it without a word.
     if (main.signal === 'SIGINT') say.note('Received SIGINT: the step ended on it at once.')
     // The action saves its first state before anything else: a main step that
@@ -167,8 +163,7 @@ async function runSteps(
     if (Object.keys(main.state).length > 0) {
       if (line.verbose)
         say.note('Post step: the bundle again, with the state the main step saved.', 'debug')
-      // A post step that has nothing to stop only says so: not at the end of every run.
-      post = await step({ state: main.state, quiet: !line.verbose && !postHasWork(main.state) })
+      post = await step(main.state)
       if (line.verbose) say.note(`Post step: exit status ${post.code ?? post.signal}.`, 'debug')
     }
   } finally {
@@ -197,12 +192,16 @@ async function runSteps(
     // Why the step failed, as its last error said it; outputs hold no such field.
     if (main.code !== 0) {
       outputs.error =
-        mainLog?.errors.at(-1) ??
+        main.errors.at(-1) ??
         `the step ended ${main.signal ? `by ${main.signal}` : `with exit status ${main.code}`}`
     }
     stdout.write(`${JSON.stringify(outputs, null, 2)}\n`)
   } else if (!canceller.interruption) {
-    for (const text of outputLines(main.outputs)) say.note(text)
+    // The main outputs the step set, as `  name  value` lines under a heading.
+    const set = MAIN_OUTPUTS.filter(name => (main.outputs[name] ?? '') !== '')
+    const width = Math.max(...set.map(name => name.length))
+    if (set.length > 0) say.note('Outputs (--json prints every one):')
+    for (const name of set) say.note(`  ${name.padEnd(width)}  ${main.outputs[name] ?? ''}`)
   }
   return canceller.interruption ? interruptedStatus(canceller.interruption) : code
 }
@@ -215,20 +214,6 @@ async function runSteps(
  */
 function postHasWork(state: Readonly<Record<string, string>>): boolean {
   return state[State.Done] === 'false' || (state[State.LeftRunning] ?? '') !== ''
-}
-
-/** The outputs a plain run ends with, in this order, when the step set them; --json has them all. */
-const MAIN_OUTPUTS = ['result', 'build-number', 'build-url', 'tests-failed']
-
-/** The main outputs as `  name  value` lines under a heading, or none. */
-function outputLines(outputs: Readonly<Record<string, string>>): string[] {
-  const set = MAIN_OUTPUTS.filter(name => (outputs[name] ?? '') !== '')
-  if (set.length === 0) return []
-  const width = Math.max(...set.map(name => name.length))
-  return [
-    'Outputs (--json prints every one):',
-    ...set.map(name => `  ${name.padEnd(width)}  ${outputs[name] ?? ''}`)
-  ]
 }
 
 /**

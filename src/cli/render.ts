@@ -22,7 +22,7 @@ export interface RenderOptions {
   verbose: boolean
   /** Colour the annotations and headings, and pass Jenkins' own colours (a colour terminal). */
   color: boolean
-  /** The action's own messages worded for a terminal (wording.ts); as written without it. */
+  /** The action's own messages worded for a terminal (args.ts, terminalWording); as written without it. */
   wording?: (text: string) => string
 }
 
@@ -154,10 +154,9 @@ export class StepLog {
     // that it reads (and greps) as the test's. Masked before it is cut into
     // lines, so that a secret over two lines is still found.
     const lead = file !== undefined ? `${file}${line !== undefined ? `:${line}` : ''}: ` : prefix[0]
-    const [first = '', ...rest] = this.masker.redact(text).split(/\r\n|\r|\n/)
     const name = this.masker.redact(title)
-    const lines = [first, ...rest.map(more => `${name}: ${more}`)]
-    this.note(lines.map(l => `${lead}${l}`).join('\n'), prefix[1])
+    const lines = this.masker.redact(text).split(/\r\n|\r|\n/)
+    this.note(lines.map((l, i) => `${lead}${i > 0 ? `${name}: ` : ''}${l}`).join('\n'), prefix[1])
   }
 
   /**

@@ -47,7 +47,6 @@ export function parseFileCommands(text: string): Record<string, string> {
   const lines = text.split('\n')
   for (let i = 0; i < lines.length; i++) {
     const line = lines[i] ?? ''
-    if (line === '') continue
     const heredoc = /^([^=<]+)<<(.+)$/.exec(line)
     if (heredoc) {
       const [, name = '', delimiter] = heredoc
@@ -105,21 +104,15 @@ export function startStep(spec: StepSpec) {
   child.stdout?.setEncoding('utf8')
   child.stderr?.setEncoding('utf8')
   const exited = new Promise<[number | null, NodeJS.Signals | null]>((resolve, reject) => {
-    let failed = false
+    // An error once started is a signal that could not be sent: no failure of the step.
+    // A step that could not be started may still close: its promise is settled already.
     child.on('error', error => {
-      // A signal that could not be sent is no failure of the step.
-      if (child.pid !== undefined) return
-      // The process could not be started: 'close' may still follow.
-      failed = true
-      rmSync(dir, { recursive: true, force: true })
-      reject(error)
+      if (child.pid === undefined) reject(error)
     })
-    child.on('close', (code, signal) => {
-      if (!failed) resolve([code, signal])
-    })
+    child.on('close', (code, signal) => resolve([code, signal]))
   })
-  const done = exited.then(([code, signal]) => {
-    const result = {
+  const done = exited
+    .then(([code, signal]) => ({
       code,
       signal,
       /** GITHUB_OUTPUT, read. */
@@ -135,10 +128,8 @@ export function startStep(spec: StepSpec) {
       durationMs: Date.now() - started,
       /** GITHUB_WORKSPACE. */
       workspace
-    }
+    }))
     // Thousands of runs a test suite: what was read is all a caller needs.
-    rmSync(dir, { recursive: true, force: true })
-    return result
-  })
+    .finally(() => rmSync(dir, { recursive: true, force: true }))
   return { child, done }
 }

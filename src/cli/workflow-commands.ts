@@ -29,50 +29,38 @@ const REGISTERED_COMMANDS: readonly string[] = [
  * compares names case-insensitively), `value` the data as written (still
  * escaped: commandData() unescapes it).
  */
-export type RunnerCommand = NonNullable<ReturnType<typeof parsed>>
+export type RunnerCommand = NonNullable<ReturnType<typeof parseCommand>>
 
-export interface LogLine {
-  text: string
-  /** The workflow command the runner parsed from this line, when it acted on it (or it resumed commands). */
-  command?: RunnerCommand
-  /** Whether command processing was stopped when the runner read this line. */
-  stopped: boolean
-}
+/**
+ * A line as the runner read it: `command`, the workflow command it acted on
+ * (or that resumed commands); `stopped`, whether command processing was
+ * stopped when it read the line.
+ */
+export type LogLine = ReturnType<CommandReader['read']>
 
 // .NET's char.IsWhiteSpace, which String.TrimStart() removes: not quite
 // JavaScript's \s (U+0085 is in, U+FEFF is out).
 const DOTNET_LEADING_SPACE =
   /^[\t\n\v\f\r \u0085\u00a0\u1680\u2000-\u200a\u2028\u2029\u202f\u205f\u3000]*/
 
-/** A command whose `info` (name, then properties after a space) names a registered one. */
-function parsed(
-  info: string,
-  { value, form, extra }: { value: string; form: 'v2' | 'v1'; extra?: string }
-) {
+/**
+ * The command a line holds, as the runner reads it: `::name props::data`
+ * after .NET's TrimStart (ActionCommand.TryParseV2), else `##[name props]data`
+ * anywhere in the line (ActionCommand.TryParse).
+ */
+function parseCommand(line: string, extra?: string) {
+  const v2 = /^::(.*?)::(.*)$/s.exec(line.replace(DOTNET_LEADING_SPACE, ''))
+  return parsed('v2', v2, extra) ?? parsed('v1', /##\[(.*?)\](.*)$/s.exec(line), extra)
+}
+
+/** A command whose `info` (name, then properties after a space) names a registered one, or `extra`. */
+function parsed(form: 'v2' | 'v1', match: RegExpExecArray | null, extra?: string) {
+  const [, info = '', value = ''] = match ?? []
   const space = info.indexOf(' ')
-  const name = space < 0 ? info : info.slice(0, space)
-  const lower = name.toLowerCase()
-  if (!REGISTERED_COMMANDS.includes(lower) && lower !== extra) return undefined
+  const name = (space < 0 ? info : info.slice(0, space)).toLowerCase()
+  if (!match || (!REGISTERED_COMMANDS.includes(name) && name !== extra)) return undefined
   const properties = space < 0 ? '' : info.slice(space + 1)
-  return { name: lower, properties: form === 'v2' ? properties.trim() : properties, value, form }
-}
-
-/** ActionCommand.TryParseV2. */
-function parseV2(line: string, extra?: string): RunnerCommand | undefined {
-  const message = line.replace(DOTNET_LEADING_SPACE, '')
-  if (!message.startsWith('::')) return undefined
-  const end = message.indexOf('::', 2)
-  if (end < 0) return undefined
-  return parsed(message.slice(2, end), { value: message.slice(end + 2), form: 'v2', extra })
-}
-
-/** ActionCommand.TryParse: `##[` anywhere in the line. */
-function parseV1(line: string, extra?: string): RunnerCommand | undefined {
-  const start = line.indexOf('##[')
-  if (start < 0) return undefined
-  const close = line.indexOf(']', start)
-  if (close < 0) return undefined
-  return parsed(line.slice(start + 3, close), { value: line.slice(close + 1), form: 'v1', extra })
+  return { name, properties: form === 'v2' ? properties.trim() : properties, value, form }
 }
 
 // ActionCommand's escape tables, applied in this order to unescape; each
@@ -95,15 +83,14 @@ export function commandData(command: RunnerCommand): string {
 
 /** The command's `name=value` properties, unescaped (v2: `,`-separated; v1: `;`-separated). */
 export function commandProperties(command: RunnerCommand): Record<string, string> {
-  const properties: Record<string, string> = {}
-  const separator = command.form === 'v2' ? ',' : ';'
-  for (const pair of command.properties.split(separator)) {
-    const eq = pair.indexOf('=')
-    if (eq <= 0 || eq === pair.length - 1) continue
-    const table = command.form === 'v2' ? PROPERTY_ESCAPES : V1_ESCAPES
-    properties[pair.slice(0, eq)] = unescape(pair.slice(eq + 1), table)
-  }
-  return properties
+  const [separator, table] = command.form === 'v2' ? [',', PROPERTY_ESCAPES] : [';', V1_ESCAPES]
+  // A pair without a name or without a value is skipped.
+  return Object.fromEntries(
+    command.properties.split(separator).flatMap(pair => {
+      const [, name, value] = /^([^=]+)=(.+)$/s.exec(pair) ?? []
+      return name === undefined || value === undefined ? [] : [[name, unescape(value, table)]]
+    })
+  )
 }
 
 /**
@@ -141,8 +128,8 @@ export class LineSplitter {
 export class CommandReader {
   private token: string | undefined
 
-  read(text: string): LogLine {
-    const command = parseV2(text, this.token) ?? parseV1(text, this.token)
+  read(text: string) {
+    const command = parseCommand(text, this.token)
     if (this.token !== undefined) {
       const resumes = command?.name === this.token
       if (resumes) this.token = undefined

@@ -1,7 +1,6 @@
 import { PassThrough } from 'node:stream'
 import { describe, expect, it } from 'vitest'
-import { interruptedStatus } from '../../src/cli/cancel-step.js'
-import { Output } from '../../src/cli/output.js'
+import { interruptedStatus, Output } from '../../src/cli/cancel-step.js'
 
 describe('Output: a stream whose reader may go away', () => {
   it('tells once that the reader went away, with the error code, and drops what is written after', () => {
