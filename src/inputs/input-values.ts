@@ -149,29 +149,34 @@ export function parseScan(value: string, hasBranch: boolean): ScanMode {
   return mode
 }
 
-/** Input `commit`: a full SHA-1 or SHA-256 commit id, lower-cased; undefined when empty. */
-export function parseCommit(value: string): string | undefined {
-  if (value === '') return undefined
-  const sha = commitShaOf(value)
-  if (sha === undefined) {
-    throw new InputError(
-      `Input 'commit' ('${clip(value)}') is not a full commit SHA: expected 40 (or, in a SHA-256 repository, 64) hexadecimal characters, such as \${{ github.event.pull_request.head.sha }}.`
-    )
+/**
+ * The parser of an optional input `name`: undefined when empty, else what
+ * `parse` reads, or an error naming the input, the value and `what` it is not.
+ */
+export function optional<T>(name: Input, parse: (value: string) => T | undefined, what: string) {
+  return (value: string): T | undefined => {
+    if (value === '') return undefined
+    const parsed = parse(value)
+    if (parsed === undefined) {
+      throw new InputError(`Input '${name}' ('${clip(value)}') is not ${what}.`)
+    }
+    return parsed
   }
-  return sha
 }
 
-/** Input `pull-request`: a pull request number; undefined when empty. */
-export function parsePullRequest(value: string): number | undefined {
-  if (value === '') return undefined
-  const number = /^#?([1-9][0-9]{0,14})$/.exec(value)?.[1]
-  if (number === undefined) {
-    throw new InputError(
-      `Input 'pull-request' ('${clip(value)}') is not a pull request number: expected a whole number from 1, such as 42.`
-    )
-  }
-  return Number(number)
-}
+/** Input `commit`: a full SHA-1 or SHA-256 commit id, lower-cased. */
+export const parseCommit = optional(
+  Input.Commit,
+  commitShaOf,
+  'a full commit SHA: expected 40 (or, in a SHA-256 repository, 64) hexadecimal characters, such as ${{ github.event.pull_request.head.sha }}'
+)
+
+/** Input `pull-request`: a pull request number. */
+export const parsePullRequest = optional(
+  Input.PullRequest,
+  value => (/^#?[1-9][0-9]{0,14}$/.test(value) ? Number(value.replace('#', '')) : undefined),
+  'a pull request number: expected a whole number from 1, such as 42'
+)
 
 /** Input `comment-permission`. `read` is refused: on a public repository everyone has it. */
 export function parseCommentPermission(value: string): CommentPermission {
@@ -183,13 +188,9 @@ export function parseCommentPermission(value: string): CommentPermission {
   )
 }
 
-/** Input `commit-parameter`: the name of the job's parameter that takes the commit under test; undefined when empty. */
-export function parseCommitParameter(value: string): string | undefined {
-  if (value === '') return undefined
-  if (value.includes('=') || /\p{Cc}/u.test(value) || value.length > 200) {
-    throw new InputError(
-      `Input 'commit-parameter' ('${clip(value)}') is not a parameter name: expected the name of the job's parameter that takes the commit under test, such as SHA (no '=', no control characters).`
-    )
-  }
-  return value
-}
+/** Input `commit-parameter`: the name of the job's parameter that takes the commit under test. */
+export const parseCommitParameter = optional(
+  Input.CommitParameter,
+  value => (value.includes('=') || /\p{Cc}/u.test(value) || value.length > 200 ? undefined : value),
+  "a parameter name: expected the name of the job's parameter that takes the commit under test, such as SHA (no '=', no control characters)"
+)

@@ -19,6 +19,7 @@ import {
   parsePullRequest,
   parseScan,
   parseSecret,
+  optional,
   parseWait,
   readBoolean
 } from './input-values.js'
@@ -358,16 +359,15 @@ function settleConflicts(o: {
 
 /** `status-creator`: a GitHub login (an app's ends in `[bot]`), with `settle` only. */
 function parseStatusCreator(value: string, settle: boolean): string | undefined {
-  if (value === '') return undefined
-  if (!settle) {
+  if (value !== '' && !settle) {
     throw new InputError(
       `Input 'status-creator' only applies with 'settle: true': it names who wrote the hand-offs a settle run takes.`
     )
   }
-  if (githubLoginOf(value) === undefined) {
-    throw new InputError(
-      `Input 'status-creator' ('${clip(value)}') is not a GitHub login: expected a login such as my-app[bot].`
-    )
-  }
-  return value
+  const login = optional(
+    Input.StatusCreator,
+    githubLoginOf,
+    'a GitHub login: expected a login such as my-app[bot]'
+  )
+  return login(value)
 }
