@@ -43,16 +43,6 @@ import { githubLoginOf } from '../util/github-login.js'
 export type Settings = ReturnType<typeof parseSettings>
 
 /**
- * What the inputs are read against besides their values.
- * @internal
- */
-export interface InputEnvironment {
-  /** GITHUB_WORKSPACE; the working directory when unset. */
-  workspace: string
-  platform: NodeJS.Platform
-}
-
-/**
  * The non-empty defaults of action.yml (any other input defaults to '').
  * The runner applies them, but library callers and `core.getInput` cannot
  * tell "unset" from "empty", so an empty value always means the default.
@@ -80,12 +70,14 @@ export const INPUT_DEFAULTS: Readonly<Partial<Record<Input, string>>> = {
 }
 
 /**
- * Pure: reads every input through `get` (tests pass a map) and validates it.
+ * Pure: reads every input through `get` (tests pass a map) and validates it,
+ * against `env`: the workspace (GITHUB_WORKSPACE; the working directory when
+ * unset) and the platform.
  * @internal
  */
 export function parseSettings(
   get: (name: Input) => string,
-  env: InputEnvironment = {
+  env: { workspace: string; platform: NodeJS.Platform } = {
     workspace: resolve(process.env['GITHUB_WORKSPACE'] || process.cwd()),
     platform: process.platform
   }

@@ -19,13 +19,8 @@ import { errorCode } from '../util/error-text.js'
 import { nameValueLines } from './parameters.js'
 import type { UploadFile } from '../jenkins/transport/multipart.js'
 
-/** One `NAME=path` line, checked as text. */
-export interface FileRequest {
-  /** The file parameter's name. */
-  name: string
-  /** The path as written, relative to the workspace. */
-  path: string
-}
+/** One `NAME=path` line, checked as text: the file parameter's name, and the path as written, relative to the workspace. */
+export type FileRequest = { name: string; path: string }
 
 const FORMS =
   'expected `NAME=path` lines, the path relative to the workspace (e.g. `PACKAGE=dist/app.zip`)'
