@@ -15,13 +15,17 @@ const plain: InputUse = {
   disable: false,
   listJobs: false,
   build: 'new',
+  parameters: {},
   hasParameters: false,
-  hasFiles: false,
+  files: [],
   wait: 'finish',
-  branch: false,
   jobToken: false,
   hasArtifacts: false
 }
+
+/** A file for the `files` input, and a branch for `branch`. */
+const FILES = [{ name: 'PKG', path: 'a.zip' }]
+const BRANCH = { name: 'main', project: ['app'] }
 
 /** The message checkConflicts throws for `use`, or undefined when it accepts it. */
 function refusal(check: () => void): string | undefined {
@@ -42,19 +46,19 @@ describe('checkConflicts accepts', () => {
     ['a plain new build', {}],
     [
       'files with a new build, parameters and artifacts',
-      { hasFiles: true, hasParameters: true, hasArtifacts: true }
+      { files: FILES, hasParameters: true, hasArtifacts: true }
     ],
-    ['files with wait: started', { hasFiles: true, wait: 'started' }],
-    ['files with wait: false', { hasFiles: true, wait: 'queued' }],
-    ['files with a branch and a job token', { hasFiles: true, branch: true, jobToken: true }],
+    ['files with wait: started', { files: FILES, wait: 'started' }],
+    ['files with wait: false', { files: FILES, wait: 'queued' }],
+    ['files with a branch and a job token', { files: FILES, branch: BRANCH, jobToken: true }],
     ['disable alone', { disable: true }],
     ['list-jobs alone', { listJobs: true }],
     ['list-jobs with wait: false', { listJobs: true, wait: 'queued' }],
     ['build: last alone', { build: 'last' }],
     ['build: last-successful with artifacts', { build: 'last-successful', hasArtifacts: true }],
-    ['build: last with a branch', { build: 'last', branch: true }],
+    ['build: last with a branch', { build: 'last', branch: BRANCH }],
     ['parameters alone', { hasParameters: true }],
-    ['a branch with parameters', { branch: true, hasParameters: true }],
+    ['a branch with parameters', { branch: BRANCH, hasParameters: true }],
     [
       'a job token with parameters and wait: false',
       {
@@ -74,7 +78,7 @@ describe('checkConflicts accepts', () => {
 describe('checkConflicts refuses, naming both inputs', () => {
   it.each<[Partial<InputUse>, string]>([
     [
-      { branch: true, listJobs: true },
+      { branch: BRANCH, listJobs: true },
       together(
         'branch',
         'list-jobs',
@@ -102,7 +106,7 @@ describe('checkConflicts refuses, naming both inputs', () => {
       )
     ],
     [
-      { hasFiles: true, disable: true },
+      { files: FILES, disable: true },
       together(
         'files',
         'disable',
@@ -110,7 +114,7 @@ describe('checkConflicts refuses, naming both inputs', () => {
       )
     ],
     [
-      { hasFiles: true, listJobs: true },
+      { files: FILES, listJobs: true },
       together(
         'files',
         'list-jobs',
@@ -118,7 +122,7 @@ describe('checkConflicts refuses, naming both inputs', () => {
       )
     ],
     [
-      { hasFiles: true, build: 'last' },
+      { files: FILES, build: 'last' },
       together(
         'files',
         'build',
@@ -127,7 +131,7 @@ describe('checkConflicts refuses, naming both inputs', () => {
     ],
     [
       // disable is named before build, whichever the files meet first.
-      { hasFiles: true, disable: true, build: 'last' },
+      { files: FILES, disable: true, build: 'last' },
       together(
         'files',
         'disable',
@@ -135,7 +139,7 @@ describe('checkConflicts refuses, naming both inputs', () => {
       )
     ],
     [
-      { hasFiles: true, listJobs: true, build: 'last' },
+      { files: FILES, listJobs: true, build: 'last' },
       together(
         'files',
         'list-jobs',
@@ -353,19 +357,23 @@ describe('checkConflicts with jobs refuses', () => {
 
 describe('values-file-required', () => {
   it('with a values file, a build followed to its end: accepted, with job and with jobs', () => {
-    const use = { valuesFileRequired: true, hasValuesFile: true }
+    const use = { valuesFileRequired: true, valuesFile: 'values.json' }
     expect(refusal(() => checkConflicts({ ...plain, ...use }))).toBeUndefined()
-    expect(refusal(() => checkConflicts({ ...jobsRun, ...use }))).toBeUndefined()
-  })
-
-  it('without any values file: refused, saying what to name', () => {
-    expect(refusal(() => checkConflicts({ ...plain, valuesFileRequired: true }))).toBe(
-      `Input 'values-file-required' is true but no values file is named: name the artifact to read in 'values-file' (or an item's "values-file"), or leave 'values-file-required' out.`
+    // With jobs, an item's (the shared one is each item's too).
+    const jobs = [entry('a'), entry('b', { valuesFile: 'values.json' })]
+    expect(refusal(() => checkConflicts({ ...jobsRun, valuesFileRequired: true, jobs }))).toBe(
+      undefined
     )
   })
 
+  it('without any values file: refused, saying what to name', () => {
+    const message = `Input 'values-file-required' is true but no values file is named: name the artifact to read in 'values-file' (or an item's "values-file"), or leave 'values-file-required' out.`
+    expect(refusal(() => checkConflicts({ ...plain, valuesFileRequired: true }))).toBe(message)
+    expect(refusal(() => checkConflicts({ ...jobsRun, valuesFileRequired: true }))).toBe(message)
+  })
+
   it('with a wait that does not reach the end: refused, the values are read at the end', () => {
-    const use = { valuesFileRequired: true, hasValuesFile: true, wait: 'started' } as const
+    const use = { valuesFileRequired: true, valuesFile: 'values.json', wait: 'started' } as const
     expect(refusal(() => checkConflicts({ ...plain, ...use }))).toBe(
       together(
         'values-file-required',

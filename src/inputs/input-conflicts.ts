@@ -1,18 +1,20 @@
 import { InputError } from '../util/input-error.js'
 import type { BuildMode, WaitMode } from './input-values.js'
 import type { JobEntry } from './jobs-input.js'
-import type { BuildParameters } from '../jenkins/model/types.js'
 
-/** What the conflict checks look at: which inputs were given, and how. */
-export interface InputUse {
+/**
+ * What the conflict checks look at: which inputs were given, and how; the
+ * job's parameters, files, branch and values file as Settings has them
+ * (`job`'s, or with `jobs` the shared ones).
+ */
+export interface InputUse extends Pick<
+  JobEntry,
+  'parameters' | 'hasParameters' | 'files' | 'branch' | 'valuesFile'
+> {
   disable: boolean
   listJobs: boolean
   build: BuildMode
-  hasParameters: boolean
-  /** The `files` input is non-empty. */
-  hasFiles?: boolean
   wait: WaitMode
-  branch: boolean
   jobToken: boolean
   hasArtifacts: boolean
   /** The `jobs` entries; undefined with `job`. */
@@ -22,11 +24,8 @@ export interface InputUse {
   statusContext?: boolean
   /** Input `values-file-required`. */
   valuesFileRequired?: boolean
-  /** Whether a values file is read: `values-file`, or an item's `"values-file"`. */
-  hasValuesFile?: boolean
-  /** The `commit-parameter` input, and the shared `parameters` it must not collide with. */
+  /** The `commit-parameter` input. */
   commitParameter?: string | undefined
-  parameters?: BuildParameters
 }
 
 /** An error naming two inputs that cannot be used together, and why. */
@@ -64,7 +63,7 @@ export function checkConflicts(s: InputUse): void {
     }[none]
     throw conflict('job-token', none, `a job token only triggers builds; ${why}`)
   }
-  if (s.hasFiles && none !== '') {
+  if (s.files.length > 0 && none !== '') {
     throw conflict(
       'files',
       none,
@@ -93,7 +92,7 @@ export function checkConflicts(s: InputUse): void {
   if (s.hasArtifacts && s.wait !== 'finish') {
     throw conflict('artifacts', 'wait', `artifacts are downloaded once the build ends, ${waited}`)
   }
-  if (s.valuesFileRequired && !s.hasValuesFile) {
+  if (s.valuesFileRequired && !(s.jobs ?? [s]).some(entry => entry.valuesFile !== undefined)) {
     throw new InputError(
       `Input 'values-file-required' is true but no values file is named: name the artifact to read in 'values-file' (or an item's "values-file"), or leave 'values-file-required' out.`
     )
@@ -157,7 +156,7 @@ function commitParameterConflicts(s: InputUse, name: string, none: string, unbui
     throw conflict('commit-parameter', none, `${unbuilt}, so no parameter would take the commit`)
   }
   const own = `${name} takes the commit under test ('commit-parameter'): leave it out of`
-  if (s.parameters && Object.hasOwn(s.parameters, name)) {
+  if (Object.hasOwn(s.parameters, name)) {
     throw conflict('commit-parameter', 'parameters', `${own} 'parameters'`)
   }
   const item = (s.jobs ?? []).findIndex(entry => Object.hasOwn(entry.parameters, name)) + 1

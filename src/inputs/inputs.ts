@@ -135,7 +135,7 @@ export function parseSettings(
   const one = jobs
     ? jobEntry(Object.freeze([]), { ...shared, branch: '' })
     : jobEntry(parseJob(read(Input.Job), url, listJobs || settle), shared)
-  const { job, branch } = one
+  const { job } = one
   const scan = parseScan(
     read(Input.Scan),
     (jobs?.entries ?? [one]).some(entry => entry.branch !== undefined)
@@ -161,22 +161,18 @@ export function parseSettings(
   const artifacts = parseArtifactPatterns(read(Input.Artifacts), env.platform)
 
   checkConflicts({
+    ...one,
     disable,
     listJobs,
     build,
-    hasParameters,
-    hasFiles: files.length > 0,
     wait,
-    branch: branch !== undefined,
     jobToken: jobToken !== '',
     hasArtifacts: artifacts.length > 0,
     jobs: jobs?.entries,
     failFast,
     statusContext: statusContext !== '',
     valuesFileRequired,
-    hasValuesFile: (jobs?.entries ?? [one]).some(entry => entry.valuesFile !== undefined),
-    commitParameter,
-    parameters
+    commitParameter
   })
 
   const githubToken = read(Input.GithubToken)
