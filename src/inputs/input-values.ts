@@ -11,8 +11,6 @@ export type WaitMode = (typeof WAIT_MODES)[keyof typeof WAIT_MODES]
 export type BuildMode = (typeof BUILD_MODES)[number] | 'given'
 /** Input `scan`. */
 export type ScanMode = (typeof SCAN_MODES)[number]
-/** Input `comment-permission`: the least role on the repository the author of a comment command needs; `none` checks nothing. */
-type CommentPermission = (typeof COMMENT_PERMISSIONS)[number]
 
 const WAIT_MODES = { true: 'finish', started: 'started', false: 'queued' } as const
 const BUILD_MODES = ['new', 'last', 'last-successful'] as const
@@ -87,27 +85,29 @@ export function readBoolean(read: (name: Input) => string, name: Input): boolean
 }
 
 export function parseWait(value: string): WaitMode {
-  return WAIT_MODES[oneOf(value, Input.Wait, ['true', 'started', 'false'] as const)]
+  return WAIT_MODES[oneOf(Input.Wait, ['true', 'started', 'false'] as const)(value)]
 }
 
-export function parseBuild(value: string): BuildMode {
-  return oneOf(
-    value,
-    Input.Build,
-    BUILD_MODES,
-    ', a build number of the job (42), or a build or queue item URL Jenkins gave for it.'
-  )
-}
+export const parseBuild = oneOf<BuildMode>(
+  Input.Build,
+  BUILD_MODES,
+  ', a build number of the job (42), or a build or queue item URL Jenkins gave for it.'
+)
 
-/** The choice `value` names (in any case); else an error naming the input, the value and the choices, then `more`. */
-function oneOf<T extends string>(value: string, name: Input, choices: readonly T[], more = '.'): T {
-  const choice = choices.find(c => c === value.toLowerCase())
-  if (choice === undefined) {
-    throw new InputError(
-      `Input '${name}' ('${clip(value)}') must be one of ${choices.join(', ')}${more}`
-    )
+/**
+ * The parser of a choice input `name`: the choice a value names (in any
+ * case); else an error naming the input, the value and the choices, then `more`.
+ */
+function oneOf<T extends string>(name: Input, choices: readonly T[], more = '.') {
+  return (value: string): T => {
+    const choice = choices.find(c => c === value.toLowerCase())
+    if (choice === undefined) {
+      throw new InputError(
+        `Input '${name}' ('${clip(value)}') must be one of ${choices.join(', ')}${more}`
+      )
+    }
+    return choice
   }
-  return choice
 }
 
 export function parseAccept(value: string): BuildResult[] {
@@ -140,7 +140,7 @@ export function parseBranch(value: string, where = "Input 'branch'"): string | u
 }
 
 export function parseScan(value: string, hasBranch: boolean): ScanMode {
-  const mode = oneOf(value, Input.Scan, SCAN_MODES)
+  const mode = oneOf(Input.Scan, SCAN_MODES)(value)
   if (mode !== 'if-missing' && !hasBranch) {
     throw new InputError(
       `Input 'scan' ('${mode}') only applies with 'branch': set 'branch' to the branch or pull request of the multibranch project in 'job', or leave 'scan' out.`
@@ -178,15 +178,16 @@ export const parsePullRequest = optional(
   'a pull request number: expected a whole number from 1, such as 42'
 )
 
-/** Input `comment-permission`. `read` is refused: on a public repository everyone has it. */
-export function parseCommentPermission(value: string): CommentPermission {
-  return oneOf(
-    value,
-    Input.CommentPermission,
-    COMMENT_PERMISSIONS,
-    ': the least role on the repository that the author of a comment command needs (read is not enough: on a public repository everyone has it).'
-  )
-}
+/**
+ * Input `comment-permission`: the least role on the repository the author of
+ * a comment command needs; `none` checks nothing. `read` is refused: on a
+ * public repository everyone has it.
+ */
+export const parseCommentPermission = oneOf(
+  Input.CommentPermission,
+  COMMENT_PERMISSIONS,
+  ': the least role on the repository that the author of a comment command needs (read is not enough: on a public repository everyone has it).'
+)
 
 /** Input `commit-parameter`: the name of the job's parameter that takes the commit under test. */
 export const parseCommitParameter = optional(
