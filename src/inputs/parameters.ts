@@ -3,6 +3,7 @@ import { InputError } from '../util/input-error.js'
 import { groupByName, splitNameValue, type NameValue } from '../util/name-value.js'
 import { MAX_JSON_DEPTH, tooDeepAt } from '../jenkins/transport/json.js'
 import type { BuildParameters } from '../jenkins/model/types.js'
+import { isRecord } from '../util/is-record.js'
 
 const FORMS =
   'expected `NAME=value` lines, or a JSON object such as {"NAME": "value", "LIST": ["a", "b"]}'
@@ -70,9 +71,7 @@ export function nameValueLines(
 
 function parseJson(text: string, where: string): BuildParameters {
   const data = parseJsonInput(text, where, FORMS)
-  if (data === null || typeof data !== 'object' || Array.isArray(data)) {
-    throw new InputError(`${where} is JSON but not an object: ${FORMS}.`)
-  }
+  if (!isRecord(data)) throw new InputError(`${where} is JSON but not an object: ${FORMS}.`)
   // Only the top level: a nested object is refused as a value anyway.
   const twice = duplicateKey(text, 1)
   if (twice) {
