@@ -19,13 +19,15 @@ const plain: InputUse = {
   hasParameters: false,
   files: [],
   wait: 'finish',
-  jobToken: false,
-  hasArtifacts: false
+  jobToken: '',
+  artifacts: []
 }
 
-/** A file for the `files` input, and a branch for `branch`. */
+/** A file for the `files` input, a branch for `branch`, a job token and an `artifacts` pattern. */
 const FILES = [{ name: 'PKG', path: 'a.zip' }]
 const BRANCH = { name: 'main', project: ['app'] }
+const TOKEN = 'job-token'
+const PATTERNS = [{ glob: '**', negate: false, text: '**' }]
 
 /** The message checkConflicts throws for `use`, or undefined when it accepts it. */
 function refusal(check: () => void): string | undefined {
@@ -46,28 +48,28 @@ describe('checkConflicts accepts', () => {
     ['a plain new build', {}],
     [
       'files with a new build, parameters and artifacts',
-      { files: FILES, hasParameters: true, hasArtifacts: true }
+      { files: FILES, hasParameters: true, artifacts: PATTERNS }
     ],
     ['files with wait: started', { files: FILES, wait: 'started' }],
     ['files with wait: false', { files: FILES, wait: 'queued' }],
-    ['files with a branch and a job token', { files: FILES, branch: BRANCH, jobToken: true }],
+    ['files with a branch and a job token', { files: FILES, branch: BRANCH, jobToken: TOKEN }],
     ['disable alone', { disable: true }],
     ['list-jobs alone', { listJobs: true }],
     ['list-jobs with wait: false', { listJobs: true, wait: 'queued' }],
     ['build: last alone', { build: 'last' }],
-    ['build: last-successful with artifacts', { build: 'last-successful', hasArtifacts: true }],
+    ['build: last-successful with artifacts', { build: 'last-successful', artifacts: PATTERNS }],
     ['build: last with a branch', { build: 'last', branch: BRANCH }],
     ['parameters alone', { hasParameters: true }],
     ['a branch with parameters', { branch: BRANCH, hasParameters: true }],
     [
       'a job token with parameters and wait: false',
       {
-        jobToken: true,
+        jobToken: TOKEN,
         hasParameters: true,
         wait: 'queued'
       }
     ],
-    ['artifacts alone', { hasArtifacts: true }],
+    ['artifacts alone', { artifacts: PATTERNS }],
     ['wait: false alone', { wait: 'queued' }],
     ['wait: started alone', { wait: 'started' }]
   ])('%s', (_name, use) => {
@@ -86,11 +88,11 @@ describe('checkConflicts refuses, naming both inputs', () => {
       )
     ],
     [
-      { jobToken: true, listJobs: true },
+      { jobToken: TOKEN, listJobs: true },
       together('job-token', 'list-jobs', 'a job token only triggers builds; listing reads the jobs')
     ],
     [
-      { jobToken: true, disable: true },
+      { jobToken: TOKEN, disable: true },
       together(
         'job-token',
         'disable',
@@ -98,7 +100,7 @@ describe('checkConflicts refuses, naming both inputs', () => {
       )
     ],
     [
-      { jobToken: true, build: 'last-successful' },
+      { jobToken: TOKEN, build: 'last-successful' },
       together(
         'job-token',
         'build',
@@ -183,7 +185,7 @@ describe('checkConflicts refuses, naming both inputs', () => {
       )
     ],
     [
-      { hasArtifacts: true, disable: true },
+      { artifacts: PATTERNS, disable: true },
       together(
         'artifacts',
         'disable',
@@ -191,7 +193,7 @@ describe('checkConflicts refuses, naming both inputs', () => {
       )
     ],
     [
-      { hasArtifacts: true, listJobs: true },
+      { artifacts: PATTERNS, listJobs: true },
       together(
         'artifacts',
         'list-jobs',
@@ -199,7 +201,7 @@ describe('checkConflicts refuses, naming both inputs', () => {
       )
     ],
     [
-      { hasArtifacts: true, wait: 'started' },
+      { artifacts: PATTERNS, wait: 'started' },
       together(
         'artifacts',
         'wait',
@@ -207,7 +209,7 @@ describe('checkConflicts refuses, naming both inputs', () => {
       )
     ],
     [
-      { hasArtifacts: true, wait: 'queued' },
+      { artifacts: PATTERNS, wait: 'queued' },
       together(
         'artifacts',
         'wait',

@@ -15,8 +15,10 @@ export interface InputUse extends Pick<
   listJobs: boolean
   build: BuildMode
   wait: WaitMode
-  jobToken: boolean
-  hasArtifacts: boolean
+  /** The job token ('' for none). */
+  jobToken: string
+  /** The `artifacts` patterns (none: download nothing). */
+  artifacts: readonly unknown[]
   /** The `jobs` entries; undefined with `job`. */
   jobs?: readonly JobEntry[] | undefined
   failFast?: boolean
@@ -55,7 +57,7 @@ export function checkConflicts(s: InputUse): void {
       `to list the branches of a multibranch project, name it in 'job' and leave 'branch' out`
     )
   }
-  if (s.jobToken && none !== '') {
+  if (s.jobToken !== '' && none !== '') {
     const why = {
       'list-jobs': 'listing reads the jobs',
       disable: 'disabling needs user and token with Job/Configure',
@@ -86,10 +88,10 @@ export function checkConflicts(s: InputUse): void {
         : `listing jobs reports no build; leave 'build' at new`
     )
   }
-  if (s.hasArtifacts && (s.disable || s.listJobs)) {
+  if (s.artifacts.length > 0 && (s.disable || s.listJobs)) {
     throw conflict('artifacts', none, 'no build is reported, so there are no artifacts to download')
   }
-  if (s.hasArtifacts && s.wait !== 'finish') {
+  if (s.artifacts.length > 0 && s.wait !== 'finish') {
     throw conflict('artifacts', 'wait', `artifacts are downloaded once the build ends, ${waited}`)
   }
   if (s.valuesFileRequired && !(s.jobs ?? [s]).some(entry => entry.valuesFile !== undefined)) {

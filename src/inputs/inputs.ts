@@ -160,20 +160,27 @@ export function parseSettings(
   )
   const artifacts = parseArtifactPatterns(read(Input.Artifacts), env.platform)
 
-  checkConflicts({
+  // The settings the conflict checks read.
+  const use = {
     ...one,
-    disable,
-    listJobs,
-    build,
     wait,
-    jobToken: jobToken !== '',
-    hasArtifacts: artifacts.length > 0,
-    jobs: jobs?.entries,
+    disable,
+    build,
+    listJobs,
+    /** The job's "Trigger builds remotely" token ('' for none). Already masked (getSettings). */
+    jobToken,
+    /** Lines of the `artifacts` input; empty: download nothing. */
+    artifacts,
+    /** Input `jobs`: the builds to start and follow together, in the order given; undefined with `job`. */
+    ...(jobs ? { jobs: jobs.entries } : {}),
+    /** Input `fail-fast`: when one of the `jobs` builds ends outside `accept`, stop the others this step started. */
     failFast,
-    statusContext: statusContext !== '',
+    /** Input `values-file-required`: a values file that cannot be read fails the step (after its report) rather than warn. */
     valuesFileRequired,
-    commitParameter
-  })
+    /** Input `commit-parameter`: the job parameter that takes the commit under test (outcome/commit-gate.ts); undefined: none. */
+    ...(commitParameter === undefined ? {} : { commitParameter })
+  }
+  checkConflicts({ ...use, statusContext: statusContext !== '' })
 
   const githubToken = read(Input.GithubToken)
   const needsToken = [
@@ -194,12 +201,8 @@ export function parseSettings(
     user,
     /** API token or password ('' for anonymous). Already masked (getSettings). */
     token,
-    ...one,
-    wait,
-    disable,
-    build,
+    ...use,
     ...(given ? { given } : {}),
-    listJobs,
     /** Input `settle`: settle the hand-offs whose builds ended (step/settle.ts), only those of `context` (`status-context` given) and of `job` (given), written by `creator` (`status-creator`); undefined: not this mode. */
     ...(settle
       ? {
@@ -225,29 +228,17 @@ export function parseSettings(
     ...(commit === undefined ? {} : { commit }),
     /** Input `pull-request`: the pull request the run is for, where the event names none. */
     ...(pullRequest === undefined ? {} : { pullRequest }),
-    /** Input `commit-parameter`: the job parameter that takes the commit under test (outcome/commit-gate.ts); undefined: none. */
-    ...(commitParameter === undefined ? {} : { commitParameter }),
     /** Input `comment-permission`: the least role the author of a comment command needs (outcome/commit-gate.ts). */
     commentPermission: parseCommentPermission(read(Input.CommentPermission)),
     scan,
-    /** The job's "Trigger builds remotely" token ('' for none). Already masked (getSettings). */
-    jobToken,
     /** Extra headers for the Jenkins origin only. Values already masked (getSettings). */
     headers: parseExtraHeaders(read(Input.Headers), { credentials: user !== '' }),
     /** PEM CA certificates trusted for Jenkins besides Node's defaults (each one parsed). */
     caCerts: parseCaCert(read(Input.CaCert)),
-    /** Lines of the `artifacts` input; empty: download nothing. */
-    artifacts,
     /** Absolute folder the artifacts are written to, inside the workspace. */
     artifactsPath: parseArtifactsPath(read(Input.ArtifactsPath), env.workspace),
     /** The workspace (GITHUB_WORKSPACE, else the working directory): outputs name paths relative to it. */
     workspace: env.workspace,
-    /** Input `jobs`: the builds to start and follow together, in the order given; undefined with `job`. */
-    ...(jobs ? { jobs: jobs.entries } : {}),
-    /** Input `fail-fast`: when one of the `jobs` builds ends outside `accept`, stop the others this step started. */
-    failFast,
-    /** Input `values-file-required`: a values file that cannot be read fails the step (after its report) rather than warn. */
-    valuesFileRequired,
     /** What the inputs allow but may not mean (an item of `jobs` given twice): printed as warnings. */
     inputWarnings: jobs?.warnings ?? []
   }
