@@ -117,15 +117,12 @@ export function parseAccept(value: string): BuildResult[] {
     .map(item => item.trim().toUpperCase())
     .filter(item => item !== '')
   if (items.length === 0) throw new InputError(`Input 'accept' lists no result: ${expected}.`)
-  const results: BuildResult[] = []
-  for (const item of items) {
-    const result = BUILD_RESULTS.find(r => r === item)
-    if (result === undefined) {
-      throw new InputError(`Input 'accept' has an unknown result '${clip(item)}': ${expected}.`)
-    }
-    if (!results.includes(result)) results.push(result)
+  const unknown = items.find(item => !BUILD_RESULTS.some(r => r === item))
+  if (unknown !== undefined) {
+    throw new InputError(`Input 'accept' has an unknown result '${clip(unknown)}': ${expected}.`)
   }
-  return results
+  // In the order given, each once.
+  return [...new Set(items.flatMap(item => BUILD_RESULTS.filter(r => r === item)))]
 }
 
 /** `where` names the input in the error (an item of `jobs` has its own). */

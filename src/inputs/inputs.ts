@@ -245,12 +245,7 @@ export function parseSettings(
 }
 
 /** Inputs whose lines and whitespace matter. */
-const MULTI_LINE: ReadonlySet<Input> = new Set([
-  Input.Parameters,
-  Input.Files,
-  Input.Artifacts,
-  Input.Jobs
-])
+const MULTI_LINE = new Set([Input.Parameters, Input.Files, Input.Artifacts, Input.Jobs])
 
 /**
  * Reads the inputs with core.getInput. The secrets are given to `mask`
@@ -262,9 +257,7 @@ export function getSettings(options: { mask: (secret: string) => void }): Settin
   const mask = (value: string): void => {
     if (value !== '') options.mask(value)
   }
-  mask(core.getInput(Input.Token))
-  mask(core.getInput(Input.GithubToken))
-  mask(core.getInput(Input.JobToken))
+  for (const name of [Input.Token, Input.GithubToken, Input.JobToken]) mask(core.getInput(name))
   // Header values are secrets (access tokens); values under 4 characters
   // are not, and masking them would blank every such string in the log.
   for (const value of headerSecrets(core.getInput(Input.Headers))) {
