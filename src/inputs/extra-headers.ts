@@ -32,14 +32,10 @@ for (const name of ['content-length', 'transfer-encoding', 'trailer', 'expect'])
  * value (Bearer, Basic) yields the credentials alone too.
  */
 export function headerSecrets(text: string): string[] {
-  const secrets: string[] = []
-  for (const line of text.split(/\r?\n/)) {
-    const colon = line.indexOf(':')
-    if (colon < 0) continue
-    const value = line.slice(colon + 1).trim()
-    if (value !== '') secrets.push(...headerValueSecrets(value))
-  }
-  return secrets
+  return text.split(/\r?\n/).flatMap(line => {
+    const value = line.includes(':') ? line.slice(line.indexOf(':') + 1).trim() : ''
+    return value === '' ? [] : headerValueSecrets(value)
+  })
 }
 
 /**
