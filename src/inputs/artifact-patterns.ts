@@ -76,16 +76,15 @@ export function selectArtifacts(
       used: false
     }
   })
-  const selected: string[] = []
-  for (const path of paths) {
+  const selected = paths.filter(path => {
     let take = false
     for (const matcher of matchers) {
       if (!matcher.matches(path)) continue
       matcher.used = true
       take = !matcher.pattern.negate
     }
-    if (take) selected.push(path)
-  }
+    return take
+  })
   const unmatched = matchers.filter(m => !m.used && !m.pattern.negate).map(m => m.pattern)
   return { selected, unmatched }
 }

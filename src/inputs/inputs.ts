@@ -336,10 +336,9 @@ function parseStatusCreator(value: string, settle: boolean): string | undefined 
       `Input 'status-creator' only applies with 'settle: true': it names who wrote the hand-offs a settle run takes.`
     )
   }
-  const login = optional(
+  return optional(
     Input.StatusCreator,
     githubLoginOf,
     'a GitHub login: expected a login such as my-app[bot]'
-  )
-  return login(value)
+  )(value)
 }
