@@ -62,11 +62,7 @@ const FORMS =
  * (1-based) and never echo a parameter value. `warnings`: for the step log
  * (an item given twice).
  */
-export function parseJobs(
-  text: string,
-  url: string,
-  shared: SharedJobInputs
-): { entries: JobEntry[]; warnings: string[] } {
+export function parseJobs(text: string, url: string, shared: SharedJobInputs) {
   const trimmed = text.trim()
   if (trimmed.startsWith('{')) {
     throw new InputError(`Input 'jobs' is a JSON object, not an array: ${FORMS}.`)

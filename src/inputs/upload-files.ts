@@ -29,10 +29,7 @@ const FORMS =
  * Parses `NAME=path` lines (blank lines skipped; name and path trimmed), or
  * an object of them (an item of `jobs`). `where` names the input in messages.
  */
-export function parseFiles(
-  value: string | Record<string, unknown>,
-  where = "Input 'files'"
-): FileRequest[] {
+export function parseFiles(value: string | Record<string, unknown>, where = "Input 'files'") {
   const entries: Array<[string, unknown, string]> = []
   if (typeof value === 'string') {
     for (const { name, value: path, line } of nameValueLines(value, where, FORMS)) {
