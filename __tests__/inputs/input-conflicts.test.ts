@@ -15,13 +15,19 @@ const plain: InputUse = {
   disable: false,
   listJobs: false,
   build: 'new',
+  parameters: {},
   hasParameters: false,
-  hasFiles: false,
+  files: [],
   wait: 'finish',
-  branch: false,
-  jobToken: false,
-  hasArtifacts: false
+  jobToken: '',
+  artifacts: []
 }
+
+/** A file for the `files` input, a branch for `branch`, a job token and an `artifacts` pattern. */
+const FILES = [{ name: 'PKG', path: 'a.zip' }]
+const BRANCH = { name: 'main', project: ['app'] }
+const TOKEN = 'job-token'
+const PATTERNS = [{ glob: '**', negate: false, text: '**' }]
 
 /** The message checkConflicts throws for `use`, or undefined when it accepts it. */
 function refusal(check: () => void): string | undefined {
@@ -42,28 +48,28 @@ describe('checkConflicts accepts', () => {
     ['a plain new build', {}],
     [
       'files with a new build, parameters and artifacts',
-      { hasFiles: true, hasParameters: true, hasArtifacts: true }
+      { files: FILES, hasParameters: true, artifacts: PATTERNS }
     ],
-    ['files with wait: started', { hasFiles: true, wait: 'started' }],
-    ['files with wait: false', { hasFiles: true, wait: 'queued' }],
-    ['files with a branch and a job token', { hasFiles: true, branch: true, jobToken: true }],
+    ['files with wait: started', { files: FILES, wait: 'started' }],
+    ['files with wait: false', { files: FILES, wait: 'queued' }],
+    ['files with a branch and a job token', { files: FILES, branch: BRANCH, jobToken: TOKEN }],
     ['disable alone', { disable: true }],
     ['list-jobs alone', { listJobs: true }],
     ['list-jobs with wait: false', { listJobs: true, wait: 'queued' }],
     ['build: last alone', { build: 'last' }],
-    ['build: last-successful with artifacts', { build: 'last-successful', hasArtifacts: true }],
-    ['build: last with a branch', { build: 'last', branch: true }],
+    ['build: last-successful with artifacts', { build: 'last-successful', artifacts: PATTERNS }],
+    ['build: last with a branch', { build: 'last', branch: BRANCH }],
     ['parameters alone', { hasParameters: true }],
-    ['a branch with parameters', { branch: true, hasParameters: true }],
+    ['a branch with parameters', { branch: BRANCH, hasParameters: true }],
     [
       'a job token with parameters and wait: false',
       {
-        jobToken: true,
+        jobToken: TOKEN,
         hasParameters: true,
         wait: 'queued'
       }
     ],
-    ['artifacts alone', { hasArtifacts: true }],
+    ['artifacts alone', { artifacts: PATTERNS }],
     ['wait: false alone', { wait: 'queued' }],
     ['wait: started alone', { wait: 'started' }]
   ])('%s', (_name, use) => {
@@ -74,7 +80,7 @@ describe('checkConflicts accepts', () => {
 describe('checkConflicts refuses, naming both inputs', () => {
   it.each<[Partial<InputUse>, string]>([
     [
-      { branch: true, listJobs: true },
+      { branch: BRANCH, listJobs: true },
       together(
         'branch',
         'list-jobs',
@@ -82,11 +88,11 @@ describe('checkConflicts refuses, naming both inputs', () => {
       )
     ],
     [
-      { jobToken: true, listJobs: true },
+      { jobToken: TOKEN, listJobs: true },
       together('job-token', 'list-jobs', 'a job token only triggers builds; listing reads the jobs')
     ],
     [
-      { jobToken: true, disable: true },
+      { jobToken: TOKEN, disable: true },
       together(
         'job-token',
         'disable',
@@ -94,7 +100,7 @@ describe('checkConflicts refuses, naming both inputs', () => {
       )
     ],
     [
-      { jobToken: true, build: 'last-successful' },
+      { jobToken: TOKEN, build: 'last-successful' },
       together(
         'job-token',
         'build',
@@ -102,7 +108,7 @@ describe('checkConflicts refuses, naming both inputs', () => {
       )
     ],
     [
-      { hasFiles: true, disable: true },
+      { files: FILES, disable: true },
       together(
         'files',
         'disable',
@@ -110,7 +116,7 @@ describe('checkConflicts refuses, naming both inputs', () => {
       )
     ],
     [
-      { hasFiles: true, listJobs: true },
+      { files: FILES, listJobs: true },
       together(
         'files',
         'list-jobs',
@@ -118,7 +124,7 @@ describe('checkConflicts refuses, naming both inputs', () => {
       )
     ],
     [
-      { hasFiles: true, build: 'last' },
+      { files: FILES, build: 'last' },
       together(
         'files',
         'build',
@@ -127,7 +133,7 @@ describe('checkConflicts refuses, naming both inputs', () => {
     ],
     [
       // disable is named before build, whichever the files meet first.
-      { hasFiles: true, disable: true, build: 'last' },
+      { files: FILES, disable: true, build: 'last' },
       together(
         'files',
         'disable',
@@ -135,7 +141,7 @@ describe('checkConflicts refuses, naming both inputs', () => {
       )
     ],
     [
-      { hasFiles: true, listJobs: true, build: 'last' },
+      { files: FILES, listJobs: true, build: 'last' },
       together(
         'files',
         'list-jobs',
@@ -179,7 +185,7 @@ describe('checkConflicts refuses, naming both inputs', () => {
       )
     ],
     [
-      { hasArtifacts: true, disable: true },
+      { artifacts: PATTERNS, disable: true },
       together(
         'artifacts',
         'disable',
@@ -187,7 +193,7 @@ describe('checkConflicts refuses, naming both inputs', () => {
       )
     ],
     [
-      { hasArtifacts: true, listJobs: true },
+      { artifacts: PATTERNS, listJobs: true },
       together(
         'artifacts',
         'list-jobs',
@@ -195,7 +201,7 @@ describe('checkConflicts refuses, naming both inputs', () => {
       )
     ],
     [
-      { hasArtifacts: true, wait: 'started' },
+      { artifacts: PATTERNS, wait: 'started' },
       together(
         'artifacts',
         'wait',
@@ -203,7 +209,7 @@ describe('checkConflicts refuses, naming both inputs', () => {
       )
     ],
     [
-      { hasArtifacts: true, wait: 'queued' },
+      { artifacts: PATTERNS, wait: 'queued' },
       together(
         'artifacts',
         'wait',
@@ -353,19 +359,23 @@ describe('checkConflicts with jobs refuses', () => {
 
 describe('values-file-required', () => {
   it('with a values file, a build followed to its end: accepted, with job and with jobs', () => {
-    const use = { valuesFileRequired: true, hasValuesFile: true }
+    const use = { valuesFileRequired: true, valuesFile: 'values.json' }
     expect(refusal(() => checkConflicts({ ...plain, ...use }))).toBeUndefined()
-    expect(refusal(() => checkConflicts({ ...jobsRun, ...use }))).toBeUndefined()
-  })
-
-  it('without any values file: refused, saying what to name', () => {
-    expect(refusal(() => checkConflicts({ ...plain, valuesFileRequired: true }))).toBe(
-      `Input 'values-file-required' is true but no values file is named: name the artifact to read in 'values-file' (or an item's "values-file"), or leave 'values-file-required' out.`
+    // With jobs, an item's (the shared one is each item's too).
+    const jobs = [entry('a'), entry('b', { valuesFile: 'values.json' })]
+    expect(refusal(() => checkConflicts({ ...jobsRun, valuesFileRequired: true, jobs }))).toBe(
+      undefined
     )
   })
 
+  it('without any values file: refused, saying what to name', () => {
+    const message = `Input 'values-file-required' is true but no values file is named: name the artifact to read in 'values-file' (or an item's "values-file"), or leave 'values-file-required' out.`
+    expect(refusal(() => checkConflicts({ ...plain, valuesFileRequired: true }))).toBe(message)
+    expect(refusal(() => checkConflicts({ ...jobsRun, valuesFileRequired: true }))).toBe(message)
+  })
+
   it('with a wait that does not reach the end: refused, the values are read at the end', () => {
-    const use = { valuesFileRequired: true, hasValuesFile: true, wait: 'started' } as const
+    const use = { valuesFileRequired: true, valuesFile: 'values.json', wait: 'started' } as const
     expect(refusal(() => checkConflicts({ ...plain, ...use }))).toBe(
       together(
         'values-file-required',

@@ -1,28 +1,17 @@
 import { Minimatch, type MinimatchOptions } from 'minimatch'
 import { InputError } from '../util/input-error.js'
 
-/** One line of the `artifacts` input. */
-interface ArtifactPattern {
-  /** The glob, without its `!` and any leading `./`. */
-  glob: string
-  /** A `!` line: excludes what earlier lines included. */
-  negate: boolean
-  /** The line as written, for messages. */
-  text: string
-}
-
 /**
  * Parses the `artifacts` input the way @actions/glob (what
  * actions/upload-artifact uses) parses its patterns (internal-globber.js,
  * internal-pattern.js): one per line, trimmed, blank lines and `#` comments
  * skipped, each leading `!` toggles exclusion. A pattern that can never
- * match an artifact's relativePath is an InputError.
+ * match an artifact's relativePath is an InputError. Each pattern: its
+ * `glob` (without its `!` and any leading `./`), `negate` (a `!` line:
+ * excludes what earlier lines included), and its `text` as written.
  */
-export function parseArtifactPatterns(
-  value: string,
-  platform: NodeJS.Platform = process.platform
-): ArtifactPattern[] {
-  const patterns: ArtifactPattern[] = []
+export function parseArtifactPatterns(value: string, platform: NodeJS.Platform = process.platform) {
+  const patterns: Array<{ glob: string; negate: boolean; text: string }> = []
   const never = (why: string): InputError =>
     new InputError(`Input 'artifacts' has a pattern that can never match: ${why}.`)
   for (const raw of value.split(/\r?\n/)) {
@@ -41,14 +30,10 @@ export function parseArtifactPatterns(
       throw never(`'${text}' names no file (write ** for every artifact)`)
     }
     // Matched against relativePath, which has neither (jenkins Run.addArtifacts).
-    if (glob.startsWith('/') || /^[A-Za-z]:/.test(glob) || glob.startsWith('~')) {
+    const absolute = /^[/~]|^[A-Za-z]:/.test(glob)
+    if (absolute || glob.split('/').includes('..')) {
       throw never(
-        `'${text}' is absolute: patterns are matched against each artifact's path relative to the build's artifacts`
-      )
-    }
-    if (glob.split('/').includes('..')) {
-      throw never(
-        `'${text}' contains '..': patterns are matched against each artifact's path relative to the build's artifacts`
+        `'${text}' ${absolute ? 'is absolute' : "contains '..'"}: patterns are matched against each artifact's path relative to the build's artifacts`
       )
     }
     patterns.push({ glob, negate, text })
@@ -67,7 +52,7 @@ export function parseArtifactPatterns(
  * that matched no path at all.
  */
 export function selectArtifacts(
-  patterns: readonly ArtifactPattern[],
+  patterns: ReturnType<typeof parseArtifactPatterns>,
   paths: readonly string[],
   platform: NodeJS.Platform = process.platform
 ) {
@@ -91,16 +76,15 @@ export function selectArtifacts(
       used: false
     }
   })
-  const selected: string[] = []
-  for (const path of paths) {
+  const selected = paths.filter(path => {
     let take = false
     for (const matcher of matchers) {
       if (!matcher.matches(path)) continue
       matcher.used = true
       take = !matcher.pattern.negate
     }
-    if (take) selected.push(path)
-  }
+    return take
+  })
   const unmatched = matchers.filter(m => !m.used && !m.pattern.negate).map(m => m.pattern)
   return { selected, unmatched }
 }

@@ -12,7 +12,7 @@ import { InputError } from '../util/input-error.js'
 import { clip } from '../util/shorten.js'
 import { hasDotSegment, parseHttpUrl } from '../util/http-url.js'
 import { isBuildNumber } from '../jenkins/model/counts.js'
-import { fullName, redactUrl } from '../jenkins/model/job-path.js'
+import { fullName, parseUrlForm, pathBelow, redactUrl } from '../jenkins/model/job-path.js'
 import type { JobPath } from '../jenkins/model/types.js'
 
 /** What `build` names besides new, last and last-successful; `where`: an item's of `jobs`, for its messages (itemMessage). */
@@ -80,30 +80,21 @@ export function locateReference(
   job: JobPath,
   shown: string
 ): Exclude<BuildReference, { kind: 'elsewhere' }> | undefined {
-  if (!URL.canParse(base)) return undefined
-  const root = new URL(base)
-  const basePath = root.pathname.replace(/\/+$/, '')
-  const path = url.pathname
-  if (url.origin !== root.origin) return undefined
-  if (basePath !== '' && path !== basePath && !path.startsWith(`${basePath}/`)) return undefined
-  const rest = path.slice(basePath.length).replace(/^\/+/, '').replace(/\/+$/, '')
+  const rest = URL.canParse(base) ? pathBelow(url, new URL(base)) : undefined
+  if (rest === undefined) return undefined
   const queue = /^queue\/item\/(\d+)(?:\/|$)/.exec(rest)
   if (queue) {
     const id = Number(queue[1])
     if (Number.isSafeInteger(id)) return { kind: 'queue', id, text: shown }
   }
   const parts = rest.split('/')
-  const names: string[] = []
   let at = 0
-  for (; parts[at] === 'job'; at += 2) {
-    const name = parts[at + 1]
-    if (!name) break
-    try {
-      // As parseJobPath: a decoded '/' is a multibranch name's %2F.
-      names.push(decodeURIComponent(name).replace(/\//g, '%2F'))
-    } catch {
-      break
-    }
+  while (parts[at] === 'job' && parts[at + 1]) at += 2
+  let names: JobPath = []
+  try {
+    names = parseUrlForm(parts.slice(0, at).join('/'), shown)
+  } catch {
+    // A malformed percent-encoding: no job, so not a build URL (below).
   }
   // The build: its number, or a permalink, then any page of it (console, changes, tests…).
   const which = parts[at] ?? ''

@@ -1,9 +1,6 @@
 import { InputError } from '../util/input-error.js'
 import { headerValueSecrets } from '../jenkins/transport/http.js'
 
-/** One extra request header for the Jenkins origin: a validated name and value. */
-type ExtraHeader = readonly [name: string, value: string]
-
 const FORMS =
   'expected `Name: value` lines, e.g. `CF-Access-Client-Id: ${{ secrets.CF_ID }}` (one header per line)'
 
@@ -35,14 +32,10 @@ for (const name of ['content-length', 'transfer-encoding', 'trailer', 'expect'])
  * value (Bearer, Basic) yields the credentials alone too.
  */
 export function headerSecrets(text: string): string[] {
-  const secrets: string[] = []
-  for (const line of text.split(/\r?\n/)) {
-    const colon = line.indexOf(':')
-    if (colon < 0) continue
-    const value = line.slice(colon + 1).trim()
-    if (value !== '') secrets.push(...headerValueSecrets(value))
-  }
-  return secrets
+  return text.split(/\r?\n/).flatMap(line => {
+    const value = line.includes(':') ? line.slice(line.indexOf(':') + 1).trim() : ''
+    return value === '' ? [] : headerValueSecrets(value)
+  })
 }
 
 /**
@@ -52,8 +45,9 @@ export function headerSecrets(text: string): string[] {
  * characters, which could smuggle a second header). Messages name the line
  * and the header, never a value.
  */
-export function parseExtraHeaders(text: string, options: { credentials: boolean }): ExtraHeader[] {
-  const headers: ExtraHeader[] = []
+export function parseExtraHeaders(text: string, options: { credentials: boolean }) {
+  /** For the Jenkins origin: a validated name and value each. */
+  const headers: Array<readonly [name: string, value: string]> = []
   const seen = new Map<string, number>()
   const lines = text.split(/\r?\n/)
   lines.forEach((line, index) => {

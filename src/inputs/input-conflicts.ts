@@ -1,20 +1,24 @@
 import { InputError } from '../util/input-error.js'
 import type { BuildMode, WaitMode } from './input-values.js'
 import type { JobEntry } from './jobs-input.js'
-import type { BuildParameters } from '../jenkins/model/types.js'
 
-/** What the conflict checks look at: which inputs were given, and how. */
-export interface InputUse {
+/**
+ * What the conflict checks look at: which inputs were given, and how; the
+ * job's parameters, files, branch and values file as Settings has them
+ * (`job`'s, or with `jobs` the shared ones).
+ */
+export interface InputUse extends Pick<
+  JobEntry,
+  'parameters' | 'hasParameters' | 'files' | 'branch' | 'valuesFile'
+> {
   disable: boolean
   listJobs: boolean
   build: BuildMode
-  hasParameters: boolean
-  /** The `files` input is non-empty. */
-  hasFiles?: boolean
   wait: WaitMode
-  branch: boolean
-  jobToken: boolean
-  hasArtifacts: boolean
+  /** The job token ('' for none). */
+  jobToken: string
+  /** The `artifacts` patterns (none: download nothing). */
+  artifacts: readonly unknown[]
   /** The `jobs` entries; undefined with `job`. */
   jobs?: readonly JobEntry[] | undefined
   failFast?: boolean
@@ -22,11 +26,8 @@ export interface InputUse {
   statusContext?: boolean
   /** Input `values-file-required`. */
   valuesFileRequired?: boolean
-  /** Whether a values file is read: `values-file`, or an item's `"values-file"`. */
-  hasValuesFile?: boolean
-  /** The `commit-parameter` input, and the shared `parameters` it must not collide with. */
+  /** The `commit-parameter` input. */
   commitParameter?: string | undefined
-  parameters?: BuildParameters
 }
 
 /** An error naming two inputs that cannot be used together, and why. */
@@ -56,7 +57,7 @@ export function checkConflicts(s: InputUse): void {
       `to list the branches of a multibranch project, name it in 'job' and leave 'branch' out`
     )
   }
-  if (s.jobToken && none !== '') {
+  if (s.jobToken !== '' && none !== '') {
     const why = {
       'list-jobs': 'listing reads the jobs',
       disable: 'disabling needs user and token with Job/Configure',
@@ -64,7 +65,7 @@ export function checkConflicts(s: InputUse): void {
     }[none]
     throw conflict('job-token', none, `a job token only triggers builds; ${why}`)
   }
-  if (s.hasFiles && none !== '') {
+  if (s.files.length > 0 && none !== '') {
     throw conflict(
       'files',
       none,
@@ -87,13 +88,13 @@ export function checkConflicts(s: InputUse): void {
         : `listing jobs reports no build; leave 'build' at new`
     )
   }
-  if (s.hasArtifacts && (s.disable || s.listJobs)) {
+  if (s.artifacts.length > 0 && (s.disable || s.listJobs)) {
     throw conflict('artifacts', none, 'no build is reported, so there are no artifacts to download')
   }
-  if (s.hasArtifacts && s.wait !== 'finish') {
+  if (s.artifacts.length > 0 && s.wait !== 'finish') {
     throw conflict('artifacts', 'wait', `artifacts are downloaded once the build ends, ${waited}`)
   }
-  if (s.valuesFileRequired && !s.hasValuesFile) {
+  if (s.valuesFileRequired && !(s.jobs ?? [s]).some(entry => entry.valuesFile !== undefined)) {
     throw new InputError(
       `Input 'values-file-required' is true but no values file is named: name the artifact to read in 'values-file' (or an item's "values-file"), or leave 'values-file-required' out.`
     )
@@ -157,7 +158,7 @@ function commitParameterConflicts(s: InputUse, name: string, none: string, unbui
     throw conflict('commit-parameter', none, `${unbuilt}, so no parameter would take the commit`)
   }
   const own = `${name} takes the commit under test ('commit-parameter'): leave it out of`
-  if (s.parameters && Object.hasOwn(s.parameters, name)) {
+  if (Object.hasOwn(s.parameters, name)) {
     throw conflict('commit-parameter', 'parameters', `${own} 'parameters'`)
   }
   const item = (s.jobs ?? []).findIndex(entry => Object.hasOwn(entry.parameters, name)) + 1

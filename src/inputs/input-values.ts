@@ -11,8 +11,6 @@ export type WaitMode = (typeof WAIT_MODES)[keyof typeof WAIT_MODES]
 export type BuildMode = (typeof BUILD_MODES)[number] | 'given'
 /** Input `scan`. */
 export type ScanMode = (typeof SCAN_MODES)[number]
-/** Input `comment-permission`: the least role on the repository the author of a comment command needs; `none` checks nothing. */
-type CommentPermission = (typeof COMMENT_PERMISSIONS)[number]
 
 const WAIT_MODES = { true: 'finish', started: 'started', false: 'queued' } as const
 const BUILD_MODES = ['new', 'last', 'last-successful'] as const
@@ -87,27 +85,29 @@ export function readBoolean(read: (name: Input) => string, name: Input): boolean
 }
 
 export function parseWait(value: string): WaitMode {
-  return WAIT_MODES[oneOf(value, Input.Wait, ['true', 'started', 'false'] as const)]
+  return WAIT_MODES[oneOf(Input.Wait, ['true', 'started', 'false'] as const)(value)]
 }
 
-export function parseBuild(value: string): BuildMode {
-  return oneOf(
-    value,
-    Input.Build,
-    BUILD_MODES,
-    ', a build number of the job (42), or a build or queue item URL Jenkins gave for it.'
-  )
-}
+export const parseBuild = oneOf<BuildMode>(
+  Input.Build,
+  BUILD_MODES,
+  ', a build number of the job (42), or a build or queue item URL Jenkins gave for it.'
+)
 
-/** The choice `value` names (in any case); else an error naming the input, the value and the choices, then `more`. */
-function oneOf<T extends string>(value: string, name: Input, choices: readonly T[], more = '.'): T {
-  const choice = choices.find(c => c === value.toLowerCase())
-  if (choice === undefined) {
-    throw new InputError(
-      `Input '${name}' ('${clip(value)}') must be one of ${choices.join(', ')}${more}`
-    )
+/**
+ * The parser of a choice input `name`: the choice a value names (in any
+ * case); else an error naming the input, the value and the choices, then `more`.
+ */
+function oneOf<T extends string>(name: Input, choices: readonly T[], more = '.') {
+  return (value: string): T => {
+    const choice = choices.find(c => c === value.toLowerCase())
+    if (choice === undefined) {
+      throw new InputError(
+        `Input '${name}' ('${clip(value)}') must be one of ${choices.join(', ')}${more}`
+      )
+    }
+    return choice
   }
-  return choice
 }
 
 export function parseAccept(value: string): BuildResult[] {
@@ -117,15 +117,12 @@ export function parseAccept(value: string): BuildResult[] {
     .map(item => item.trim().toUpperCase())
     .filter(item => item !== '')
   if (items.length === 0) throw new InputError(`Input 'accept' lists no result: ${expected}.`)
-  const results: BuildResult[] = []
-  for (const item of items) {
-    const result = BUILD_RESULTS.find(r => r === item)
-    if (result === undefined) {
-      throw new InputError(`Input 'accept' has an unknown result '${clip(item)}': ${expected}.`)
-    }
-    if (!results.includes(result)) results.push(result)
+  const unknown = items.find(item => !BUILD_RESULTS.some(r => r === item))
+  if (unknown !== undefined) {
+    throw new InputError(`Input 'accept' has an unknown result '${clip(unknown)}': ${expected}.`)
   }
-  return results
+  // In the order given, each once.
+  return [...new Set(items.flatMap(item => BUILD_RESULTS.filter(r => r === item)))]
 }
 
 /** `where` names the input in the error (an item of `jobs` has its own). */
@@ -140,7 +137,7 @@ export function parseBranch(value: string, where = "Input 'branch'"): string | u
 }
 
 export function parseScan(value: string, hasBranch: boolean): ScanMode {
-  const mode = oneOf(value, Input.Scan, SCAN_MODES)
+  const mode = oneOf(Input.Scan, SCAN_MODES)(value)
   if (mode !== 'if-missing' && !hasBranch) {
     throw new InputError(
       `Input 'scan' ('${mode}') only applies with 'branch': set 'branch' to the branch or pull request of the multibranch project in 'job', or leave 'scan' out.`
@@ -149,47 +146,49 @@ export function parseScan(value: string, hasBranch: boolean): ScanMode {
   return mode
 }
 
-/** Input `commit`: a full SHA-1 or SHA-256 commit id, lower-cased; undefined when empty. */
-export function parseCommit(value: string): string | undefined {
-  if (value === '') return undefined
-  const sha = commitShaOf(value)
-  if (sha === undefined) {
-    throw new InputError(
-      `Input 'commit' ('${clip(value)}') is not a full commit SHA: expected 40 (or, in a SHA-256 repository, 64) hexadecimal characters, such as \${{ github.event.pull_request.head.sha }}.`
-    )
+/**
+ * The parser of an optional input `name`: undefined when empty, else what
+ * `parse` reads, or an error naming the input, the value and `what` it is not.
+ */
+export function optional<T>(name: Input, parse: (value: string) => T | undefined, what: string) {
+  return (value: string): T | undefined => {
+    if (value === '') return undefined
+    const parsed = parse(value)
+    if (parsed === undefined) {
+      throw new InputError(`Input '${name}' ('${clip(value)}') is not ${what}.`)
+    }
+    return parsed
   }
-  return sha
 }
 
-/** Input `pull-request`: a pull request number; undefined when empty. */
-export function parsePullRequest(value: string): number | undefined {
-  if (value === '') return undefined
-  const number = /^#?([1-9][0-9]{0,14})$/.exec(value)?.[1]
-  if (number === undefined) {
-    throw new InputError(
-      `Input 'pull-request' ('${clip(value)}') is not a pull request number: expected a whole number from 1, such as 42.`
-    )
-  }
-  return Number(number)
-}
+/** Input `commit`: a full SHA-1 or SHA-256 commit id, lower-cased. */
+export const parseCommit = optional(
+  Input.Commit,
+  commitShaOf,
+  'a full commit SHA: expected 40 (or, in a SHA-256 repository, 64) hexadecimal characters, such as ${{ github.event.pull_request.head.sha }}'
+)
 
-/** Input `comment-permission`. `read` is refused: on a public repository everyone has it. */
-export function parseCommentPermission(value: string): CommentPermission {
-  return oneOf(
-    value,
-    Input.CommentPermission,
-    COMMENT_PERMISSIONS,
-    ': the least role on the repository that the author of a comment command needs (read is not enough: on a public repository everyone has it).'
-  )
-}
+/** Input `pull-request`: a pull request number. */
+export const parsePullRequest = optional(
+  Input.PullRequest,
+  value => (/^#?[1-9][0-9]{0,14}$/.test(value) ? Number(value.replace('#', '')) : undefined),
+  'a pull request number: expected a whole number from 1, such as 42'
+)
 
-/** Input `commit-parameter`: the name of the job's parameter that takes the commit under test; undefined when empty. */
-export function parseCommitParameter(value: string): string | undefined {
-  if (value === '') return undefined
-  if (value.includes('=') || /\p{Cc}/u.test(value) || value.length > 200) {
-    throw new InputError(
-      `Input 'commit-parameter' ('${clip(value)}') is not a parameter name: expected the name of the job's parameter that takes the commit under test, such as SHA (no '=', no control characters).`
-    )
-  }
-  return value
-}
+/**
+ * Input `comment-permission`: the least role on the repository the author of
+ * a comment command needs; `none` checks nothing. `read` is refused: on a
+ * public repository everyone has it.
+ */
+export const parseCommentPermission = oneOf(
+  Input.CommentPermission,
+  COMMENT_PERMISSIONS,
+  ': the least role on the repository that the author of a comment command needs (read is not enough: on a public repository everyone has it).'
+)
+
+/** Input `commit-parameter`: the name of the job's parameter that takes the commit under test. */
+export const parseCommitParameter = optional(
+  Input.CommitParameter,
+  value => (value.includes('=') || /\p{Cc}/u.test(value) || value.length > 200 ? undefined : value),
+  "a parameter name: expected the name of the job's parameter that takes the commit under test, such as SHA (no '=', no control characters)"
+)

@@ -19,6 +19,7 @@ import {
   parsePullRequest,
   parseScan,
   parseSecret,
+  optional,
   parseWait,
   readBoolean
 } from './input-values.js'
@@ -39,16 +40,6 @@ import { githubLoginOf } from '../util/github-login.js'
  * parameters, files and values-file.
  */
 export type Settings = ReturnType<typeof parseSettings>
-
-/**
- * What the inputs are read against besides their values.
- * @internal
- */
-export interface InputEnvironment {
-  /** GITHUB_WORKSPACE; the working directory when unset. */
-  workspace: string
-  platform: NodeJS.Platform
-}
 
 /**
  * The non-empty defaults of action.yml (any other input defaults to '').
@@ -78,12 +69,14 @@ export const INPUT_DEFAULTS: Readonly<Partial<Record<Input, string>>> = {
 }
 
 /**
- * Pure: reads every input through `get` (tests pass a map) and validates it.
+ * Pure: reads every input through `get` (tests pass a map) and validates it,
+ * against `env`: the workspace (GITHUB_WORKSPACE; the working directory when
+ * unset) and the platform.
  * @internal
  */
 export function parseSettings(
   get: (name: Input) => string,
-  env: InputEnvironment = {
+  env: { workspace: string; platform: NodeJS.Platform } = {
     workspace: resolve(process.env['GITHUB_WORKSPACE'] || process.cwd()),
     platform: process.platform
   }
@@ -141,7 +134,7 @@ export function parseSettings(
   const one = jobs
     ? jobEntry(Object.freeze([]), { ...shared, branch: '' })
     : jobEntry(parseJob(read(Input.Job), url, listJobs || settle), shared)
-  const { job, branch } = one
+  const { job } = one
   const scan = parseScan(
     read(Input.Scan),
     (jobs?.entries ?? [one]).some(entry => entry.branch !== undefined)
@@ -166,24 +159,27 @@ export function parseSettings(
   )
   const artifacts = parseArtifactPatterns(read(Input.Artifacts), env.platform)
 
-  checkConflicts({
-    disable,
-    listJobs,
-    build,
-    hasParameters,
-    hasFiles: files.length > 0,
+  // The settings the conflict checks read.
+  const use = {
+    ...one,
     wait,
-    branch: branch !== undefined,
-    jobToken: jobToken !== '',
-    hasArtifacts: artifacts.length > 0,
-    jobs: jobs?.entries,
+    disable,
+    build,
+    listJobs,
+    /** The job's "Trigger builds remotely" token ('' for none). Already masked (getSettings). */
+    jobToken,
+    /** Lines of the `artifacts` input; empty: download nothing. */
+    artifacts,
+    /** Input `jobs`: the builds to start and follow together, in the order given; undefined with `job`. */
+    ...(jobs ? { jobs: jobs.entries } : {}),
+    /** Input `fail-fast`: when one of the `jobs` builds ends outside `accept`, stop the others this step started. */
     failFast,
-    statusContext: statusContext !== '',
+    /** Input `values-file-required`: a values file that cannot be read fails the step (after its report) rather than warn. */
     valuesFileRequired,
-    hasValuesFile: (jobs?.entries ?? [one]).some(entry => entry.valuesFile !== undefined),
-    commitParameter,
-    parameters
-  })
+    /** Input `commit-parameter`: the job parameter that takes the commit under test (outcome/commit-gate.ts); undefined: none. */
+    ...(commitParameter === undefined ? {} : { commitParameter })
+  }
+  checkConflicts({ ...use, statusContext: statusContext !== '' })
 
   const githubToken = read(Input.GithubToken)
   const needsToken = [
@@ -204,12 +200,8 @@ export function parseSettings(
     user,
     /** API token or password ('' for anonymous). Already masked (getSettings). */
     token,
-    ...one,
-    wait,
-    disable,
-    build,
+    ...use,
     ...(given ? { given } : {}),
-    listJobs,
     /** Input `settle`: settle the hand-offs whose builds ended (step/settle.ts), only those of `context` (`status-context` given) and of `job` (given), written by `creator` (`status-creator`); undefined: not this mode. */
     ...(settle
       ? {
@@ -235,41 +227,24 @@ export function parseSettings(
     ...(commit === undefined ? {} : { commit }),
     /** Input `pull-request`: the pull request the run is for, where the event names none. */
     ...(pullRequest === undefined ? {} : { pullRequest }),
-    /** Input `commit-parameter`: the job parameter that takes the commit under test (outcome/commit-gate.ts); undefined: none. */
-    ...(commitParameter === undefined ? {} : { commitParameter }),
     /** Input `comment-permission`: the least role the author of a comment command needs (outcome/commit-gate.ts). */
     commentPermission: parseCommentPermission(read(Input.CommentPermission)),
     scan,
-    /** The job's "Trigger builds remotely" token ('' for none). Already masked (getSettings). */
-    jobToken,
     /** Extra headers for the Jenkins origin only. Values already masked (getSettings). */
     headers: parseExtraHeaders(read(Input.Headers), { credentials: user !== '' }),
     /** PEM CA certificates trusted for Jenkins besides Node's defaults (each one parsed). */
     caCerts: parseCaCert(read(Input.CaCert)),
-    /** Lines of the `artifacts` input; empty: download nothing. */
-    artifacts,
     /** Absolute folder the artifacts are written to, inside the workspace. */
     artifactsPath: parseArtifactsPath(read(Input.ArtifactsPath), env.workspace),
     /** The workspace (GITHUB_WORKSPACE, else the working directory): outputs name paths relative to it. */
     workspace: env.workspace,
-    /** Input `jobs`: the builds to start and follow together, in the order given; undefined with `job`. */
-    ...(jobs ? { jobs: jobs.entries } : {}),
-    /** Input `fail-fast`: when one of the `jobs` builds ends outside `accept`, stop the others this step started. */
-    failFast,
-    /** Input `values-file-required`: a values file that cannot be read fails the step (after its report) rather than warn. */
-    valuesFileRequired,
     /** What the inputs allow but may not mean (an item of `jobs` given twice): printed as warnings. */
     inputWarnings: jobs?.warnings ?? []
   }
 }
 
 /** Inputs whose lines and whitespace matter. */
-const MULTI_LINE: ReadonlySet<Input> = new Set([
-  Input.Parameters,
-  Input.Files,
-  Input.Artifacts,
-  Input.Jobs
-])
+const MULTI_LINE = new Set([Input.Parameters, Input.Files, Input.Artifacts, Input.Jobs])
 
 /**
  * Reads the inputs with core.getInput. The secrets are given to `mask`
@@ -281,9 +256,7 @@ export function getSettings(options: { mask: (secret: string) => void }): Settin
   const mask = (value: string): void => {
     if (value !== '') options.mask(value)
   }
-  mask(core.getInput(Input.Token))
-  mask(core.getInput(Input.GithubToken))
-  mask(core.getInput(Input.JobToken))
+  for (const name of [Input.Token, Input.GithubToken, Input.JobToken]) mask(core.getInput(name))
   // Header values are secrets (access tokens); values under 4 characters
   // are not, and masking them would blank every such string in the log.
   for (const value of headerSecrets(core.getInput(Input.Headers))) {
@@ -357,18 +330,16 @@ function settleConflicts(o: {
 
 /** `status-creator`: a GitHub login (an app's ends in `[bot]`), with `settle` only. */
 function parseStatusCreator(value: string, settle: boolean): string | undefined {
-  if (value === '') return undefined
-  if (!settle) {
+  if (value !== '' && !settle) {
     throw new InputError(
       `Input 'status-creator' only applies with 'settle: true': it names who wrote the hand-offs a settle run takes.`
     )
   }
-  if (githubLoginOf(value) === undefined) {
-    throw new InputError(
-      `Input 'status-creator' ('${clip(value)}') is not a GitHub login: expected a login such as my-app[bot].`
-    )
-  }
-  return value
+  return optional(
+    Input.StatusCreator,
+    githubLoginOf,
+    'a GitHub login: expected a login such as my-app[bot]'
+  )(value)
 }
 
 const CA_EXPECTED =

@@ -62,11 +62,7 @@ const FORMS =
  * (1-based) and never echo a parameter value. `warnings`: for the step log
  * (an item given twice).
  */
-export function parseJobs(
-  text: string,
-  url: string,
-  shared: SharedJobInputs
-): { entries: JobEntry[]; warnings: string[] } {
+export function parseJobs(text: string, url: string, shared: SharedJobInputs) {
   const trimmed = text.trim()
   if (trimmed.startsWith('{')) {
     throw new InputError(`Input 'jobs' is a JSON object, not an array: ${FORMS}.`)
@@ -141,15 +137,23 @@ function rawItem(value: unknown, index: number): RawItem {
 
 function entryOf(item: RawItem, url: string, shared: SharedJobInputs): JobEntry {
   const where = `Input 'jobs' item ${item.index}`
+  // An item's own value, parsed (undefined: it has none), named in messages by its key.
+  const own = <T, R>(value: T | undefined, key: string, parse: (value: T, where: string) => R) =>
+    value === undefined ? undefined : parse(value, `${where}'s '${key}'`)
   const entry = jobEntry(parseProject(item.job, url, where), shared, {
-    parameters: ownParameters(item, where),
-    ...(item.branch === undefined
-      ? {}
-      : { branch: parseBranch(item.branch, `${where}'s 'branch'`) ?? '' }),
-    ...(item.files === undefined ? {} : { files: parseFiles(item.files, `${where}'s 'files'`) }),
-    ...(item['values-file'] === undefined
-      ? {}
-      : { valuesFile: parseValuesFile(item['values-file'], `${where}'s 'values-file'`) ?? '' })
+    // An object was parsed with the rest; written out again it goes through
+    // the same rules as the `parameters` input (value types, empty names).
+    parameters: own(item.parameters, 'parameters', (value, at) =>
+      parseParameters(typeof value === 'string' ? value : JSON.stringify(value), at)
+    ),
+    // `""` is none, over a shared one.
+    branch: own(item.branch, 'branch', (value, at) => parseBranch(value, at) ?? ''),
+    files: own(item.files, 'files', parseFiles),
+    valuesFile: own(
+      item['values-file'],
+      'values-file',
+      (value, at) => parseValuesFile(value, at) ?? ''
+    )
   })
   return item.build === undefined ? entry : { ...entry, given: givenBuild(item, url, entry) }
 }
@@ -220,15 +224,6 @@ export function jobEntry(project: JobPath, shared: SharedJobInputs, own: OwnInpu
 /** The shared files, an item's own over them by NAME. */
 function mergeFiles(shared: readonly FileRequest[], own: readonly FileRequest[]): FileRequest[] {
   return [...shared.filter(file => !own.some(mine => mine.name === file.name)), ...own]
-}
-
-function ownParameters(item: RawItem, where: string): BuildParameters {
-  if (item.parameters === undefined) return {}
-  // The object was parsed with the rest; written out again it goes through
-  // the same rules as the `parameters` input (value types, empty names).
-  const text =
-    typeof item.parameters === 'string' ? item.parameters : JSON.stringify(item.parameters)
-  return parseParameters(text, `${where}'s 'parameters'`)
 }
 
 /**

@@ -1,8 +1,9 @@
 import { parse as parseJsonTree, type AnyNode } from '@humanwhocodes/momoa'
 import { InputError } from '../util/input-error.js'
-import { groupByName, splitNameValue, type NameValue } from '../util/name-value.js'
+import { groupByName, splitNameValue } from '../util/name-value.js'
 import { MAX_JSON_DEPTH, tooDeepAt } from '../jenkins/transport/json.js'
 import type { BuildParameters } from '../jenkins/model/types.js'
+import { isRecord } from '../util/is-record.js'
 
 const FORMS =
   'expected `NAME=value` lines, or a JSON object such as {"NAME": "value", "LIST": ["a", "b"]}'
@@ -50,29 +51,21 @@ export function parseJsonInput(text: string, where: string, forms: string): unkn
  * `NAME=value` lines (of `parameters`, of `files`): blank lines skipped,
  * each split by splitNameValue; `line` is 1-based.
  */
-export function nameValueLines(
-  text: string,
-  where: string,
-  forms: string
-): Array<NameValue & { line: number }> {
-  const lines: Array<NameValue & { line: number }> = []
-  text.split(/\r?\n/).forEach((raw, index) => {
-    if (raw.trim() === '') return
+export function nameValueLines(text: string, where: string, forms: string) {
+  return text.split(/\r?\n/).flatMap((raw, index) => {
+    if (raw.trim() === '') return []
     const pair = splitNameValue(raw)
     if ('missing' in pair) {
       const problem = pair.missing === '=' ? "has no '='" : "has an empty NAME before '='"
       throw new InputError(`${where} line ${index + 1} ${problem}: ${forms}.`)
     }
-    lines.push({ ...pair, line: index + 1 })
+    return [{ ...pair, line: index + 1 }]
   })
-  return lines
 }
 
 function parseJson(text: string, where: string): BuildParameters {
   const data = parseJsonInput(text, where, FORMS)
-  if (data === null || typeof data !== 'object' || Array.isArray(data)) {
-    throw new InputError(`${where} is JSON but not an object: ${FORMS}.`)
-  }
+  if (!isRecord(data)) throw new InputError(`${where} is JSON but not an object: ${FORMS}.`)
   // Only the top level: a nested object is refused as a value anyway.
   const twice = duplicateKey(text, 1)
   if (twice) {

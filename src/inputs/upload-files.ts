@@ -19,13 +19,8 @@ import { errorCode } from '../util/error-text.js'
 import { nameValueLines } from './parameters.js'
 import type { UploadFile } from '../jenkins/transport/multipart.js'
 
-/** One `NAME=path` line, checked as text. */
-export interface FileRequest {
-  /** The file parameter's name. */
-  name: string
-  /** The path as written, relative to the workspace. */
-  path: string
-}
+/** One `NAME=path` line, checked as text: the file parameter's name, and the path as written, relative to the workspace. */
+export type FileRequest = { name: string; path: string }
 
 const FORMS =
   'expected `NAME=path` lines, the path relative to the workspace (e.g. `PACKAGE=dist/app.zip`)'
@@ -34,10 +29,7 @@ const FORMS =
  * Parses `NAME=path` lines (blank lines skipped; name and path trimmed), or
  * an object of them (an item of `jobs`). `where` names the input in messages.
  */
-export function parseFiles(
-  value: string | Record<string, unknown>,
-  where = "Input 'files'"
-): FileRequest[] {
+export function parseFiles(value: string | Record<string, unknown>, where = "Input 'files'") {
   const entries: Array<[string, unknown, string]> = []
   if (typeof value === 'string') {
     for (const { name, value: path, line } of nameValueLines(value, where, FORMS)) {

@@ -51,18 +51,33 @@ function parseJobUrl(value: string, baseUrl: string): JobPath {
       `Input 'job' URL has a query or fragment ('${redactUrl(value)}'): ${FORMS}.`
     )
   }
-  const basePath = base.pathname.replace(/\/+$/, '')
-  const path = url.pathname
-  if (basePath && path !== basePath && !path.startsWith(basePath + '/')) {
+  const rest = pathBelow(url, base)
+  if (rest === undefined) {
     throw new InputError(
-      `Input 'job' URL path '${path}' is not under the context path '${basePath}' of 'url': ${FORMS}.`
+      `Input 'job' URL path '${url.pathname}' is not under the context path '${base.pathname.replace(/\/+$/, '')}' of 'url': ${FORMS}.`
     )
   }
-  const rest = path.slice(basePath.length).replace(/^\/+/, '').replace(/\/+$/, '')
   return parseUrlForm(rest, value)
 }
 
-function parseUrlForm(path: string, original: string): JobPath {
+/**
+ * The path of `url` below `base`'s context path, without a leading or
+ * trailing '/'; undefined when it is not below (another origin, or outside
+ * the context path).
+ */
+export function pathBelow(url: URL, base: URL): string | undefined {
+  const basePath = base.pathname.replace(/\/+$/, '')
+  const path = url.pathname
+  if (url.origin !== base.origin) return undefined
+  if (basePath && path !== basePath && !path.startsWith(`${basePath}/`)) return undefined
+  return path.slice(basePath.length).replace(/^\/+/, '').replace(/\/+$/, '')
+}
+
+/**
+ * The names of a `job/NAME/job/NAME` path (the part of a URL below the
+ * context path), each percent-decoded once; `original`: the input as given, for messages.
+ */
+export function parseUrlForm(path: string, original: string): JobPath {
   const parts = path.split('/')
   const names: string[] = []
   for (let i = 0; i < parts.length; i += 2) {
