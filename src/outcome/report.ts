@@ -11,7 +11,7 @@ import type { ArtifactsOutcome } from './artifacts.js'
 import type { Build, BuildParameters, PipelineStage } from '../jenkins/model/types.js'
 import { formatDuration } from '../util/duration.js'
 import { buildNumber } from './build-outputs.js'
-import type { HistoryEntry } from './history.js'
+import { historyLine, RESULT_ICONS, type HistoryEntry } from './history.js'
 import { escapeHtml, htmlText, link } from '../util/html.js'
 import { cut } from '../util/shorten.js'
 import type { Logger } from '../util/logger.js'
@@ -336,15 +336,6 @@ function parameterText(value: unknown): string {
   return typeof value === 'string' ? value : ((value === null ? '' : JSON.stringify(value)) ?? '')
 }
 
-/** The symbol shown before a result (summary, history, pull request comment). */
-export const RESULT_ICONS: Record<BuildResult, string> = {
-  SUCCESS: '✅',
-  UNSTABLE: '⚠️',
-  FAILURE: '❌',
-  ABORTED: '⛔',
-  NOT_BUILT: '⚪'
-}
-
 const MAX_STAGE_ROWS = 100
 const MAX_NAME_VALUES = 50
 const MAX_ARTIFACT_ROWS = 20
@@ -477,34 +468,6 @@ function fileCell(where: TestLocation | undefined, commit: SourceCommit | undefi
 
 function firstLine(text: string | undefined): string {
   return (text ?? '').trim().split(/\r\n|\r|\n/)[0] ?? ''
-}
-
-/**
- * The median of the durations (ms); undefined for none.
- * @internal
- */
-export function medianDuration(entries: readonly HistoryEntry[]): number | undefined {
-  const sorted = entries.map(e => e.duration).sort((a, b) => a - b)
-  if (sorted.length === 0) return undefined
-  const middle = Math.floor(sorted.length / 2)
-  return sorted.length % 2 === 1
-    ? sorted[middle]
-    : Math.round(((sorted[middle - 1] ?? 0) + (sorted[middle] ?? 0)) / 2)
-}
-
-/**
- * The history line, oldest build first so that it reads as a timeline up
- * to this build; nothing when the job had no finished build before it.
- * @internal
- */
-export function historyLine(entries: readonly HistoryEntry[]): string | undefined {
-  if (entries.length === 0) return undefined
-  const symbols = [...entries]
-    .reverse()
-    .map(e => link(RESULT_ICONS[e.result] ?? '⚪', e.url))
-    .join(' ')
-  const median = medianDuration(entries) ?? 0
-  return `<p>Last ${entries.length} finished build(s), oldest first: ${symbols} — median duration ${escapeHtml(formatDuration(median))}.</p>`
 }
 
 /** The summary's values (addNameValues: at most 50 keys, each value cut to 200 characters), as text. */
