@@ -21,7 +21,7 @@ import type { UploadFile } from '../jenkins/transport/multipart.js'
 import { sourceLineUrl, type SourceCommit } from './source-link.js'
 import { addTimeline, STAGE_LOOK } from './summary-timeline.js'
 import type { TestLocation } from './test-locations.js'
-import type { TestsOutcome } from './test-report.js'
+import { errorLines, type TestsOutcome } from './test-report.js'
 import type { ValuesOutcome } from './values.js'
 import { errorText } from '../util/error-text.js'
 
@@ -401,7 +401,7 @@ function addFailedTests(summary: Summary, tests: TestsOutcome, level: number): v
         link(shortName(test.name), test.url),
         `<code>${escapeHtml(shortName(test.className))}</code>`,
         ...(withFile ? [fileCell(located.get(test), tests.commit)] : []),
-        textCell(firstLine(test.errorDetails), ERROR_CHARS)
+        textCell(errorLines(test)[0] ?? '', ERROR_CHARS)
       ])
     ])
   }
@@ -464,10 +464,6 @@ function fileCell(where: TestLocation | undefined, commit: SourceCommit | undefi
   if (!where) return '&nbsp;'
   const text = `${cut(where.file, PATH_CHARS)}:${where.line}`
   return `<code>${link(text, commit ? sourceLineUrl(commit, where) : undefined)}</code>`
-}
-
-function firstLine(text: string | undefined): string {
-  return (text ?? '').trim().split(/\r\n|\r|\n/)[0] ?? ''
 }
 
 /** The summary's values (addNameValues: at most 50 keys, each value cut to 200 characters), as text. */

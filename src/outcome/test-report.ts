@@ -181,11 +181,7 @@ export function annotateFailedTests(
   annotate: (message: string, title: string, where?: TestLocation) => void
 ): void {
   for (const test of tests.failed.slice(0, MAX_ANNOTATED)) {
-    const lines = (test.errorDetails ?? '')
-      .trim()
-      .split(/\r\n|\r|\n/)
-      .slice(0, DETAIL_LINES)
-    const quoted = lines.join('\n').slice(0, DETAIL_CHARS)
+    const quoted = errorLines(test).slice(0, DETAIL_LINES).join('\n').slice(0, DETAIL_CHARS)
     const where = test.className ? `${shortName(test.className)} — ${test.url}` : test.url
     annotate(
       quoted ? `${quoted}\n${where}` : `${test.status} ${where}`,
@@ -193,6 +189,11 @@ export function annotateFailedTests(
       tests.located?.get(test)
     )
   }
+}
+
+/** The lines of a failed test's error: its annotation quotes the first few, the summary the first. */
+export function errorLines({ errorDetails }: FailedTest): string[] {
+  return (errorDetails ?? '').trim().split(/\r\n|\r|\n/)
 }
 
 function classOf(action: unknown): unknown {
