@@ -24,10 +24,8 @@ export interface Streamed extends Pick<StepItem, 'entry'> {
  * which opens its group with workflow commands stopped; the engine's
  * console reads tell its end.
  */
-export function liveConsole(
-  { api, io }: StepRun,
-  item: Streamed
-): (ref: BuildRef) => ConsoleFollower {
+export function liveConsole(step: StepRun, item: Streamed): (ref: BuildRef) => ConsoleFollower {
+  const { api, io } = step
   return ref => {
     const streamer = new ConsoleStreamer(api, ref, io)
     io.startGroup(`Console of Jenkins ${item.entry.jobName} #${ref.number}`)
