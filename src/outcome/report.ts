@@ -3,7 +3,7 @@
  * build's section (addBuildSection) and its parts (failed tests, stages,
  * artifacts, history, values), and the table of several; the outputs are
  * build-outputs.ts's, the failure message failure.ts's, the chart
- * summary-timeline.ts's.
+ * summary-timeline.ts's, the history line history.ts's.
  */
 import type { Summary } from '../runner/io.js'
 import type { BuildResult } from '../util/constants.js'
