@@ -174,7 +174,7 @@ export class BuildsRun {
   /** The commit under test (read once, before any trigger), and a status reporter per item. */
   private async startReports(): Promise<void> {
     const { settings, io } = this.step
-    const github = await GithubReports.start({
+    this.github = await GithubReports.start({
       settings,
       logger: this.log,
       setOutput: (name, value) => io.setOutput(name, value),
@@ -182,9 +182,8 @@ export class BuildsRun {
       reportName: this.present.reportName,
       bounds: this.step.githubBounds
     })
-    this.github = github
     if (!settings.commitStatus) return
-    for (const item of this.items) item.status = github.status(item.entry.statusContext)
+    for (const item of this.items) item.status = this.github.status(item.entry.statusContext)
   }
 
   // ---- begin -----------------------------------------------------------------
@@ -240,7 +239,7 @@ export class BuildsRun {
         this.followBuild(item, begin)
         continue
       }
-      const queueId = begin.kind === 'queue-item' ? begin.queueId : work.item(item.index).queueId
+      const queueId = this.queueIdOf(item)
       if (queueId === undefined) continue
       const first = byQueue.get(queueId)
       if (first) {
@@ -326,17 +325,8 @@ export class BuildsRun {
     const { settings, work, api } = this.step
     if (item.report.error) return
     const { outcome } = item.report
-    const { ref, queueId } = work.item(item.index)
-    const { begin } = item
-    const handOff = {
-      queueId:
-        begin.kind === 'queue-item'
-          ? begin.queueId
-          : begin.kind === 'build'
-            ? begin.build.queueId
-            : queueId,
-      build: ref?.number
-    }
+    const { ref } = work.item(item.index)
+    const handOff = { queueId: this.queueIdOf(item), build: ref?.number }
     this.side(item.status?.pending(handOffDescription(handOff), api.jobUrl(item.entry.job)))
     const wait = settings.wait === 'queued' ? 'false' : 'started'
     outcome.note = `Did not wait for the build to ${ref ? 'finish' : 'start'} (wait: ${wait}).`
@@ -467,6 +457,12 @@ export class BuildsRun {
   }
 
   // ---- helpers ---------------------------------------------------------------
+
+  /** The item's queue item: the one given, the given build's, or the one it queued. */
+  private queueIdOf({ begin, index }: Item): number | undefined {
+    if (begin.kind === 'queue-item') return begin.queueId
+    return begin.kind === 'build' ? begin.build.queueId : this.step.work.item(index).queueId
+  }
 
   /** Runs `then` with the items that follow the engine's `track`, if any. */
   private owners(track: number, then: (owners: Owners) => void): void {
