@@ -130,11 +130,9 @@ async function stopWork(
   let unstopped: ReadonlySet<string> = new Set()
   try {
     if (!work.anything) {
-      const adopted = work.adopted
-      if (adopted > 0) {
-        const it = adopted === 1 ? 'it' : 'them'
+      const it = work.adopted === 1 ? 'it' : 'them'
+      if (work.adopted > 0)
         return { outcome: `; left ${it} running (this step did not start ${it}).` }
-      }
       const left = [...new Set(work.scans)].map(scanLeft)
       for (const line of left) log.info(`Jenkins: ${line}.`)
       const outcome =
