@@ -1,8 +1,7 @@
 import { readFileSync } from 'node:fs'
 import { describe, expect, it } from 'vitest'
 import type { BuildResult } from '../../src/util/constants.js'
-import { historyOf } from '../../src/outcome/history.js'
-import { historyLine, medianDuration } from '../../src/outcome/report.js'
+import { historyLine, historyOf, medianDuration } from '../../src/outcome/history.js'
 
 const url = (n: number): string => `https://ci.example/job/app/${n}/`
 

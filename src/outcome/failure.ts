@@ -24,21 +24,16 @@ const TAIL_BYTES = 4 * 1024
  */
 export function failureMessage(outcome: BuildOutcome, tail: string[]): string {
   const build = outcome.build
-  const result = outcome.result ?? build?.result ?? undefined
-  let head: string
-  if (!build) {
-    head = `Jenkins job ${shortName(outcome.jobName)} did not start a build`
-  } else if (build.building && !outcome.result) {
-    head = `Jenkins build ${shortName(outcome.jobName)} #${build.number} did not finish`
-  } else {
-    head = `Jenkins build ${shortName(outcome.jobName)} #${build.number} finished ${result ?? 'without a result'}`
-    if (outcome.failedStage) head += ` in stage '${shortName(outcome.failedStage)}'`
-  }
-  if (outcome.accept && outcome.accept.length > 0)
-    head += ` (accepted: ${outcome.accept.join(', ')})`
+  const result = outcome.result ?? build?.result ?? 'without a result'
+  const name = shortName(outcome.jobName)
+  const head = !build
+    ? `Jenkins job ${name} did not start a build`
+    : build.building && !outcome.result
+      ? `Jenkins build ${name} #${build.number} did not finish`
+      : `Jenkins build ${name} #${build.number} finished ${result}${inStage(outcome)}`
+  const accepted = outcome.accept?.length ? ` (accepted: ${outcome.accept.join(', ')})` : ''
   const url = outcome.buildUrl ?? (build ? undefined : outcome.queueUrl)
-  if (url) head += ` — ${url}`
-  const lines = [head]
+  const lines = [`${head}${accepted}${url ? ` — ${url}` : ''}`]
   if (outcome.note) lines.push(outcome.note)
   const last = lastLines(tail)
   if (last.length > 0) lines.push(`Last ${last.length} console lines:`, ...last)
@@ -96,8 +91,12 @@ function itemLine(item: BuildReport): string {
   if (item.error) return `${name}: ${item.error.replace(/\.$/, '')}`
   if (item.stopped && !outcome.result) return `${name}: ${item.stopped}`
   const result = outcome.result ?? 'no result'
-  const stage = outcome.failedStage ? ` in stage '${shortName(outcome.failedStage)}'` : ''
   const stopped = item.stopped ? ` (${item.stopped})` : ''
   const url = outcome.buildUrl ?? outcome.queueUrl
-  return `${name} ${result}${stage}${stopped}${url ? ` — ${url}` : ''}`
+  return `${name} ${result}${inStage(outcome)}${stopped}${url ? ` — ${url}` : ''}`
+}
+
+/** Where the result came from, after it: ` in stage 'Deploy'` (none when not known). */
+function inStage({ failedStage }: BuildOutcome): string {
+  return failedStage ? ` in stage '${shortName(failedStage)}'` : ''
 }

@@ -2,7 +2,7 @@
  * The job's recent history, for "is this failure new?": its last finished
  * builds before this one (from the job read the step makes anyway, so it
  * costs no request), shown in the summary as one line of result symbols
- * with links and the median duration (report.ts historyLine), and set as
+ * with links and the median duration (historyLine), and set as
  * the `history` output.
  */
 import type { BuildResult } from '../util/constants.js'
@@ -11,6 +11,8 @@ import type { JobPath, RecentBuild } from '../jenkins/model/types.js'
 import type { JenkinsApi } from '../jenkins/client.js'
 import type { Logger } from '../util/logger.js'
 import { errorText } from '../util/error-text.js'
+import { formatDuration } from '../util/duration.js'
+import { escapeHtml, link } from '../util/html.js'
 
 /** One finished build of the job, as the `history` output has it. */
 export interface HistoryEntry {
@@ -57,4 +59,41 @@ export async function readHistory(
   })
   const earlier = builds?.filter(b => b.number < before)
   return earlier && historyOf(earlier, n => api.buildUrl(job, n)).slice(0, HISTORY_KEPT)
+}
+
+/** The symbol shown before a result (summary, history, pull request comment). */
+export const RESULT_ICONS: Record<BuildResult, string> = {
+  SUCCESS: '✅',
+  UNSTABLE: '⚠️',
+  FAILURE: '❌',
+  ABORTED: '⛔',
+  NOT_BUILT: '⚪'
+}
+
+/**
+ * The median of the durations (ms); undefined for none.
+ * @internal
+ */
+export function medianDuration(entries: readonly HistoryEntry[]): number | undefined {
+  const sorted = entries.map(e => e.duration).sort((a, b) => a - b)
+  if (sorted.length === 0) return undefined
+  const middle = Math.floor(sorted.length / 2)
+  return sorted.length % 2 === 1
+    ? sorted[middle]
+    : Math.round(((sorted[middle - 1] ?? 0) + (sorted[middle] ?? 0)) / 2)
+}
+
+/**
+ * The history line, oldest build first so that it reads as a timeline up
+ * to this build; nothing when the job had no finished build before it.
+ * @internal
+ */
+export function historyLine(entries: readonly HistoryEntry[]): string | undefined {
+  if (entries.length === 0) return undefined
+  const symbols = [...entries]
+    .reverse()
+    .map(e => link(RESULT_ICONS[e.result] ?? '⚪', e.url))
+    .join(' ')
+  const median = medianDuration(entries) ?? 0
+  return `<p>Last ${entries.length} finished build(s), oldest first: ${symbols} — median duration ${escapeHtml(formatDuration(median))}.</p>`
 }

@@ -15,7 +15,8 @@ import { formatDuration } from '../util/duration.js'
 import { httpHref } from '../util/http-url.js'
 import { NAME_CHARS } from '../util/names.js'
 import { buildNumber } from './build-outputs.js'
-import { RESULT_ICONS, type BuildReport } from './report.js'
+import { RESULT_ICONS } from './history.js'
+import type { BuildReport } from './report.js'
 
 /**
  * GitHub refuses a longer comment body (422).

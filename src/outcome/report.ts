@@ -3,7 +3,7 @@
  * build's section (addBuildSection) and its parts (failed tests, stages,
  * artifacts, history, values), and the table of several; the outputs are
  * build-outputs.ts's, the failure message failure.ts's, the chart
- * summary-timeline.ts's.
+ * summary-timeline.ts's, the history line history.ts's.
  */
 import type { Summary } from '../runner/io.js'
 import type { BuildResult } from '../util/constants.js'
@@ -11,7 +11,7 @@ import type { ArtifactsOutcome } from './artifacts.js'
 import type { Build, BuildParameters, PipelineStage } from '../jenkins/model/types.js'
 import { formatDuration } from '../util/duration.js'
 import { buildNumber } from './build-outputs.js'
-import type { HistoryEntry } from './history.js'
+import { historyLine, RESULT_ICONS, type HistoryEntry } from './history.js'
 import { escapeHtml, htmlText, link } from '../util/html.js'
 import { cut } from '../util/shorten.js'
 import type { Logger } from '../util/logger.js'
@@ -21,7 +21,7 @@ import type { UploadFile } from '../jenkins/transport/multipart.js'
 import { sourceLineUrl, type SourceCommit } from './source-link.js'
 import { addTimeline, STAGE_LOOK } from './summary-timeline.js'
 import type { TestLocation } from './test-locations.js'
-import type { TestsOutcome } from './test-report.js'
+import { errorLines, type TestsOutcome } from './test-report.js'
 import type { ValuesOutcome } from './values.js'
 import { errorText } from '../util/error-text.js'
 
@@ -336,15 +336,6 @@ function parameterText(value: unknown): string {
   return typeof value === 'string' ? value : ((value === null ? '' : JSON.stringify(value)) ?? '')
 }
 
-/** The symbol shown before a result (summary, history, pull request comment). */
-export const RESULT_ICONS: Record<BuildResult, string> = {
-  SUCCESS: '✅',
-  UNSTABLE: '⚠️',
-  FAILURE: '❌',
-  ABORTED: '⛔',
-  NOT_BUILT: '⚪'
-}
-
 const MAX_STAGE_ROWS = 100
 const MAX_NAME_VALUES = 50
 const MAX_ARTIFACT_ROWS = 20
@@ -410,7 +401,7 @@ function addFailedTests(summary: Summary, tests: TestsOutcome, level: number): v
         link(shortName(test.name), test.url),
         `<code>${escapeHtml(shortName(test.className))}</code>`,
         ...(withFile ? [fileCell(located.get(test), tests.commit)] : []),
-        textCell(firstLine(test.errorDetails), ERROR_CHARS)
+        textCell(errorLines(test)[0] ?? '', ERROR_CHARS)
       ])
     ])
   }
@@ -473,38 +464,6 @@ function fileCell(where: TestLocation | undefined, commit: SourceCommit | undefi
   if (!where) return '&nbsp;'
   const text = `${cut(where.file, PATH_CHARS)}:${where.line}`
   return `<code>${link(text, commit ? sourceLineUrl(commit, where) : undefined)}</code>`
-}
-
-function firstLine(text: string | undefined): string {
-  return (text ?? '').trim().split(/\r\n|\r|\n/)[0] ?? ''
-}
-
-/**
- * The median of the durations (ms); undefined for none.
- * @internal
- */
-export function medianDuration(entries: readonly HistoryEntry[]): number | undefined {
-  const sorted = entries.map(e => e.duration).sort((a, b) => a - b)
-  if (sorted.length === 0) return undefined
-  const middle = Math.floor(sorted.length / 2)
-  return sorted.length % 2 === 1
-    ? sorted[middle]
-    : Math.round(((sorted[middle - 1] ?? 0) + (sorted[middle] ?? 0)) / 2)
-}
-
-/**
- * The history line, oldest build first so that it reads as a timeline up
- * to this build; nothing when the job had no finished build before it.
- * @internal
- */
-export function historyLine(entries: readonly HistoryEntry[]): string | undefined {
-  if (entries.length === 0) return undefined
-  const symbols = [...entries]
-    .reverse()
-    .map(e => link(RESULT_ICONS[e.result] ?? '⚪', e.url))
-    .join(' ')
-  const median = medianDuration(entries) ?? 0
-  return `<p>Last ${entries.length} finished build(s), oldest first: ${symbols} — median duration ${escapeHtml(formatDuration(median))}.</p>`
 }
 
 /** The summary's values (addNameValues: at most 50 keys, each value cut to 200 characters), as text. */

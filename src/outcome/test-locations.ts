@@ -128,9 +128,7 @@ export async function searchWorkspace(
           if (folder.depth + 1 > maxDepth) return undefined
           folders.push({ path: join(folder.path, entry.name), rel, depth: folder.depth + 1 })
         } else if (entry.isFile() && names.has(entry.name)) {
-          const paths = found.get(entry.name) ?? []
-          paths.push(rel)
-          found.set(entry.name, paths)
+          found.set(entry.name, [...(found.get(entry.name) ?? []), rel])
         }
       }
     }

@@ -45,9 +45,12 @@ interface TestAction {
 /**
  * Reads the build's test report: the counts from its action, then (when
  * tests failed) the failed tests from the report in bounded pages. Undefined
- * when the build has no report. A report that cannot be read leaves the
- * counts and says so (a warning, and a note in `unread` for the summary):
- * the build's result is what the step reports; the list is a help.
+ * when the build has no report. The action and its counts come from the
+ * final JSON or, when it only names the action (the counts are exported
+ * below depth 0, jenkins-api.md 5.5), from one narrower request. A report
+ * that cannot be read leaves the counts and says so (a warning, and a note
+ * in `unread` for the summary): the build's result is what the step
+ * reports; the list is a help.
  */
 export async function readTests(
   api: Pick<JenkinsApi, 'getBuild' | 'baseUrl'> & Pick<BuildOutputsApi, 'failedTests'>,
@@ -56,7 +59,29 @@ export async function readTests(
   logger: Logger,
   unread: string[] = []
 ): Promise<TestsOutcome | undefined> {
-  const action = await testAction(api, ref, build, logger, unread)
+  // Counts that are not counts (1e+21, -1, 2.5) would reach the outputs: said once, then left out.
+  let said = false
+  const ignored = (message: string): void => {
+    said = true
+    logger.warning(message)
+  }
+  let action = testReportAction(build.actions, ignored)
+  const named = (build.actions ?? []).some(a => /TestResult/.test(String(classOf(a))))
+  if (!action && !said && named) {
+    const detailed = await api
+      .getBuild(ref.job, ref.number, {
+        tree: 'actions[_class,failCount,skipCount,totalCount,urlName]'
+      })
+      .catch((error: unknown) => {
+        if (error instanceof Interrupted) throw error
+        warnUnread(
+          `The test counts of Jenkins build #${ref.number} could not be read: ${errorText(error)}`,
+          logger,
+          unread
+        )
+      })
+    action = detailed ? testReportAction(detailed.actions, ignored) : undefined
+  }
   if (!action) return undefined
   const outcome: TestsOutcome = {
     counts: action.counts,
@@ -86,44 +111,6 @@ export async function readTests(
     `Read ${read.casesRead} test cases (${read.bytesRead} bytes, ${read.requests} request(s)) to find ${read.failed.length} failed test(s)${read.complete ? '' : ', not the whole report'}${read.budgetReached ? ' (stopped at the byte budget)' : ''}.`
   )
   return { ...outcome, failed: read.failed, casesRead: read.casesRead, partial: read.budgetReached }
-}
-
-/**
- * The report's action and counts, from the final JSON or, when it only names
- * the action (the counts are exported below depth 0, jenkins-api.md 5.5),
- * from one narrower request. Several actions (a build's own report and an
- * aggregate of it): the largest counts win, an aggregate includes its parts.
- */
-async function testAction(
-  api: Pick<JenkinsApi, 'getBuild'>,
-  ref: BuildRef,
-  build: Build,
-  logger: Logger,
-  unread: string[]
-): Promise<TestAction | undefined> {
-  // Counts that are not counts (1e+21, -1, 2.5) would reach the outputs: said once, then left out.
-  let said = false
-  const ignored = (message: string): void => {
-    said = true
-    logger.warning(message)
-  }
-  const found = testReportAction(build.actions, ignored)
-  if (found || said) return found
-  const named = (build.actions ?? []).some(a => /TestResult/.test(String(classOf(a))))
-  if (!named) return undefined
-  const detailed = await api
-    .getBuild(ref.job, ref.number, {
-      tree: 'actions[_class,failCount,skipCount,totalCount,urlName]'
-    })
-    .catch((error: unknown) => {
-      if (error instanceof Interrupted) throw error
-      warnUnread(
-        `The test counts of Jenkins build #${ref.number} could not be read: ${errorText(error)}`,
-        logger,
-        unread
-      )
-    })
-  return detailed ? testReportAction(detailed.actions, ignored) : undefined
 }
 
 /**
@@ -194,11 +181,7 @@ export function annotateFailedTests(
   annotate: (message: string, title: string, where?: TestLocation) => void
 ): void {
   for (const test of tests.failed.slice(0, MAX_ANNOTATED)) {
-    const lines = (test.errorDetails ?? '')
-      .trim()
-      .split(/\r\n|\r|\n/)
-      .slice(0, DETAIL_LINES)
-    const quoted = lines.join('\n').slice(0, DETAIL_CHARS)
+    const quoted = errorLines(test).slice(0, DETAIL_LINES).join('\n').slice(0, DETAIL_CHARS)
     const where = test.className ? `${shortName(test.className)} — ${test.url}` : test.url
     annotate(
       quoted ? `${quoted}\n${where}` : `${test.status} ${where}`,
@@ -206,6 +189,11 @@ export function annotateFailedTests(
       tests.located?.get(test)
     )
   }
+}
+
+/** The lines of a failed test's error: its annotation quotes the first few, the summary the first. */
+export function errorLines({ errorDetails }: FailedTest): string[] {
+  return (errorDetails ?? '').trim().split(/\r\n|\r|\n/)
 }
 
 function classOf(action: unknown): unknown {

@@ -114,24 +114,24 @@ export async function readValues(
   { required = false }: { required?: boolean } = {}
 ): Promise<ValuesOutcome> {
   const what = `values-file '${path}' of build #${ref.number} of ${fullName(ref.job)}`
-  const fail = (problem: string): ValuesOutcome => {
-    const and = required ? ', and values-file-required is true' : ''
-    const message = `The ${what} ${problem}${and}: the values output is {}.`
-    if (!required) logger.warning(message)
-    return { values: {}, problem: message, ...(required && { required }) }
+  const parsed = await api.readArtifact(ref, path, MAX_VALUES_BYTES).then(
+    (read): ParsedValues =>
+      'tooLarge' in read
+        ? { problem: 'is larger than 1 MiB, so it was not read' }
+        : parseValues(path, read.bytes),
+    (error: unknown) => {
+      // The step's own cancel or deadline ends the step, not just the values.
+      if (!(error instanceof JenkinsError) || error instanceof Interrupted) throw error
+      if (error.kind !== 'not-found') return { problem: `could not be read (${error.message})` }
+      return { problem: 'was not archived by the build (404)' }
+    }
+  )
+  if ('values' in parsed) {
+    logger.info(`Read ${Object.keys(parsed.values).length} values from the ${what}.`)
+    return { values: parsed.values }
   }
-  let read
-  try {
-    read = await api.readArtifact(ref, path, MAX_VALUES_BYTES)
-  } catch (error) {
-    // The step's own cancel or deadline ends the step, not just the values.
-    if (!(error instanceof JenkinsError) || error instanceof Interrupted) throw error
-    if (error.kind === 'not-found') return fail('was not archived by the build (404)')
-    return fail(`could not be read (${error.message})`)
-  }
-  if ('tooLarge' in read) return fail(`is larger than 1 MiB, so it was not read`)
-  const parsed = parseValues(path, read.bytes)
-  if ('problem' in parsed) return fail(parsed.problem)
-  logger.info(`Read ${Object.keys(parsed.values).length} values from the ${what}.`)
-  return { values: parsed.values }
+  const and = required ? ', and values-file-required is true' : ''
+  const message = `The ${what} ${parsed.problem}${and}: the values output is {}.`
+  if (!required) logger.warning(message)
+  return { values: {}, problem: message, ...(required && { required }) }
 }

@@ -1,10 +1,9 @@
 import { abortRemote, COULD_NOT_ABORT, onCancelSignals, scanLeft } from '../follow/cancel.js'
+import type { RemoteTarget } from '../follow/cancel.js'
 import { statusFailure } from '../follow/build-parts.js'
 import { Interrupted } from '../jenkins/transport/errors.js'
-import type { RemoteTarget } from '../follow/cancel.js'
 import type { Settings } from '../inputs/inputs.js'
-import type { JenkinsClient } from '../jenkins/client.js'
-import type { JenkinsApi } from '../jenkins/client.js'
+import type { JenkinsApi, JenkinsClient } from '../jenkins/client.js'
 import type { StepIO } from '../runner/io.js'
 import { namedLogger, type Logger } from '../util/logger.js'
 import { StepBounds } from '../util/request-bounds.js'
@@ -131,11 +130,9 @@ async function stopWork(
   let unstopped: ReadonlySet<string> = new Set()
   try {
     if (!work.anything) {
-      const adopted = work.adopted
-      if (adopted > 0) {
-        const it = adopted === 1 ? 'it' : 'them'
+      const it = work.adopted === 1 ? 'it' : 'them'
+      if (work.adopted > 0)
         return { outcome: `; left ${it} running (this step did not start ${it}).` }
-      }
       const left = [...new Set(work.scans)].map(scanLeft)
       for (const line of left) log.info(`Jenkins: ${line}.`)
       const outcome =

@@ -63,10 +63,7 @@ export class RemoteWork {
   }
 
   queued(index: number, queueId: number, merged: boolean): void {
-    const item = this.entry(index)
-    item.queueId = queueId
-    item.merged = merged
-    item.lost = undefined
+    Object.assign(this.entry(index), { queueId, merged, lost: undefined })
     this.persist()
   }
 

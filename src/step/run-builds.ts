@@ -5,19 +5,12 @@
  * engine, ended through build-ended.ts, and reported through the presenter
  * chosen at the start (presenter.ts). docs/architecture.md has the steps.
  */
-import { abortRemote, SHARED_WORK_LEFT } from '../follow/cancel.js'
 import { buildRef, statusFailure } from '../follow/build-parts.js'
 import { BuildsFollower } from '../follow/follow-builds.js'
-import { ConsoleStreamer, stopCommands, withCommandsStopped } from '../follow/log-stream.js'
 import { expectationFrom } from '../follow/poll-policy.js'
 import { QueueItemEnded } from '../follow/queue-ended.js'
-import {
-  DEFAULT_SCHEDULE_POLICY,
-  ONE_BUILD_POLICY,
-  type ConsoleFollower,
-  type StartSeen
-} from '../follow/schedule.js'
-import { fullName, jobKey, queueItemUrl } from '../jenkins/model/job-path.js'
+import { DEFAULT_SCHEDULE_POLICY, ONE_BUILD_POLICY, type StartSeen } from '../follow/schedule.js'
+import { jobKey, queueItemUrl } from '../jenkins/model/job-path.js'
 import type { Build, BuildRef, PipelineRun } from '../jenkins/model/types.js'
 import type { UploadFile } from '../jenkins/transport/multipart.js'
 import { Interrupted } from '../jenkins/transport/errors.js'
@@ -32,8 +25,10 @@ import { errorText } from '../util/error-text.js'
 import { namedLogger, type Logger } from '../util/logger.js'
 import { settleBy, throwIfAborted } from '../util/wait.js'
 import type { StepRun } from './bounded-step.js'
-import { buildKnown, queueBuild, queueWaitMs, type StepItem } from './build-begun.js'
+import { buildKnown, queueBuild, queueWaitMs } from './build-begun.js'
 import { judgeEnd, reportEnded } from './build-ended.js'
+import { liveConsole, printConsole, type Streamed } from './consoles.js'
+import { stopOthers, type Followed } from './fail-fast.js'
 import type { Presenter } from './presenter.js'
 import { Printer } from './printer.js'
 import { resolveItems, type Begin } from './resolve-items.js'
@@ -42,16 +37,10 @@ import { resolveItems, type Begin } from './resolve-items.js'
 const SETTLE_ON_ABORT_MS = 1000
 
 /** One item of the step (the `job`, or one of `jobs`) once resolved; what it started is RemoteWork's item `index`. */
-interface Item extends StepItem {
+interface Item extends Followed, Streamed {
   begin: Begin
-  /** The engine's id of its build: items that started the same work share one. */
-  track?: number
   /** Its queue item's `inQueueSince` (Jenkins' clock), for the queue wait. */
   inQueueSince?: number
-  /** fail-fast told it to stop. */
-  stopping?: true
-  /** Its build's console while it streams live. */
-  live?: { streamer: ConsoleStreamer; close(): void }
   inputs?: ReturnType<typeof inputNotices>
 }
 
@@ -60,22 +49,24 @@ type Owners = [Item, ...Item[]]
 
 /** The step's builds from resolve to verdict; stop() is the one stop handler's part of it. */
 export class BuildsRun {
-  private readonly printer: Printer
+  readonly printer: Printer
   /** The logger for everything but the consoles (held while one prints). */
   readonly log: Logger
   /** Every item before it is resolved: its report exists from the start (a stop before resolve still reports it). */
   private readonly slots: Array<Omit<Item, 'begin'>>
   private readonly reports: BuildReport[]
   private items: Item[] = []
-  private readonly follower: BuildsFollower
+  readonly follower: BuildsFollower
   /** Work on the side (completions, statuses, fail-fast), awaited before the run ends. */
   private readonly pending = new Set<Promise<unknown>>()
   private failingFast = false
+  /** One build followed to its end: its console streams live (`log`), else its wait is said. */
+  private readonly lone: boolean
   /** The commit under test, its statuses (one gate: one warning for the step) and the one comment for every build. */
   private github?: GithubReports
 
   constructor(
-    private readonly step: StepRun,
+    readonly step: StepRun,
     private readonly present: Presenter,
     /** Each item's files (upload-files.ts), checked on disk; by item index. */
     private readonly uploads: ReadonlyArray<readonly UploadFile[]>
@@ -90,6 +81,7 @@ export class BuildsRun {
       report: { outcome: { jobName: entry.jobName, jobUrl: api.jobUrl(entry.job) }, tail: [] }
     }))
     this.reports = this.slots.map(slot => slot.report)
+    this.lone = !present.several && settings.wait === 'finish'
     this.follower = new BuildsFollower({
       api,
       logger: this.log,
@@ -182,7 +174,7 @@ export class BuildsRun {
   /** The commit under test (read once, before any trigger), and a status reporter per item. */
   private async startReports(): Promise<void> {
     const { settings, io } = this.step
-    const github = await GithubReports.start({
+    this.github = await GithubReports.start({
       settings,
       logger: this.log,
       setOutput: (name, value) => io.setOutput(name, value),
@@ -190,9 +182,8 @@ export class BuildsRun {
       reportName: this.present.reportName,
       bounds: this.step.githubBounds
     })
-    this.github = github
     if (!settings.commitStatus) return
-    for (const item of this.items) item.status = github.status(item.entry.statusContext)
+    for (const item of this.items) item.status = this.github.status(item.entry.statusContext)
   }
 
   // ---- begin -----------------------------------------------------------------
@@ -248,7 +239,7 @@ export class BuildsRun {
         this.followBuild(item, begin)
         continue
       }
-      const queueId = begin.kind === 'queue-item' ? begin.queueId : work.item(item.index).queueId
+      const queueId = this.queueIdOf(item)
       if (queueId === undefined) continue
       const first = byQueue.get(queueId)
       if (first) {
@@ -260,7 +251,7 @@ export class BuildsRun {
       byQueue.set(queueId, item)
       item.track = this.follower.addQueued(item.entry.job, queueId, {
         expect: begin.kind === 'trigger' ? expectationFrom(begin.info.recent ?? []) : undefined,
-        consoleOf: this.liveConsole(item),
+        consoleOf: this.lone && this.step.settings.log ? liveConsole(this.step, item) : undefined,
         inputs: begin.kind === 'queue-item' || isPipelineJob(begin.info)
       })
     }
@@ -277,7 +268,7 @@ export class BuildsRun {
     }
     // A given build is followed as a new one: its console from the start.
     const shown = settings.log && (build.building || mode === 'given')
-    const live = shown ? this.liveConsole(item) : undefined
+    const live = shown && this.lone ? liveConsole(this.step, item) : undefined
     if (!build.building && !live) {
       this.ended([item], build, { watched: shown })
       return
@@ -334,17 +325,8 @@ export class BuildsRun {
     const { settings, work, api } = this.step
     if (item.report.error) return
     const { outcome } = item.report
-    const { ref, queueId } = work.item(item.index)
-    const { begin } = item
-    const handOff = {
-      queueId:
-        begin.kind === 'queue-item'
-          ? begin.queueId
-          : begin.kind === 'build'
-            ? begin.build.queueId
-            : queueId,
-      build: ref?.number
-    }
+    const { ref } = work.item(item.index)
+    const handOff = { queueId: this.queueIdOf(item), build: ref?.number }
     this.side(item.status?.pending(handOffDescription(handOff), api.jobUrl(item.entry.job)))
     const wait = settings.wait === 'queued' ? 'false' : 'started'
     outcome.note = `Did not wait for the build to ${ref ? 'finish' : 'start'} (wait: ${wait}).`
@@ -357,37 +339,9 @@ export class BuildsRun {
     )
   }
 
-  /**
-   * The lone build's console, when the presenter streams it (log-stream.ts):
-   * a maker the engine calls at the build's start, which opens its group with
-   * workflow commands stopped; the engine's console reads tell its end.
-   */
-  private liveConsole(item: Item): ((ref: BuildRef) => ConsoleFollower) | undefined {
-    const { settings, api, io } = this.step
-    if (this.present.several || !settings.log || settings.wait !== 'finish') return undefined
-    return ref => {
-      const streamer = new ConsoleStreamer(api, ref, io)
-      io.startGroup(`Console of Jenkins ${item.entry.jobName} #${ref.number}`)
-      const resume = stopCommands(text => io.write(text))
-      item.live = {
-        streamer,
-        close: () => {
-          if (!item.live) return
-          item.live = undefined
-          // Before commands resume: its lines must stay in the stopped region.
-          streamer.flush()
-          resume()
-          io.endGroup()
-        }
-      }
-      return streamer
-    }
-  }
-
   /** One build followed without its console (`log: false`): said, so that the step does not look hung (with `log`, its console shows it). */
   private waitingSilently(item: Item, ref: BuildRef): void {
-    const { settings } = this.step
-    if (!this.present.several && !settings.log && settings.wait === 'finish') {
+    if (this.lone && !this.step.settings.log) {
       this.log.info(
         `Waiting for Jenkins build ${item.entry.jobName} #${ref.number} to finish (log: false).`
       )
@@ -440,7 +394,7 @@ export class BuildsRun {
           reports: this.github,
           owners
         })
-        const shown = tail ?? (settings.log && watched ? await this.printConsole(ref) : [])
+        const shown = tail ?? (settings.log && watched ? await printConsole(this, ref) : [])
         for (const item of owners) item.report.tail = shown
       } catch (error) {
         if (error instanceof Interrupted || signal.aborted) throw error
@@ -452,34 +406,6 @@ export class BuildsRun {
       }
     }
     this.side(complete())
-  }
-
-  /**
-   * A build that ended, printed whole in a group of its own after the
-   * groups already asked for, commands stopped (log-stream.ts); the engine
-   * reads it until Jenkins closes it. A console that cannot be read is said
-   * in the group: the build's result stands. Its last lines.
-   */
-  private printConsole(ref: BuildRef): Promise<string[]> {
-    const { api, signal } = this.step
-    return this.printer.group(`Console of Jenkins ${fullName(ref.job)} #${ref.number}`, sink => {
-      const streamer = new ConsoleStreamer(api, ref, sink)
-      return withCommandsStopped(
-        text => sink.write(text),
-        async () => {
-          try {
-            await this.follower.drain(ref, streamer)
-          } catch (error) {
-            if (error instanceof Interrupted || signal.aborted) throw error
-            streamer.notice(`Could not read the console: ${errorText(error)}`)
-          } finally {
-            // Before commands resume: its lines must stay in the stopped region.
-            streamer.flush()
-          }
-          return streamer.tail()
-        }
-      )
-    })
   }
 
   /** A queue item or build that cannot be followed further. */
@@ -525,60 +451,18 @@ export class BuildsRun {
    * for. Stopped builds are still followed to their end, and reported.
    */
   private failFast(cause: Item): void {
-    const { settings, work } = this.step
-    if (!settings.failFast || this.failingFast) return
-    // Not those that ended already (their reports are on the way).
-    const others = this.items.filter(
-      item =>
-        item !== cause &&
-        !work.item(item.index).done &&
-        !item.report.error &&
-        item.report.outcome.result === undefined
-    )
+    if (!this.step.settings.failFast || this.failingFast) return
     this.failingFast = true
-    if (others.length === 0) return
-    this.log.info(
-      `fail-fast: ${cause.entry.jobName} did not pass; stopping the other builds this step started.`
-    )
-    const tracks = new Map<string, Item[]>()
-    for (const item of others) {
-      const key = item.track === undefined ? `item ${item.index}` : `track ${item.track}`
-      tracks.set(key, [...(tracks.get(key) ?? []), item])
-    }
-    for (const group of tracks.values()) this.side(this.stopGroup(group))
-  }
-
-  private async stopGroup(group: Item[]): Promise<void> {
-    const { api, work } = this.step
-    const [first] = group
-    if (!first) return
-    const name = first.entry.jobName
-    const target = work.targetOf(first.index, api)
-    const note = `left ${SHARED_WORK_LEFT}`
-    if (!target || target.shared) {
-      this.leave(group, target?.shared ? note : undefined)
-      return
-    }
-    for (const item of group) item.stopping = true
-    const said = await abortRemote(api, target, namedLogger(this.log, name))
-    this.log.info(`fail-fast: ${name}: ${said}.`)
-    if (said.endsWith(SHARED_WORK_LEFT)) {
-      this.leave(group, note)
-      return
-    }
-    if (first.track !== undefined) this.follower.expedite(first.track)
-  }
-
-  /** Stops following the items (their work is not this step's alone to stop). */
-  private leave(group: Item[], note: string | undefined): void {
-    for (const item of group) {
-      if (note) item.report.left = note
-      if (item.track !== undefined) this.follower.drop(item.track)
-      this.step.work.finished(item.index)
-    }
+    for (const stop of stopOthers(this, cause, this.items)) this.side(stop)
   }
 
   // ---- helpers ---------------------------------------------------------------
+
+  /** The item's queue item: the one given, the given build's, or the one it queued. */
+  private queueIdOf({ begin, index }: Item): number | undefined {
+    if (begin.kind === 'queue-item') return begin.queueId
+    return begin.kind === 'build' ? begin.build.queueId : this.step.work.item(index).queueId
+  }
 
   /** Runs `then` with the items that follow the engine's `track`, if any. */
   private owners(track: number, then: (owners: Owners) => void): void {
