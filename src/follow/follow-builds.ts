@@ -7,7 +7,6 @@ import type {
   JobPath,
   PipelineRun,
   QueuedTask,
-  QueueItem,
   RunningBuild
 } from '../jenkins/model/types.js'
 import type { BuildOutputsApi, JenkinsApi } from '../jenkins/client.js'
@@ -391,8 +390,6 @@ export class BuildsFollower {
         ? running?.byKey.has(runningKey(state.ref.job, state.ref.number))
         : state.phase === 'queued' && running?.byQueueId.has(state.queueId)
     )
-    // The hooks are told once every track was judged.
-    const told: Array<() => void> = []
     for (const track of this.tracks) {
       const { state } = track
       if (state.phase === 'done' || track.inFlight || track.addedAt > sentAt) continue
@@ -401,9 +398,8 @@ export class BuildsFollower {
         const waiting = queued?.get(state.queueId)
         if (started && sameJob(started.job, track.job)) {
           const ref = buildRef(this.options.api, track.job, started.number)
-          const start = this.startTrack(track, ref, now, { listed: started })
-          told.push(() => this.started(track, ref, start))
-        } else if (waiting) told.push(this.waitingNews(track, waiting.why, now))
+          this.startTrack(track, ref, now, { listed: started })
+        } else if (waiting) this.waitingNews(track, waiting.why, now)
         // Neither list shows it: its own queue item says what became of it.
         else if (queued || running) track.readAt(now, { poll: false })
       } else if (!track.direct && running) {
@@ -417,7 +413,6 @@ export class BuildsFollower {
         }
       }
     }
-    for (const tell of told) tell()
   }
 
   /** A list, or 'refused' when Jenkins will not give it (the builds are then read one by one). */
@@ -461,40 +456,35 @@ export class BuildsFollower {
     })
   }
 
+  /** Its own queue item (or, once it left, the build of its queue id), and what it showed. */
   private async queueItem(track: Track, queueId: number): Promise<void> {
     const askedAt = Date.now()
     const { api } = this.options
-    const item = await this.attempt(
+    const { job } = track
+    let item = await this.attempt(
       track,
       unlessNotFound(api.getQueueItem(queueId), null),
       'Queue poll failed'
     )
-    if (item !== null) {
-      if (item) this.sawQueueItem(track, askedAt, item)
-      return
-    }
-    // A left item is kept for 5 minutes, and none survive a restart
-    // (jenkins-api.md 4): the build is found by its queue id instead.
-    const { job } = track
-    const byQueueId = buildNumberByQueueId(api, job, queueId).then(found => found ?? null)
-    const number = await this.attempt(track, byQueueId)
-    if (number === undefined) return
-    if (number === null) {
-      const name = fullName(job)
-      return this.fail(
-        track,
-        new QueueItemEnded(
-          `Queue item ${queueId} of ${name} is gone from Jenkins (it expires 5 minutes after leaving the queue, and on restart) and no recent build of ${name} has that queue id.`,
-          'gone',
-          queueId
+    const name = fullName(job)
+    if (item === null) {
+      // A left item is kept for 5 minutes, and none survive a restart
+      // (jenkins-api.md 4): the build is found by its queue id instead.
+      const byQueueId = buildNumberByQueueId(api, job, queueId).then(found => found ?? null)
+      const number = await this.attempt(track, byQueueId)
+      if (number === null) {
+        return this.fail(
+          track,
+          new QueueItemEnded(
+            `Queue item ${queueId} of ${name} is gone from Jenkins (it expires 5 minutes after leaving the queue, and on restart) and no recent build of ${name} has that queue id.`,
+            'gone',
+            queueId
+          )
         )
-      )
+      }
+      item = number === undefined ? undefined : { id: queueId, executable: { number } }
     }
-    this.sawQueueItem(track, askedAt, { id: queueId, executable: { number } })
-  }
-
-  /** A queue item read on its own, at `askedAt`. */
-  private sawQueueItem(track: Track, askedAt: number, item: QueueItem): void {
+    if (!item) return
     const now = Date.now()
     track.inFlight = false
     if (track.state.phase !== 'queued') return
@@ -504,23 +494,26 @@ export class BuildsFollower {
     if (number !== undefined) {
       const startSlackMs = Math.max(0, askedAt - previous)
       const seen = { seenAt: askedAt, startSlackMs, inQueueSince: item.inQueueSince }
-      const ref = buildRef(this.options.api, track.job, number)
-      return this.started(track, ref, this.startTrack(track, ref, now, { seen }))
+      return this.startTrack(track, buildRef(api, job, number), now, { seen })
     }
-    const { queueId } = track.state
     if (item.cancelled) {
-      track.finish()
-      return this.leftWithoutBuild(track, queueId, { cancelled: true })
+      return this.fail(
+        track,
+        new QueueItemEnded(
+          `The queue item ${queueId} of ${name} was cancelled in Jenkins before it started (by a user, or because the job was disabled).`,
+          'cancelled',
+          queueId
+        )
+      )
     }
-    const waiting = this.waitingNews(track, item.why, now)
+    this.waitingNews(track, item.why, now)
     if (item._class?.endsWith('$LeftItem') || (item.why == null && item.executable === null)) {
       // The run is being created (briefly), or never was (the job was
       // disabled after queuing): a bounded while.
       track.leftAt ??= now
       if (now - track.leftAt > this.policy.leftWithoutBuildMs) {
-        track.finish()
-        waiting()
-        return this.leftWithoutBuild(track, queueId, { cancelled: false })
+        const left = `Queue item ${queueId} of ${name} left the queue without starting a build.`
+        return this.fail(track, new JenkinsError('protocol', left))
       }
     }
     if (this.coveredByRound(track)) {
@@ -528,7 +521,6 @@ export class BuildsFollower {
       track.readAt(at, { poll: false })
     } else
       track.readAt(now + nextQueueDelay(track.queueAttempt++, this.policy.poll), { poll: true })
-    waiting()
   }
 
   /** A build read on its own (`full`: its whole JSON), and what it showed. */
@@ -618,7 +610,8 @@ export class BuildsFollower {
   /**
    * The track runs: its watch starts from what is known of its start
    * (`listed`: as a list or a read showed it; `seen`: when the step saw it
-   * start, else now). Returns the start, for the hook.
+   * start, else now). A queued track's start is told to the hook, then its
+   * console made (the hook says the start before the console opens).
    */
   private startTrack(
     track: Track,
@@ -628,7 +621,8 @@ export class BuildsFollower {
       listed,
       seen
     }: { listed?: Pick<RunningBuild, 'timestamp' | 'estimatedDuration'>; seen?: StartSeen }
-  ): StartSeen {
+  ): void {
+    const queued = track.state.phase === 'queued'
     const console = (track.parts.console ?? track.parts.consoleOf) !== undefined
     track.runningSince = now
     track.leftAt = undefined
@@ -653,43 +647,17 @@ export class BuildsFollower {
       // A console from its start, at once.
       track.dueAt = console ? now : now + nextPoll(w, now, this.policy.poll).delayMs
     }
-    return start
-  }
-
-  /** A queued build started: told to the hook, then its console made (after the hook, which says the start before the console opens; before the first read). */
-  private started(track: Track, ref: BuildRef, start: StartSeen): void {
+    if (!queued) return
     this.options.hooks.started(track.id, ref, start)
     if (this.active) track.console ??= track.parts.consoleOf?.(ref)
   }
 
-  /** The track's queue reason, told when it is worth a line (queue-reason.ts): what tells it. */
-  private waitingNews(track: Track, why: string | null | undefined, now: number): () => void {
+  /** The track's queue reason, told to the hook when it is worth a line (queue-reason.ts). */
+  private waitingNews(track: Track, why: string | null | undefined, now: number): void {
     const told = why ? newsOfReason(track.toldWhy, why, now) : undefined
-    if (!why || !told) return () => undefined
+    if (!why || !told) return
     track.toldWhy = told
-    return () => this.options.hooks.waiting(track.id, why)
-  }
-
-  /** The queue item left the queue without a build: cancelled, or never built (after leftWithoutBuildMs). */
-  private leftWithoutBuild(
-    track: Track,
-    queueId: number,
-    { cancelled }: { cancelled: boolean }
-  ): void {
-    const name = fullName(track.job)
-    this.fail(
-      track,
-      cancelled
-        ? new QueueItemEnded(
-            `The queue item ${queueId} of ${name} was cancelled in Jenkins before it started (by a user, or because the job was disabled).`,
-            'cancelled',
-            queueId
-          )
-        : new JenkinsError(
-            'protocol',
-            `Queue item ${queueId} of ${name} left the queue without starting a build.`
-          )
-    )
+    this.options.hooks.waiting(track.id, why)
   }
 
   /** When the next round is due; undefined when no round is needed or one is in flight. */
