@@ -155,7 +155,7 @@ export class BuildsFollower {
       const now = Date.now()
       const drained = watch({ console: true, startedAt: now, endSeenAt: now, endConfirmed: true })
       const state = { phase: 'running', ref, watch: drained } as const
-      const track = this.add(ref.job, state, now, { console, drain: true })
+      const track = this.add(ref.job, state, now, { console })
       track.next = 'console'
       track.direct = true
       track.readAt(now, { poll: false })
@@ -265,11 +265,11 @@ export class BuildsFollower {
         else reads.push(this.ownRead(track, now))
       }
       // A running Pipeline's pending inputs: a read of their own, beside the build's.
-      if (state.phase !== 'running' || track.inputsAt === undefined || track.inputsInFlight)
-        continue
+      if (state.phase !== 'running' || track.inputsAt === undefined) continue
       if (track.inputsAt > now) consider(track.inputsAt)
       else {
-        track.inputsInFlight = true
+        // None while one is in flight: its answer says when the next is.
+        track.inputsAt = undefined
         inputs.push(() => this.inputs(track, state.ref))
       }
     }
@@ -301,7 +301,10 @@ export class BuildsFollower {
   private ownRead(track: Track, now: number): () => Promise<void> {
     const { state } = track
     if (state.phase === 'done') return async () => undefined
-    track.sent(now)
+    // In flight until it is reported.
+    track.inFlight = true
+    track.sentAt = now
+    track.dueAt = undefined
     if (state.phase === 'queued') return () => this.queueItem(track, state.queueId)
     const { ref } = state
     const full = track.wantFull
@@ -335,7 +338,6 @@ export class BuildsFollower {
       logger.debug(`Could not look for a pending input: ${errorText(error)}`)
       return 'failed' as const
     })
-    track.inputsInFlight = false
     // undefined: Jenkins has no stages to look at.
     track.inputsAt = run !== undefined && isRunning(track) ? Date.now() + INPUT_EVERY_MS : undefined
     if (run && run !== 'failed') hooks.inputs(track.id, run)
@@ -532,22 +534,18 @@ export class BuildsFollower {
     const now = Date.now()
     track.inFlight = false
     if (!isRunning(track)) return
-    const { console } = track.state.watch
-    if (track.next === 'give-up' || (!console && full && !build.building)) {
+    // The end: a full read says it (after a failed console read, a read checks it first).
+    if (track.next === 'give-up' || (full && !build.building && !track.checking)) {
       track.finish()
       return this.options.hooks.ended(track.id, build)
     }
-    if (console) {
+    if (track.state.watch.console) {
       const seen = sawBuild(track.state.watch, now, build)
       if (track.checking) {
         // After a failed console read: whether the build is over.
         track.checking = false
         track.state.watch = build.building ? seen : { ...seen, endSeenAt: now, endConfirmed: true }
         return track.pace(this.policy.poll.nearMs)
-      }
-      if (full && !build.building) {
-        track.finish()
-        return this.options.hooks.ended(track.id, build)
       }
       // Still building with its console complete (never on Jenkins; handled anyway): its full JSON tells the end.
       track.state.watch = full ? { ...seen, logComplete: true } : seen
@@ -589,9 +587,10 @@ export class BuildsFollower {
     track.inFlight = false
     const now = Date.now()
     if (!isRunning(track)) return
-    if (!poll.moreData && track.parts.drain) {
+    const { drained } = track
+    if (!poll.moreData && drained) {
       track.finish()
-      return track.drained?.resolve()
+      return drained.resolve()
     }
     if (!poll.moreData) return track.readAtOnce(now, { full: true })
     track.state.watch = sawConsole(track.state.watch, now, poll, this.policy.poll)

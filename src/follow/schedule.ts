@@ -118,12 +118,11 @@ export class Track {
   inFlight = false
   /** A Pipeline's pending inputs are looked at while it runs, when inputsAt comes. */
   inputsAt?: number
-  inputsInFlight = false
   /** The follower's (follow-builds.ts): its console (made by parts.consoleOf once it starts). */
   console?: ConsoleFollower
   /** Why the last console read failed, while the following ones fail too. */
   consoleError?: string
-  /** A drain's promise (BuildsFollower.drain): settled when the console was read to its end, or could not be. */
+  /** A drain's promise (BuildsFollower.drain: only the console of a build that ended is read, until Jenkins closes it): settled when the console was read to its end, or could not be. */
   drained?: { resolve(): void; reject(error: Error): void }
 
   constructor(
@@ -132,8 +131,7 @@ export class Track {
     public state: TrackState,
     /** When it was added (a round judges only tracks it was sent for). */
     readonly addedAt: number,
-    /** `drain`: only the console of a build that ended is read, until Jenkins closes it (BuildsFollower.drain). */
-    readonly parts: FollowedParts & { drain?: boolean },
+    readonly parts: FollowedParts,
     private readonly policy: SchedulePolicy
   ) {
     this.sentAt = addedAt
@@ -152,13 +150,6 @@ export class Track {
     this.inFlight = false
   }
 
-  /** Its own read is sent now: in flight until it is reported. */
-  sent(now: number): void {
-    this.inFlight = true
-    this.sentAt = now
-    this.dueAt = undefined
-  }
-
   /** Its next own read at its watch's pace, counted from the start of the read that set it (`floorMs`: at least, after a failure). */
   pace(this: RunningTrack, floorMs = 0): void {
     const from = this.pacedFrom ?? this.sentAt
@@ -169,7 +160,7 @@ export class Track {
     // Once the console is complete, only the full JSON tells the end.
     this.wantFull = watch.logComplete
     // A drain is the end's follow-up of a build already over: never held back by the budget.
-    this.duePoll = !this.parts.drain
+    this.duePoll = !this.drained
     this.dueAt = from + Math.max(next.delayMs, floorMs)
   }
 
