@@ -138,8 +138,6 @@ export class BuildsFollower {
     const now = Date.now()
     const track = this.add(ref.job, { phase: 'done' }, now, parts)
     this.startTrack(track, ref, now, { listed: build })
-    // No round watches it: its first read at once (a console from its start).
-    if (track.direct) track.dueAt = now
     this.roundAt ??= now
     return track.id
   }
@@ -286,10 +284,7 @@ export class BuildsFollower {
         if (first.track) reads.push(this.ownRead(first.track, now))
         else {
           this.roundInFlight = true
-          const queue =
-            this.queueList && this.tracks.some(t => t.state.phase === 'queued' && !t.inFlight)
-          const running = this.runningList
-          reads.push(() => this.round({ queue, running }))
+          reads.push(() => this.round())
         }
         if (second) consider(Math.max(second.at, now + this.policy.pollGapMs))
       }
@@ -343,10 +338,14 @@ export class BuildsFollower {
     if (run && run !== 'failed') hooks.inputs(track.id, run)
   }
 
-  /** A round: the queue first when `queue`, then the running builds when `running`; then each track judged from what they showed. */
-  private async round(read: { queue: boolean; running: boolean }): Promise<void> {
+  /** A round: the queue first (while a queued track's own read is not in flight), then the running builds, each list while Jenkins gives it; then each track judged from what they showed. */
+  private async round(): Promise<void> {
     const { api, logger } = this.options
     const sentAt = Date.now()
+    const read = {
+      queue: this.queueList && this.tracks.some(t => t.state.phase === 'queued' && !t.inFlight),
+      running: this.runningList
+    }
     let queue: QueuedTask[] | 'refused' | undefined
     let list: RunningBuild[] | 'refused' | undefined
     try {
@@ -444,6 +443,8 @@ export class BuildsFollower {
       track.inFlight = false
       if (track.state.phase === 'done') return undefined
       if (isRunning(track) && track.next === 'console') {
+        // Said if the console is given up (consoleLeftOpen).
+        track.consoleError = errorText(error)
         if (track.state.watch.endSeenAt !== undefined) track.pace(this.policy.poll.nearMs)
         else {
           track.checking = true
@@ -463,11 +464,8 @@ export class BuildsFollower {
     const askedAt = Date.now()
     const { api } = this.options
     const { job } = track
-    let item = await this.attempt(
-      track,
-      unlessNotFound(api.getQueueItem(queueId), null),
-      'Queue poll failed'
-    )
+    const read = unlessNotFound(api.getQueueItem(queueId), null)
+    let item = await this.attempt(track, read, 'Queue poll failed')
     const name = fullName(job)
     if (item === null) {
       // A left item is kept for 5 minutes, and none survive a restart
@@ -577,11 +575,7 @@ export class BuildsFollower {
     // A console read is due only for a build followed with its console.
     const { console } = track
     if (!console) return
-    const read = console.poll().catch((error: unknown) => {
-      track.consoleError = errorText(error)
-      throw error
-    })
-    const poll = await this.attempt(track, read, 'Build poll failed')
+    const poll = await this.attempt(track, console.poll(), 'Build poll failed')
     if (!poll) return
     track.consoleError = undefined
     track.inFlight = false
@@ -616,10 +610,7 @@ export class BuildsFollower {
     track: Track,
     ref: BuildRef,
     now: number,
-    {
-      listed,
-      seen
-    }: { listed?: Pick<RunningBuild, 'timestamp' | 'estimatedDuration'>; seen?: StartSeen }
+    { listed, seen }: { listed?: FollowedParts['build']; seen?: StartSeen }
   ): void {
     const queued = track.state.phase === 'queued'
     const console = (track.parts.console ?? track.parts.consoleOf) !== undefined
@@ -643,8 +634,8 @@ export class BuildsFollower {
     } else {
       track.direct = true
       track.duePoll = true
-      // A console from its start, at once.
-      track.dueAt = console ? now : now + nextPoll(w, now, this.policy.poll).delayMs
+      // A console from its start, and a build the step did not start, at once.
+      track.dueAt = console || !queued ? now : now + nextPoll(w, now, this.policy.poll).delayMs
     }
     if (!queued) return
     this.options.hooks.started(track.id, ref, start)
@@ -666,7 +657,7 @@ export class BuildsFollower {
     let at: number | undefined
     if (this.tracks.some(t => !t.inFlight && this.coveredByRound(t)))
       at = this.roundAt + nextQueueDelay(this.roundAttempt, this.policy.poll)
-    if (!this.runningList) return at
+    // Without the running list every running track is read on its own (direct).
     for (const track of this.tracks) {
       if (!isRunning(track) || track.direct || track.inFlight || track.dueAt !== undefined) continue
       const { watch } = track.state
