@@ -209,10 +209,9 @@ export class BuildsFollower {
         throw this.cut ?? new StepAborted(abortReason(signal))
       }
       if (this.failure !== undefined) throw this.failure
-      const { reads, nextAt } = this.due(Date.now())
-      for (const read of reads) this.launch(read)
+      const { started, nextAt } = this.due(Date.now())
       if (!this.active && this.inFlight.size === 0 && this.holds.size === 0) break
-      if (reads.length > 0) continue
+      if (started) continue
       await this.wait(nextAt === undefined ? undefined : nextAt - Date.now())
     }
     if (this.policy.rounds && !this.runningList) {
@@ -241,12 +240,12 @@ export class BuildsFollower {
   }
 
   /**
-   * The reads to start now (each track's marked in flight until it is
-   * reported), and when to look again (epoch ms; undefined: only once a
-   * read in flight ends).
+   * Starts the reads due now (each track's in flight until it is reported):
+   * whether it started any, and when to look again (epoch ms; undefined:
+   * only once a read in flight ends).
    */
-  private due(now: number): { reads: Array<() => Promise<void>>; nextAt: number | undefined } {
-    const reads: Array<() => Promise<void>> = []
+  private due(now: number): { started: boolean; nextAt: number | undefined } {
+    const inFlight = this.inFlight.size
     const inputs: Array<() => Promise<void>> = []
     const polls: Array<{ at: number; track?: Track }> = []
     let nextAt: number | undefined
@@ -260,7 +259,7 @@ export class BuildsFollower {
         // Urgent reads at once: they follow from what a round showed.
         if (track.duePoll) polls.push({ at: track.dueAt, track })
         else if (track.dueAt > now) consider(track.dueAt)
-        else reads.push(this.ownRead(track, now))
+        else this.launch(this.ownRead(track, now))
       }
       // A running Pipeline's pending inputs: a read of their own, beside the build's.
       if (state.phase !== 'running' || track.inputsAt === undefined) continue
@@ -271,7 +270,7 @@ export class BuildsFollower {
         inputs.push(() => this.inputs(track, state.ref))
       }
     }
-    reads.push(...inputs)
+    for (const look of inputs) this.launch(look())
     // Then one poll, if the budget allows: the round or the most overdue own poll.
     const round = this.roundDue()
     if (round !== undefined) polls.unshift({ at: round })
@@ -281,35 +280,34 @@ export class BuildsFollower {
       if (at > now) consider(at)
       else {
         this.lastPollAt = now
-        if (first.track) reads.push(this.ownRead(first.track, now))
+        if (first.track) this.launch(this.ownRead(first.track, now))
         else {
           this.roundInFlight = true
-          reads.push(() => this.round())
+          this.launch(this.round())
         }
         if (second) consider(Math.max(second.at, now + this.policy.pollGapMs))
       }
     }
-    return { reads, nextAt }
+    // A read never settles at once: the reads started are the ones added.
+    return { started: this.inFlight.size > inFlight, nextAt }
   }
 
   /** A track's own read (due only while it is followed): its queue item, its build, its console, or giving up on the console. */
-  private ownRead(track: Track, now: number): () => Promise<void> {
+  private async ownRead(track: Track, now: number): Promise<void> {
     const { state } = track
-    if (state.phase === 'done') return async () => undefined
+    if (state.phase === 'done') return
     // In flight until it is reported.
     track.inFlight = true
     track.sentAt = now
     track.dueAt = undefined
-    if (state.phase === 'queued') return () => this.queueItem(track, state.queueId)
-    const { ref } = state
-    const full = track.wantFull
-    if (track.next === 'build') return () => this.build(track, ref, { full })
-    if (track.next === 'console') return () => this.console(track)
-    return () => this.giveUp(track, ref)
+    if (state.phase === 'queued') return this.queueItem(track, state.queueId)
+    if (track.next === 'build') return this.build(track, state.ref, { full: track.wantFull })
+    if (track.next === 'console') return this.console(track)
+    return this.giveUp(track, state.ref)
   }
 
-  private launch(read: () => Promise<void>): void {
-    const work = read()
+  private launch(read: Promise<void>): void {
+    const work = read
       .catch(error => {
         // A read cut by the cancel is the cancel's business (run() throws it).
         if (this.options.signal.aborted) {
