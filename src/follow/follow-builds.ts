@@ -367,11 +367,8 @@ export class BuildsFollower {
     this.roundFailedAt = undefined
     this.roundAt = sentAt
     if (this.tracks.some(t => t.state.phase === 'queued')) this.roundAttempt++
-    if (queue === 'refused') {
-      this.queueList = false
-      this.uncoverQueued(now)
-    }
-    if (list === 'refused') this.refuseRunningList(now)
+    if (queue === 'refused') this.refuse('queueList', now)
+    if (list === 'refused') this.refuse('runningList', now)
     const queued = Array.isArray(queue) ? new Map(queue.map(item => [item.id, item])) : undefined
     const running = Array.isArray(list)
       ? {
@@ -559,7 +556,7 @@ export class BuildsFollower {
       // ComputerSource, permissions). Followed on its own from now on; the
       // list is dropped when it never showed any of ours.
       track.direct = true
-      if (!this.runningListShowed) this.refuseRunningList(now)
+      if (!this.runningListShowed) this.refuse('runningList', now)
     }
     track.pace()
   }
@@ -670,24 +667,25 @@ export class BuildsFollower {
     return (this.runningList || this.queueList) && track.state.phase === 'queued'
   }
 
-  /** Queued tracks no round watches any more read their queue items on their own. */
-  private uncoverQueued(now: number): void {
+  /**
+   * A list Jenkins refused, or that hides our builds, is not read again:
+   * the builds it watched, and the queue items no round watches any more,
+   * are read on their own (budgeted).
+   */
+  private refuse(list: 'queueList' | 'runningList', now: number): void {
+    if (!this[list]) return
+    this[list] = false
     for (const track of this.tracks) {
-      const own = track.state.phase === 'queued' && !this.coveredByRound(track)
-      if (own && track.dueAt === undefined) track.readAt(now, { poll: true })
-    }
-  }
-
-  private refuseRunningList(now: number): void {
-    if (!this.runningList) return
-    this.runningList = false
-    for (const track of this.tracks) {
-      if (!isRunning(track) || track.direct) continue
+      const { phase } = track.state
+      const own =
+        phase === 'running'
+          ? !track.direct && !this.runningList
+          : phase === 'queued' && !this.coveredByRound(track) && track.dueAt === undefined
+      if (!own) continue
       track.direct = true
       track.duePoll = true
       track.dueAt ??= now
     }
-    this.uncoverQueued(now)
   }
 
   /** The track cannot be followed further: told to the drain or the hook. */
