@@ -373,11 +373,8 @@ export class BuildsFollower {
     const running = Array.isArray(list)
       ? {
           byKey: new Map(list.map(build => [runningKey(build.job, build.number), build])),
-          byQueueId: new Map(
-            list.flatMap(build =>
-              build.queueId === undefined ? [] : [[build.queueId, build] as const]
-            )
-          )
+          // A build without a queue id is under the key no queue item looks up.
+          byQueueId: new Map(list.map(build => [build.queueId, build]))
         }
       : undefined
     // Some build of ours ever seen there: the list shows ours.
@@ -438,7 +435,7 @@ export class BuildsFollower {
       track.inFlight = false
       if (track.state.phase === 'done') return undefined
       if (isRunning(track) && track.next === 'console') {
-        // Said if the console is given up (consoleLeftOpen).
+        // Said if the console is given up (giveUp).
         track.consoleError = errorText(error)
         if (track.state.watch.endSeenAt !== undefined) track.pace(this.policy.poll.nearMs)
         else {
@@ -589,7 +586,12 @@ export class BuildsFollower {
   /** Jenkins has not closed the console of the finished build in time: said in it, then the build's final JSON (a drain: nothing more). */
   private async giveUp(track: Track, ref: BuildRef): Promise<void> {
     const { console, consoleError, drained } = track
-    console?.notice(consoleLeftOpen(ref, this.policy.poll.followUpForMs, consoleError))
+    const after = `${formatDuration(this.policy.poll.followUpForMs)} after the build finished`
+    console?.notice(
+      consoleError === undefined
+        ? `Jenkins has not closed the console of #${ref.number} ${after}; the rest is at ${ref.url}console`
+        : `Could not read the rest of the console of #${ref.number} ${after} (${consoleError}); it is at ${ref.url}console`
+    )
     if (!drained) return this.build(track, ref, { full: true })
     track.finish()
     drained.resolve()
@@ -696,14 +698,6 @@ export class BuildsFollower {
     if (track.drained) track.drained.reject(lost)
     else this.options.hooks.failed(track.id, lost)
   }
-}
-
-/** Said in a finished build's console that Jenkins kept open past followUpForMs (`error`: why its last reads failed). */
-function consoleLeftOpen(ref: BuildRef, followUpForMs: number, error?: string): string {
-  const after = `${formatDuration(followUpForMs)} after the build finished`
-  return error === undefined
-    ? `Jenkins has not closed the console of #${ref.number} ${after}; the rest is at ${ref.url}console`
-    : `Could not read the rest of the console of #${ref.number} ${after} (${error}); it is at ${ref.url}console`
 }
 
 /** Failures worth riding out (the client already retried them). */
