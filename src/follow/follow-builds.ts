@@ -25,6 +25,7 @@ import {
   DEFAULT_SCHEDULE_POLICY,
   isRunning,
   Track,
+  type RunningTrack,
   type ConsoleFollower,
   type FollowedParts,
   type SchedulePolicy,
@@ -223,7 +224,7 @@ export class BuildsFollower {
   // ---------------------------------------------------------------------------
 
   private add(job: JobPath, state: Track['state'], now: number, parts: Track['parts']): Track {
-    const track = new Track(this.tracks.length, job, state, now, parts, this.policy)
+    const track = new Track(this.tracks.length, job, state, now, parts)
     this.tracks.push(track)
     this.wakeUp?.()
     return track
@@ -437,7 +438,7 @@ export class BuildsFollower {
       if (isRunning(track) && track.next === 'console') {
         // Said if the console is given up (giveUp).
         track.consoleError = errorText(error)
-        if (track.state.watch.endSeenAt !== undefined) track.pace(this.policy.poll.nearMs)
+        if (track.state.watch.endSeenAt !== undefined) this.pace(track, this.policy.poll.nearMs)
         else {
           track.checking = true
           track.readAtOnce(now, { full: false })
@@ -445,7 +446,7 @@ export class BuildsFollower {
       } else if (this.policy.retryMs > 0) track.dueAt = now + this.policy.retryMs
       else if (isRunning(track)) {
         track.checking = false
-        track.pace(this.policy.poll.nearMs)
+        this.pace(track, this.policy.poll.nearMs)
       } else track.dueAt = now + nextQueueDelay(track.queueAttempt++, this.policy.poll)
       return undefined
     })
@@ -535,11 +536,11 @@ export class BuildsFollower {
         // After a failed console read: whether the build is over.
         track.checking = false
         track.state.watch = build.building ? seen : { ...seen, endSeenAt: now, endConfirmed: true }
-        return track.pace(this.policy.poll.nearMs)
+        return this.pace(track, this.policy.poll.nearMs)
       }
       // Still building with its console complete (never on Jenkins; handled anyway): its full JSON tells the end.
       track.state.watch = full ? { ...seen, logComplete: true } : seen
-      return track.pace()
+      return this.pace(track)
     }
     if (!build.building) {
       track.readAt(now, { poll: false })
@@ -555,7 +556,7 @@ export class BuildsFollower {
       track.direct = true
       if (!this.runningListShowed) this.refuse('runningList', now)
     }
-    track.pace()
+    this.pace(track)
   }
 
   /**
@@ -580,7 +581,7 @@ export class BuildsFollower {
     }
     if (!poll.moreData) return track.readAtOnce(now, { full: true })
     track.state.watch = sawConsole(track.state.watch, now, poll, this.policy.poll)
-    track.pace()
+    this.pace(track)
   }
 
   /** Jenkins has not closed the console of the finished build in time: said in it, then the build's final JSON (a drain: nothing more). */
@@ -637,6 +638,20 @@ export class BuildsFollower {
     if (!queued) return
     this.options.hooks.started(track.id, ref, start)
     if (this.active) track.console ??= track.parts.consoleOf?.(ref)
+  }
+
+  /** Its next own read at its watch's pace, counted from the start of the read that set it (`floorMs`: at least, after a failure). */
+  private pace(track: RunningTrack, floorMs = 0): void {
+    const from = track.pacedFrom ?? track.sentAt
+    track.pacedFrom = undefined
+    const { watch } = track.state
+    const next = nextPoll(watch, from, this.policy.poll)
+    track.next = next.read
+    // Once the console is complete, only the full JSON tells the end.
+    track.wantFull = watch.logComplete
+    // A drain is the end's follow-up of a build already over: never held back by the budget.
+    track.duePoll = !track.drained
+    track.dueAt = from + Math.max(next.delayMs, floorMs)
   }
 
   /** The track's queue reason, told to the hook when it is worth a line (queue-reason.ts). */

@@ -2,19 +2,13 @@
  * The polling engine's settings (one build: ONE_BUILD_POLICY, its own queue
  * item, then its console or build; several: rounds of two lists for all,
  * one shared budget of polls), and each build's Track: what is known of it,
- * and the pace of its own reads from its watch (poll-policy.ts). Pure (no
- * I/O, `now` is passed in); follow-builds.ts decides and carries out the
- * reads. What the reads buy: docs/performance.md, "One build: when the
+ * when its own reads are due. Pure (no I/O, `now` is passed in);
+ * follow-builds.ts decides, from its watch (poll-policy.ts), and carries
+ * out the reads. What the reads buy: docs/performance.md, "One build: when the
  * follower looks again" and "Several builds: one schedule of rounds".
  */
 import type { Build, BuildRef, JobPath } from '../jenkins/model/types.js'
-import {
-  DEFAULT_POLL_POLICY,
-  nextPoll,
-  type Expectation,
-  type NextPoll,
-  type Watch
-} from './poll-policy.js'
+import { DEFAULT_POLL_POLICY, type Expectation, type NextPoll, type Watch } from './poll-policy.js'
 import type { ConsoleStreamer } from './log-stream.js'
 import type { ToldReason } from './queue-reason.js'
 
@@ -131,8 +125,7 @@ export class Track {
     public state: TrackState,
     /** When it was added (a round judges only tracks it was sent for). */
     readonly addedAt: number,
-    readonly parts: FollowedParts,
-    private readonly policy: SchedulePolicy
+    readonly parts: FollowedParts
   ) {
     this.sentAt = addedAt
     this.console = parts.console
@@ -150,20 +143,6 @@ export class Track {
     this.inFlight = false
   }
 
-  /** Its next own read at its watch's pace, counted from the start of the read that set it (`floorMs`: at least, after a failure). */
-  pace(this: RunningTrack, floorMs = 0): void {
-    const from = this.pacedFrom ?? this.sentAt
-    this.pacedFrom = undefined
-    const { watch } = this.state
-    const next = nextPoll(watch, from, this.policy.poll)
-    this.next = next.read
-    // Once the console is complete, only the full JSON tells the end.
-    this.wantFull = watch.logComplete
-    // A drain is the end's follow-up of a build already over: never held back by the budget.
-    this.duePoll = !this.drained
-    this.dueAt = from + Math.max(next.delayMs, floorMs)
-  }
-
   /** A build read that follows at once from the last read (its pace counts from that one's start). */
   readAtOnce(now: number, { full }: { full: boolean }): void {
     this.pacedFrom = this.sentAt
@@ -174,7 +153,7 @@ export class Track {
 }
 
 /** A track that runs: its build and its watch are known. */
-type RunningTrack = Track & { state: Extract<TrackState, { phase: 'running' }> }
+export type RunningTrack = Track & { state: Extract<TrackState, { phase: 'running' }> }
 
 export function isRunning(track: Track | undefined): track is RunningTrack {
   return track?.state.phase === 'running'
