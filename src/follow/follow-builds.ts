@@ -7,7 +7,6 @@ import type {
   JobPath,
   PipelineRun,
   QueuedTask,
-  QueueItem,
   RunningBuild
 } from '../jenkins/model/types.js'
 import type { BuildOutputsApi, JenkinsApi } from '../jenkins/client.js'
@@ -27,6 +26,7 @@ import {
   isRunning,
   newsOfReason,
   Track,
+  type RunningTrack,
   type ConsoleFollower,
   type FollowedParts,
   type SchedulePolicy,
@@ -139,8 +139,6 @@ export class BuildsFollower {
     const now = Date.now()
     const track = this.add(ref.job, { phase: 'done' }, now, parts)
     this.startTrack(track, ref, now, { listed: build })
-    // No round watches it: its first read at once (a console from its start).
-    if (track.direct) track.dueAt = now
     this.roundAt ??= now
     return track.id
   }
@@ -156,7 +154,7 @@ export class BuildsFollower {
       const now = Date.now()
       const drained = watch({ console: true, startedAt: now, endSeenAt: now, endConfirmed: true })
       const state = { phase: 'running', ref, watch: drained } as const
-      const track = this.add(ref.job, state, now, { console, drain: true })
+      const track = this.add(ref.job, state, now, { console })
       track.next = 'console'
       track.direct = true
       track.readAt(now, { poll: false })
@@ -212,10 +210,9 @@ export class BuildsFollower {
         throw this.cut ?? new StepAborted(abortReason(signal))
       }
       if (this.failure !== undefined) throw this.failure
-      const { reads, nextAt } = this.due(Date.now())
-      for (const read of reads) this.launch(read)
+      const { started, nextAt } = this.due(Date.now())
       if (!this.active && this.inFlight.size === 0 && this.holds.size === 0) break
-      if (reads.length > 0) continue
+      if (started) continue
       await this.wait(nextAt === undefined ? undefined : nextAt - Date.now())
     }
     if (this.policy.rounds && !this.runningList) {
@@ -227,7 +224,7 @@ export class BuildsFollower {
   // ---------------------------------------------------------------------------
 
   private add(job: JobPath, state: Track['state'], now: number, parts: Track['parts']): Track {
-    const track = new Track(this.tracks.length, job, state, now, parts, this.policy)
+    const track = new Track(this.tracks.length, job, state, now, parts)
     this.tracks.push(track)
     this.wakeUp?.()
     return track
@@ -244,12 +241,12 @@ export class BuildsFollower {
   }
 
   /**
-   * The reads to start now (each track's marked in flight until it is
-   * reported), and when to look again (epoch ms; undefined: only once a
-   * read in flight ends).
+   * Starts the reads due now (each track's in flight until it is reported):
+   * whether it started any, and when to look again (epoch ms; undefined:
+   * only once a read in flight ends).
    */
-  private due(now: number): { reads: Array<() => Promise<void>>; nextAt: number | undefined } {
-    const reads: Array<() => Promise<void>> = []
+  private due(now: number): { started: boolean; nextAt: number | undefined } {
+    const inFlight = this.inFlight.size
     const inputs: Array<() => Promise<void>> = []
     const polls: Array<{ at: number; track?: Track }> = []
     let nextAt: number | undefined
@@ -263,18 +260,18 @@ export class BuildsFollower {
         // Urgent reads at once: they follow from what a round showed.
         if (track.duePoll) polls.push({ at: track.dueAt, track })
         else if (track.dueAt > now) consider(track.dueAt)
-        else reads.push(this.ownRead(track, now))
+        else this.launch(this.ownRead(track, now))
       }
       // A running Pipeline's pending inputs: a read of their own, beside the build's.
-      if (state.phase !== 'running' || track.inputsAt === undefined || track.inputsInFlight)
-        continue
+      if (state.phase !== 'running' || track.inputsAt === undefined) continue
       if (track.inputsAt > now) consider(track.inputsAt)
       else {
-        track.inputsInFlight = true
+        // None while one is in flight: its answer says when the next is.
+        track.inputsAt = undefined
         inputs.push(() => this.inputs(track, state.ref))
       }
     }
-    reads.push(...inputs)
+    for (const look of inputs) this.launch(look())
     // Then one poll, if the budget allows: the round or the most overdue own poll.
     const round = this.roundDue()
     if (round !== undefined) polls.unshift({ at: round })
@@ -284,35 +281,34 @@ export class BuildsFollower {
       if (at > now) consider(at)
       else {
         this.lastPollAt = now
-        if (first.track) reads.push(this.ownRead(first.track, now))
+        if (first.track) this.launch(this.ownRead(first.track, now))
         else {
           this.roundInFlight = true
-          const queue =
-            this.queueList && this.tracks.some(t => t.state.phase === 'queued' && !t.inFlight)
-          const running = this.runningList
-          reads.push(() => this.round({ queue, running }))
+          this.launch(this.round())
         }
         if (second) consider(Math.max(second.at, now + this.policy.pollGapMs))
       }
     }
-    return { reads, nextAt }
+    // A read never settles at once: the reads started are the ones added.
+    return { started: this.inFlight.size > inFlight, nextAt }
   }
 
   /** A track's own read (due only while it is followed): its queue item, its build, its console, or giving up on the console. */
-  private ownRead(track: Track, now: number): () => Promise<void> {
+  private async ownRead(track: Track, now: number): Promise<void> {
     const { state } = track
-    if (state.phase === 'done') return async () => undefined
-    track.sent(now)
-    if (state.phase === 'queued') return () => this.queueItem(track, state.queueId)
-    const { ref } = state
-    const full = track.wantFull
-    if (track.next === 'build') return () => this.build(track, ref, { full })
-    if (track.next === 'console') return () => this.console(track)
-    return () => this.giveUp(track, ref)
+    if (state.phase === 'done') return
+    // In flight until it is reported.
+    track.inFlight = true
+    track.sentAt = now
+    track.dueAt = undefined
+    if (state.phase === 'queued') return this.queueItem(track, state.queueId)
+    if (track.next === 'build') return this.build(track, state.ref, { full: track.wantFull })
+    if (track.next === 'console') return this.console(track)
+    return this.giveUp(track, state.ref)
   }
 
-  private launch(read: () => Promise<void>): void {
-    const work = read()
+  private launch(read: Promise<void>): void {
+    const work = read
       .catch(error => {
         // A read cut by the cancel is the cancel's business (run() throws it).
         if (this.options.signal.aborted) {
@@ -336,16 +332,19 @@ export class BuildsFollower {
       logger.debug(`Could not look for a pending input: ${errorText(error)}`)
       return 'failed' as const
     })
-    track.inputsInFlight = false
     // undefined: Jenkins has no stages to look at.
     track.inputsAt = run !== undefined && isRunning(track) ? Date.now() + INPUT_EVERY_MS : undefined
     if (run && run !== 'failed') hooks.inputs(track.id, run)
   }
 
-  /** A round: the queue first when `queue`, then the running builds when `running`; then each track judged from what they showed. */
-  private async round(read: { queue: boolean; running: boolean }): Promise<void> {
+  /** A round: the queue first (while a queued track's own read is not in flight), then the running builds, each list while Jenkins gives it; then each track judged from what they showed. */
+  private async round(): Promise<void> {
     const { api, logger } = this.options
     const sentAt = Date.now()
+    const read = {
+      queue: this.queueList && this.tracks.some(t => t.state.phase === 'queued' && !t.inFlight),
+      running: this.runningList
+    }
     let queue: QueuedTask[] | 'refused' | undefined
     let list: RunningBuild[] | 'refused' | undefined
     try {
@@ -369,20 +368,14 @@ export class BuildsFollower {
     this.roundFailedAt = undefined
     this.roundAt = sentAt
     if (this.tracks.some(t => t.state.phase === 'queued')) this.roundAttempt++
-    if (queue === 'refused') {
-      this.queueList = false
-      this.uncoverQueued(now)
-    }
-    if (list === 'refused') this.refuseRunningList(now)
+    if (queue === 'refused') this.refuse('queueList', now)
+    if (list === 'refused') this.refuse('runningList', now)
     const queued = Array.isArray(queue) ? new Map(queue.map(item => [item.id, item])) : undefined
     const running = Array.isArray(list)
       ? {
           byKey: new Map(list.map(build => [runningKey(build.job, build.number), build])),
-          byQueueId: new Map(
-            list.flatMap(build =>
-              build.queueId === undefined ? [] : [[build.queueId, build] as const]
-            )
-          )
+          // A build without a queue id is under the key no queue item looks up.
+          byQueueId: new Map(list.map(build => [build.queueId, build]))
         }
       : undefined
     // Some build of ours ever seen there: the list shows ours.
@@ -391,8 +384,6 @@ export class BuildsFollower {
         ? running?.byKey.has(runningKey(state.ref.job, state.ref.number))
         : state.phase === 'queued' && running?.byQueueId.has(state.queueId)
     )
-    // The hooks are told once every track was judged.
-    const told: Array<() => void> = []
     for (const track of this.tracks) {
       const { state } = track
       if (state.phase === 'done' || track.inFlight || track.addedAt > sentAt) continue
@@ -401,9 +392,8 @@ export class BuildsFollower {
         const waiting = queued?.get(state.queueId)
         if (started && sameJob(started.job, track.job)) {
           const ref = buildRef(this.options.api, track.job, started.number)
-          const start = this.startTrack(track, ref, now, { listed: started })
-          told.push(() => this.started(track, ref, start))
-        } else if (waiting) told.push(this.waitingNews(track, waiting.why, now))
+          this.startTrack(track, ref, now, { listed: started })
+        } else if (waiting) this.waitingNews(track, waiting.why, now)
         // Neither list shows it: its own queue item says what became of it.
         else if (queued || running) track.readAt(now, { poll: false })
       } else if (!track.direct && running) {
@@ -417,7 +407,6 @@ export class BuildsFollower {
         }
       }
     }
-    for (const tell of told) tell()
   }
 
   /** A list, or 'refused' when Jenkins will not give it (the builds are then read one by one). */
@@ -447,7 +436,9 @@ export class BuildsFollower {
       track.inFlight = false
       if (track.state.phase === 'done') return undefined
       if (isRunning(track) && track.next === 'console') {
-        if (track.state.watch.endSeenAt !== undefined) track.pace(this.policy.poll.nearMs)
+        // Said if the console is given up (giveUp).
+        track.consoleError = errorText(error)
+        if (track.state.watch.endSeenAt !== undefined) this.pace(track, this.policy.poll.nearMs)
         else {
           track.checking = true
           track.readAtOnce(now, { full: false })
@@ -455,46 +446,38 @@ export class BuildsFollower {
       } else if (this.policy.retryMs > 0) track.dueAt = now + this.policy.retryMs
       else if (isRunning(track)) {
         track.checking = false
-        track.pace(this.policy.poll.nearMs)
+        this.pace(track, this.policy.poll.nearMs)
       } else track.dueAt = now + nextQueueDelay(track.queueAttempt++, this.policy.poll)
       return undefined
     })
   }
 
+  /** Its own queue item (or, once it left, the build of its queue id), and what it showed. */
   private async queueItem(track: Track, queueId: number): Promise<void> {
     const askedAt = Date.now()
     const { api } = this.options
-    const item = await this.attempt(
-      track,
-      unlessNotFound(api.getQueueItem(queueId), null),
-      'Queue poll failed'
-    )
-    if (item !== null) {
-      if (item) this.sawQueueItem(track, askedAt, item)
-      return
-    }
-    // A left item is kept for 5 minutes, and none survive a restart
-    // (jenkins-api.md 4): the build is found by its queue id instead.
     const { job } = track
-    const byQueueId = buildNumberByQueueId(api, job, queueId).then(found => found ?? null)
-    const number = await this.attempt(track, byQueueId)
-    if (number === undefined) return
-    if (number === null) {
-      const name = fullName(job)
-      return this.fail(
-        track,
-        new QueueItemEnded(
-          `Queue item ${queueId} of ${name} is gone from Jenkins (it expires 5 minutes after leaving the queue, and on restart) and no recent build of ${name} has that queue id.`,
-          'gone',
-          queueId
+    const read = unlessNotFound(api.getQueueItem(queueId), null)
+    let item = await this.attempt(track, read, 'Queue poll failed')
+    const name = fullName(job)
+    if (item === null) {
+      // A left item is kept for 5 minutes, and none survive a restart
+      // (jenkins-api.md 4): the build is found by its queue id instead.
+      const byQueueId = buildNumberByQueueId(api, job, queueId).then(found => found ?? null)
+      const number = await this.attempt(track, byQueueId)
+      if (number === null) {
+        return this.fail(
+          track,
+          new QueueItemEnded(
+            `Queue item ${queueId} of ${name} is gone from Jenkins (it expires 5 minutes after leaving the queue, and on restart) and no recent build of ${name} has that queue id.`,
+            'gone',
+            queueId
+          )
         )
-      )
+      }
+      item = number === undefined ? undefined : { id: queueId, executable: { number } }
     }
-    this.sawQueueItem(track, askedAt, { id: queueId, executable: { number } })
-  }
-
-  /** A queue item read on its own, at `askedAt`. */
-  private sawQueueItem(track: Track, askedAt: number, item: QueueItem): void {
+    if (!item) return
     const now = Date.now()
     track.inFlight = false
     if (track.state.phase !== 'queued') return
@@ -504,23 +487,26 @@ export class BuildsFollower {
     if (number !== undefined) {
       const startSlackMs = Math.max(0, askedAt - previous)
       const seen = { seenAt: askedAt, startSlackMs, inQueueSince: item.inQueueSince }
-      const ref = buildRef(this.options.api, track.job, number)
-      return this.started(track, ref, this.startTrack(track, ref, now, { seen }))
+      return this.startTrack(track, buildRef(api, job, number), now, { seen })
     }
-    const { queueId } = track.state
     if (item.cancelled) {
-      track.finish()
-      return this.leftWithoutBuild(track, queueId, { cancelled: true })
+      return this.fail(
+        track,
+        new QueueItemEnded(
+          `The queue item ${queueId} of ${name} was cancelled in Jenkins before it started (by a user, or because the job was disabled).`,
+          'cancelled',
+          queueId
+        )
+      )
     }
-    const waiting = this.waitingNews(track, item.why, now)
+    this.waitingNews(track, item.why, now)
     if (item._class?.endsWith('$LeftItem') || (item.why == null && item.executable === null)) {
       // The run is being created (briefly), or never was (the job was
       // disabled after queuing): a bounded while.
       track.leftAt ??= now
       if (now - track.leftAt > this.policy.leftWithoutBuildMs) {
-        track.finish()
-        waiting()
-        return this.leftWithoutBuild(track, queueId, { cancelled: false })
+        const left = `Queue item ${queueId} of ${name} left the queue without starting a build.`
+        return this.fail(track, new JenkinsError('protocol', left))
       }
     }
     if (this.coveredByRound(track)) {
@@ -528,7 +514,6 @@ export class BuildsFollower {
       track.readAt(at, { poll: false })
     } else
       track.readAt(now + nextQueueDelay(track.queueAttempt++, this.policy.poll), { poll: true })
-    waiting()
   }
 
   /** A build read on its own (`full`: its whole JSON), and what it showed. */
@@ -540,26 +525,22 @@ export class BuildsFollower {
     const now = Date.now()
     track.inFlight = false
     if (!isRunning(track)) return
-    const { console } = track.state.watch
-    if (track.next === 'give-up' || (!console && full && !build.building)) {
+    // The end: a full read says it (after a failed console read, a read checks it first).
+    if (track.next === 'give-up' || (full && !build.building && !track.checking)) {
       track.finish()
       return this.options.hooks.ended(track.id, build)
     }
-    if (console) {
+    if (track.state.watch.console) {
       const seen = sawBuild(track.state.watch, now, build)
       if (track.checking) {
         // After a failed console read: whether the build is over.
         track.checking = false
         track.state.watch = build.building ? seen : { ...seen, endSeenAt: now, endConfirmed: true }
-        return track.pace(this.policy.poll.nearMs)
-      }
-      if (full && !build.building) {
-        track.finish()
-        return this.options.hooks.ended(track.id, build)
+        return this.pace(track, this.policy.poll.nearMs)
       }
       // Still building with its console complete (never on Jenkins; handled anyway): its full JSON tells the end.
       track.state.watch = full ? { ...seen, logComplete: true } : seen
-      return track.pace()
+      return this.pace(track)
     }
     if (!build.building) {
       track.readAt(now, { poll: false })
@@ -573,9 +554,9 @@ export class BuildsFollower {
       // ComputerSource, permissions). Followed on its own from now on; the
       // list is dropped when it never showed any of ours.
       track.direct = true
-      if (!this.runningListShowed) this.refuseRunningList(now)
+      if (!this.runningListShowed) this.refuse('runningList', now)
     }
-    track.pace()
+    this.pace(track)
   }
 
   /**
@@ -587,29 +568,31 @@ export class BuildsFollower {
     // A console read is due only for a build followed with its console.
     const { console } = track
     if (!console) return
-    const read = console.poll().catch((error: unknown) => {
-      track.consoleError = errorText(error)
-      throw error
-    })
-    const poll = await this.attempt(track, read, 'Build poll failed')
+    const poll = await this.attempt(track, console.poll(), 'Build poll failed')
     if (!poll) return
     track.consoleError = undefined
     track.inFlight = false
     const now = Date.now()
     if (!isRunning(track)) return
-    if (!poll.moreData && track.parts.drain) {
+    const { drained } = track
+    if (!poll.moreData && drained) {
       track.finish()
-      return track.drained?.resolve()
+      return drained.resolve()
     }
     if (!poll.moreData) return track.readAtOnce(now, { full: true })
     track.state.watch = sawConsole(track.state.watch, now, poll, this.policy.poll)
-    track.pace()
+    this.pace(track)
   }
 
   /** Jenkins has not closed the console of the finished build in time: said in it, then the build's final JSON (a drain: nothing more). */
   private async giveUp(track: Track, ref: BuildRef): Promise<void> {
     const { console, consoleError, drained } = track
-    console?.notice(consoleLeftOpen(ref, this.policy.poll.followUpForMs, consoleError))
+    const after = `${formatDuration(this.policy.poll.followUpForMs)} after the build finished`
+    console?.notice(
+      consoleError === undefined
+        ? `Jenkins has not closed the console of #${ref.number} ${after}; the rest is at ${ref.url}console`
+        : `Could not read the rest of the console of #${ref.number} ${after} (${consoleError}); it is at ${ref.url}console`
+    )
     if (!drained) return this.build(track, ref, { full: true })
     track.finish()
     drained.resolve()
@@ -618,17 +601,16 @@ export class BuildsFollower {
   /**
    * The track runs: its watch starts from what is known of its start
    * (`listed`: as a list or a read showed it; `seen`: when the step saw it
-   * start, else now). Returns the start, for the hook.
+   * start, else now). A queued track's start is told to the hook, then its
+   * console made (the hook says the start before the console opens).
    */
   private startTrack(
     track: Track,
     ref: BuildRef,
     now: number,
-    {
-      listed,
-      seen
-    }: { listed?: Pick<RunningBuild, 'timestamp' | 'estimatedDuration'>; seen?: StartSeen }
-  ): StartSeen {
+    { listed, seen }: { listed?: FollowedParts['build']; seen?: StartSeen }
+  ): void {
+    const queued = track.state.phase === 'queued'
     const console = (track.parts.console ?? track.parts.consoleOf) !== undefined
     track.runningSince = now
     track.leftAt = undefined
@@ -650,46 +632,34 @@ export class BuildsFollower {
     } else {
       track.direct = true
       track.duePoll = true
-      // A console from its start, at once.
-      track.dueAt = console ? now : now + nextPoll(w, now, this.policy.poll).delayMs
+      // A console from its start, and a build the step did not start, at once.
+      track.dueAt = console || !queued ? now : now + nextPoll(w, now, this.policy.poll).delayMs
     }
-    return start
-  }
-
-  /** A queued build started: told to the hook, then its console made (after the hook, which says the start before the console opens; before the first read). */
-  private started(track: Track, ref: BuildRef, start: StartSeen): void {
+    if (!queued) return
     this.options.hooks.started(track.id, ref, start)
     if (this.active) track.console ??= track.parts.consoleOf?.(ref)
   }
 
-  /** The track's queue reason, told when it is worth a line (schedule.ts newsOfReason): what tells it. */
-  private waitingNews(track: Track, why: string | null | undefined, now: number): () => void {
-    const told = why ? newsOfReason(track.toldWhy, why, now) : undefined
-    if (!why || !told) return () => undefined
-    track.toldWhy = told
-    return () => this.options.hooks.waiting(track.id, why)
+  /** Its next own read at its watch's pace, counted from the start of the read that set it (`floorMs`: at least, after a failure). */
+  private pace(track: RunningTrack, floorMs = 0): void {
+    const from = track.pacedFrom ?? track.sentAt
+    track.pacedFrom = undefined
+    const { watch } = track.state
+    const next = nextPoll(watch, from, this.policy.poll)
+    track.next = next.read
+    // Once the console is complete, only the full JSON tells the end.
+    track.wantFull = watch.logComplete
+    // A drain is the end's follow-up of a build already over: never held back by the budget.
+    track.duePoll = !track.drained
+    track.dueAt = from + Math.max(next.delayMs, floorMs)
   }
 
-  /** The queue item left the queue without a build: cancelled, or never built (after leftWithoutBuildMs). */
-  private leftWithoutBuild(
-    track: Track,
-    queueId: number,
-    { cancelled }: { cancelled: boolean }
-  ): void {
-    const name = fullName(track.job)
-    this.fail(
-      track,
-      cancelled
-        ? new QueueItemEnded(
-            `The queue item ${queueId} of ${name} was cancelled in Jenkins before it started (by a user, or because the job was disabled).`,
-            'cancelled',
-            queueId
-          )
-        : new JenkinsError(
-            'protocol',
-            `Queue item ${queueId} of ${name} left the queue without starting a build.`
-          )
-    )
+  /** The track's queue reason, told to the hook when it is worth a line (schedule.ts newsOfReason). */
+  private waitingNews(track: Track, why: string | null | undefined, now: number): void {
+    const told = why ? newsOfReason(track.toldWhy, why, now) : undefined
+    if (!why || !told) return
+    track.toldWhy = told
+    this.options.hooks.waiting(track.id, why)
   }
 
   /** When the next round is due; undefined when no round is needed or one is in flight. */
@@ -699,7 +669,7 @@ export class BuildsFollower {
     let at: number | undefined
     if (this.tracks.some(t => !t.inFlight && this.coveredByRound(t)))
       at = this.roundAt + nextQueueDelay(this.roundAttempt, this.policy.poll)
-    if (!this.runningList) return at
+    // Without the running list every running track is read on its own (direct).
     for (const track of this.tracks) {
       if (!isRunning(track) || track.direct || track.inFlight || track.dueAt !== undefined) continue
       const { watch } = track.state
@@ -714,24 +684,25 @@ export class BuildsFollower {
     return (this.runningList || this.queueList) && track.state.phase === 'queued'
   }
 
-  /** Queued tracks no round watches any more read their queue items on their own. */
-  private uncoverQueued(now: number): void {
+  /**
+   * A list Jenkins refused, or that hides our builds, is not read again:
+   * the builds it watched, and the queue items no round watches any more,
+   * are read on their own (budgeted).
+   */
+  private refuse(list: 'queueList' | 'runningList', now: number): void {
+    if (!this[list]) return
+    this[list] = false
     for (const track of this.tracks) {
-      const own = track.state.phase === 'queued' && !this.coveredByRound(track)
-      if (own && track.dueAt === undefined) track.readAt(now, { poll: true })
-    }
-  }
-
-  private refuseRunningList(now: number): void {
-    if (!this.runningList) return
-    this.runningList = false
-    for (const track of this.tracks) {
-      if (!isRunning(track) || track.direct) continue
+      const { phase } = track.state
+      const own =
+        phase === 'running'
+          ? !track.direct && !this.runningList
+          : phase === 'queued' && !this.coveredByRound(track) && track.dueAt === undefined
+      if (!own) continue
       track.direct = true
       track.duePoll = true
       track.dueAt ??= now
     }
-    this.uncoverQueued(now)
   }
 
   /** The track cannot be followed further: told to the drain or the hook. */
@@ -742,14 +713,6 @@ export class BuildsFollower {
     if (track.drained) track.drained.reject(lost)
     else this.options.hooks.failed(track.id, lost)
   }
-}
-
-/** Said in a finished build's console that Jenkins kept open past followUpForMs (`error`: why its last reads failed). */
-function consoleLeftOpen(ref: BuildRef, followUpForMs: number, error?: string): string {
-  const after = `${formatDuration(followUpForMs)} after the build finished`
-  return error === undefined
-    ? `Jenkins has not closed the console of #${ref.number} ${after}; the rest is at ${ref.url}console`
-    : `Could not read the rest of the console of #${ref.number} ${after} (${error}); it is at ${ref.url}console`
 }
 
 /** Failures worth riding out (the client already retried them). */

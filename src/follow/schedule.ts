@@ -2,20 +2,14 @@
  * The polling engine's settings (one build: ONE_BUILD_POLICY, its own queue
  * item, then its console or build; several: rounds of two lists for all,
  * one shared budget of polls), and each build's Track: what is known of it,
- * and the pace of its own reads from its watch (poll-policy.ts). Pure (no
- * I/O, `now` is passed in); follow-builds.ts decides and carries out the
- * reads. What the reads buy: docs/performance.md, "One build: when the
+ * when its own reads are due. Pure (no I/O, `now` is passed in);
+ * follow-builds.ts decides, from its watch (poll-policy.ts), and carries
+ * out the reads. What the reads buy: docs/performance.md, "One build: when the
  * follower looks again" and "Several builds: one schedule of rounds". And
  * when a queue item's `why` is worth a log line (newsOfReason, below).
  */
 import type { Build, BuildRef, JobPath } from '../jenkins/model/types.js'
-import {
-  DEFAULT_POLL_POLICY,
-  nextPoll,
-  type Expectation,
-  type NextPoll,
-  type Watch
-} from './poll-policy.js'
+import { DEFAULT_POLL_POLICY, type Expectation, type NextPoll, type Watch } from './poll-policy.js'
 import type { ConsoleStreamer } from './log-stream.js'
 
 /**
@@ -118,12 +112,11 @@ export class Track {
   inFlight = false
   /** A Pipeline's pending inputs are looked at while it runs, when inputsAt comes. */
   inputsAt?: number
-  inputsInFlight = false
   /** The follower's (follow-builds.ts): its console (made by parts.consoleOf once it starts). */
   console?: ConsoleFollower
   /** Why the last console read failed, while the following ones fail too. */
   consoleError?: string
-  /** A drain's promise (BuildsFollower.drain): settled when the console was read to its end, or could not be. */
+  /** A drain's promise (BuildsFollower.drain: only the console of a build that ended is read, until Jenkins closes it): settled when the console was read to its end, or could not be. */
   drained?: { resolve(): void; reject(error: Error): void }
 
   constructor(
@@ -132,9 +125,7 @@ export class Track {
     public state: TrackState,
     /** When it was added (a round judges only tracks it was sent for). */
     readonly addedAt: number,
-    /** `drain`: only the console of a build that ended is read, until Jenkins closes it (BuildsFollower.drain). */
-    readonly parts: FollowedParts & { drain?: boolean },
-    private readonly policy: SchedulePolicy
+    readonly parts: FollowedParts
   ) {
     this.sentAt = addedAt
     this.console = parts.console
@@ -152,27 +143,6 @@ export class Track {
     this.inFlight = false
   }
 
-  /** Its own read is sent now: in flight until it is reported. */
-  sent(now: number): void {
-    this.inFlight = true
-    this.sentAt = now
-    this.dueAt = undefined
-  }
-
-  /** Its next own read at its watch's pace, counted from the start of the read that set it (`floorMs`: at least, after a failure). */
-  pace(this: RunningTrack, floorMs = 0): void {
-    const from = this.pacedFrom ?? this.sentAt
-    this.pacedFrom = undefined
-    const { watch } = this.state
-    const next = nextPoll(watch, from, this.policy.poll)
-    this.next = next.read
-    // Once the console is complete, only the full JSON tells the end.
-    this.wantFull = watch.logComplete
-    // A drain is the end's follow-up of a build already over: never held back by the budget.
-    this.duePoll = !this.parts.drain
-    this.dueAt = from + Math.max(next.delayMs, floorMs)
-  }
-
   /** A build read that follows at once from the last read (its pace counts from that one's start). */
   readAtOnce(now: number, { full }: { full: boolean }): void {
     this.pacedFrom = this.sentAt
@@ -183,7 +153,7 @@ export class Track {
 }
 
 /** A track that runs: its build and its watch are known. */
-type RunningTrack = Track & { state: Extract<TrackState, { phase: 'running' }> }
+export type RunningTrack = Track & { state: Extract<TrackState, { phase: 'running' }> }
 
 export function isRunning(track: Track | undefined): track is RunningTrack {
   return track?.state.phase === 'running'
