@@ -9,11 +9,11 @@ import type {
   Build,
   BuildRef,
   JobPath,
-  PipelineRun,
   QueuedTask,
-  QueueItem,
-  RunningBuild
+  QueueItem
 } from '../../src/jenkins/model/types.js'
+import type { PipelineRun } from '../../src/jenkins/reads/stages.js'
+import type { RunningBuild } from '../../src/jenkins/reads/executors.js'
 import type { BuildsFollower } from '../../src/follow/follow-builds.js'
 import {
   DEFAULT_SCHEDULE_POLICY,

@@ -18,7 +18,8 @@ import {
   type StartSeen
 } from '../follow/schedule.js'
 import { fullName, jobKey, queueItemUrl } from '../jenkins/model/job-path.js'
-import type { Build, BuildRef, PipelineRun } from '../jenkins/model/types.js'
+import type { Build, BuildRef } from '../jenkins/model/types.js'
+import type { PipelineRun } from '../jenkins/reads/stages.js'
 import type { UploadFile } from '../jenkins/transport/multipart.js'
 import { Interrupted } from '../jenkins/transport/errors.js'
 import { GithubReports } from '../outcome/github-reports.js'

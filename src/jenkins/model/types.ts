@@ -181,25 +181,6 @@ export interface FailedTestsRead {
   budgetReached: boolean
 }
 
-/** One stage of a Pipeline run (StageNodeExt). */
-export interface PipelineStage {
-  id: string
-  name: string
-  /** The Stage View plugin's StatusExt (NOT_EXECUTED, ABORTED, SUCCESS, IN_PROGRESS, PAUSED_PENDING_INPUT, FAILED, UNSTABLE); unknown values kept. */
-  status: string
-  startTimeMillis: number
-  durationMillis: number
-  pauseDurationMillis: number
-  /** ErrorExt.message of a failed stage. */
-  error?: string
-}
-
-/** A Pipeline run as `wfapi/describe` shows it (RunExt). */
-export interface PipelineRun {
-  status?: string
-  stages: PipelineStage[]
-}
-
 /** A JSON value, as JSON.parse gives it. */
 export type JsonValue =
   string | number | boolean | null | JsonValue[] | { [key: string]: JsonValue }
@@ -226,19 +207,6 @@ export interface QueuedTask {
   parameters: ExportedParameter[]
   /** Why it is still waiting (Jenkins' text, untrusted), when it says. */
   why?: string
-}
-
-/** A build on one of Jenkins' executors (computer/api/json), as the list shows it. */
-export interface RunningBuild {
-  /** Decoded item names of its job, from its URL. */
-  job: string[]
-  number: number
-  /** The queue item it came from (a Pipeline's `node` block alone does not say). */
-  queueId?: number
-  /** When it started (epoch ms). */
-  timestamp?: number
-  /** Jenkins' estimate of its duration (ms; -1 when unknown). */
-  estimatedDuration?: number
 }
 
 /**
