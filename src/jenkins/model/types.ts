@@ -63,28 +63,6 @@ export interface TriggerResult {
   adopted?: 'queue' | 'build'
 }
 
-/** A queue item (GET queue/item/N/api/json), decoded (reads.ts getQueueItem). */
-export interface QueueItem {
-  _class?: string
-  id: number
-  /** Why it still waits: Jenkins' text, redacted; null once it left. */
-  why?: string | null
-  cancelled?: boolean
-  /** Epoch ms on Jenkins' clock, a count; absent when Jenkins sent none or no count. */
-  inQueueSince?: number
-  /**
-   * A LeftItem's run once created: its number a build number (reads.ts
-   * refuses the answer otherwise); null while it is being created, or when
-   * it never was. `url` is Jenkins' own (maybe another host), absent when it
-   * sent none: never a request target (use JenkinsClient.buildUrl).
-   */
-  executable?: { number: number; url?: string } | null
-  /** CauseAction (one cause per request folded into the item: shared-work.ts), ParametersAction, … */
-  actions?: unknown[]
-  /** The job it builds; `url` absolute, from Jenkins' root URL (jenkins-api.md 4), absent when it sent none. */
-  task?: { url?: string } | null
-}
-
 /**
  * A build (GET job/.../N/api/json, whole or with a `tree`), decoded once
  * where it is read (reads/decode.ts decodeBuild): what the action reads is
