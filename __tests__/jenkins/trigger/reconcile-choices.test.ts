@@ -10,7 +10,8 @@ import {
 } from '../../../src/jenkins/trigger/reconcile.js'
 import { USER_ID_CAUSE } from '../../../src/jenkins/trigger/shared-work.js'
 import { jobUrl, sameJob } from '../../../src/jenkins/model/job-path.js'
-import type { JobInfo, QueuedTask, RecentBuild } from '../../../src/jenkins/model/types.js'
+import type { JobInfo, QueuedTask } from '../../../src/jenkins/model/types.js'
+import type { RecentBuild } from '../../../src/jenkins/reads/decode.js'
 import { Requester } from '../../../src/jenkins/transport/requester.js'
 import type { LostTrigger } from '../../../src/jenkins/transport/errors.js'
 import {

@@ -187,15 +187,6 @@ export interface QueuedTask {
   why?: string
 }
 
-/**
- * One of a job's recent builds: with `actions`, its causes, their userIds
- * and its parameters (as a QueuedTask's); with `outcome`, its result (null
- * while it runs), duration (ms) and whether it runs.
- */
-export type RecentBuild = { number: number; queueId?: number } & Partial<
-  Pick<QueuedTask, 'causes' | 'userIds' | 'parameters'> & Omit<BuildSummary, 'number'>
->
-
 /** What a LostTrigger turned out to be in Jenkins. */
 export interface FoundTrigger {
   queueId: number

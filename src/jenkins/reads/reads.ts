@@ -22,7 +22,8 @@ import {
   isBuildResult,
   type CheckedBuildJson,
   jobNamesFromUrl,
-  type PasswordNames
+  type PasswordNames,
+  type RecentBuild
 } from './decode.js'
 import type { Requester } from '../transport/requester.js'
 import type { HttpResponse } from '../transport/http.js'
@@ -35,8 +36,7 @@ import type {
   JobPath,
   ParameterDefinition,
   ProgressiveText,
-  QueuedTask,
-  RecentBuild
+  QueuedTask
 } from '../model/types.js'
 
 /** Folder levels listJobs walks in its one request. */

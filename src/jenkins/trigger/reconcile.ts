@@ -8,7 +8,7 @@
  * docs/internals.md, "A trigger whose answer was lost".
  */
 import { fullName, jobUrl, sameJob } from '../model/job-path.js'
-import { ACTIONS_FIELDS, buildsOf } from '../reads/decode.js'
+import { ACTIONS_FIELDS, buildsOf, type RecentBuild } from '../reads/decode.js'
 import { getObject, getQueue } from '../reads/reads.js'
 import type { Requester } from '../transport/requester.js'
 import type {
@@ -17,8 +17,7 @@ import type {
   FoundTrigger,
   JobPath,
   ParameterDefinition,
-  QueuedTask,
-  RecentBuild
+  QueuedTask
 } from '../model/types.js'
 import type { LostTrigger } from '../transport/errors.js'
 import { sameUser, type ExportedCauses } from './shared-work.js'
