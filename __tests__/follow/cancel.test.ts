@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest'
 import { abortRemote } from '../../src/follow/cancel.js'
 import { JenkinsError } from '../../src/jenkins/transport/errors.js'
-import type { QueueItem } from '../../src/jenkins/model/types.js'
+import type { QueueItem } from '../../src/jenkins/reads/reads.js'
 import type { Logger } from '../../src/util/logger.js'
 import { silentLogger } from '../fixtures/recording-logger.js'
 import { FakeApi, notFound } from '../fixtures/fake-api.js'

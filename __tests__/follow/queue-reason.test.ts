@@ -6,7 +6,9 @@
  * Jenkins writes (hudson.Util.getTimeSpanString, as the test server writes them).
  */
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest'
-import type { QueuedTask, QueueItem, RunningBuild } from '../../src/jenkins/model/types.js'
+import type { QueuedTask } from '../../src/jenkins/model/types.js'
+import type { QueueItem } from '../../src/jenkins/reads/reads.js'
+import type { RunningBuild } from '../../src/jenkins/reads/executors.js'
 import {
   DEFAULT_SCHEDULE_POLICY,
   ONE_BUILD_POLICY,

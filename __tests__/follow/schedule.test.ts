@@ -5,15 +5,10 @@
  * for and when it saw each end.
  */
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest'
-import type {
-  Build,
-  BuildRef,
-  JobPath,
-  PipelineRun,
-  QueuedTask,
-  QueueItem,
-  RunningBuild
-} from '../../src/jenkins/model/types.js'
+import type { Build, BuildRef, JobPath, QueuedTask } from '../../src/jenkins/model/types.js'
+import type { QueueItem } from '../../src/jenkins/reads/reads.js'
+import type { PipelineRun } from '../../src/jenkins/reads/stages.js'
+import type { RunningBuild } from '../../src/jenkins/reads/executors.js'
 import type { BuildsFollower } from '../../src/follow/follow-builds.js'
 import {
   DEFAULT_SCHEDULE_POLICY,

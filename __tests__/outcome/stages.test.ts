@@ -1,6 +1,7 @@
 import { describe, expect, it, test } from 'vitest'
 import { Interrupted } from '../../src/jenkins/transport/errors.js'
-import type { Build, PipelineRun, PipelineStage } from '../../src/jenkins/model/types.js'
+import type { Build } from '../../src/jenkins/model/types.js'
+import type { PipelineRun, PipelineStage } from '../../src/jenkins/reads/stages.js'
 import { failedStage, readStages, inputNotices } from '../../src/outcome/stages.js'
 import { STAGES_OUTPUT_MAX_BYTES, setOutputs } from '../../src/outcome/build-outputs.js'
 import { recordingLogger } from '../jenkins/helpers.js'

@@ -10,7 +10,7 @@ import {
 } from 'd3-time'
 import { timeFormat } from 'd3-time-format'
 import { afterEach, describe, expect, it } from 'vitest'
-import type { PipelineStage } from '../../src/jenkins/model/types.js'
+import type { PipelineStage } from '../../src/jenkins/reads/stages.js'
 import {
   MAX_BARS,
   axisTicks,

@@ -1,16 +1,10 @@
 import { once } from 'node:events'
 import { Interrupted, JenkinsError, unlessNotFound } from '../jenkins/transport/errors.js'
 import { fullName, sameJob } from '../jenkins/model/job-path.js'
-import type {
-  Build,
-  BuildRef,
-  JobPath,
-  PipelineRun,
-  QueuedTask,
-  RunningBuild
-} from '../jenkins/model/types.js'
+import type { Build, BuildRef, JobPath, QueuedTask } from '../jenkins/model/types.js'
+import type { PipelineRun } from '../jenkins/reads/stages.js'
 import type { BuildOutputsApi, JenkinsApi } from '../jenkins/client.js'
-import { runningKey } from '../jenkins/reads/executors.js'
+import { runningKey, type RunningBuild } from '../jenkins/reads/executors.js'
 import type { Logger } from '../util/logger.js'
 import { abortReason, sleep, StepAborted } from '../util/wait.js'
 import {

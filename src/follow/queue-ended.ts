@@ -1,5 +1,6 @@
 import { JenkinsError } from '../jenkins/transport/errors.js'
-import type { JobPath, QueueItem } from '../jenkins/model/types.js'
+import type { JobPath } from '../jenkins/model/types.js'
+import type { QueueItem } from '../jenkins/reads/reads.js'
 import type { JenkinsApi } from '../jenkins/client.js'
 import { jobNamesFromUrl } from '../jenkins/reads/decode.js'
 

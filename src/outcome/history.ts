@@ -7,7 +7,8 @@
  */
 import type { BuildResult } from '../util/constants.js'
 import { Interrupted } from '../jenkins/transport/errors.js'
-import type { JobPath, RecentBuild } from '../jenkins/model/types.js'
+import type { JobPath } from '../jenkins/model/types.js'
+import type { RecentBuild } from '../jenkins/reads/decode.js'
 import type { JenkinsApi } from '../jenkins/client.js'
 import type { Logger } from '../util/logger.js'
 import { errorText } from '../util/error-text.js'

@@ -1,12 +1,7 @@
 import type { BuildResult } from '../util/constants.js'
 import { Interrupted } from '../jenkins/transport/errors.js'
-import type {
-  Build,
-  BuildRef,
-  JobInfo,
-  PipelineRun,
-  PipelineStage
-} from '../jenkins/model/types.js'
+import type { Build, BuildRef, JobInfo } from '../jenkins/model/types.js'
+import type { PipelineRun, PipelineStage } from '../jenkins/reads/stages.js'
 import type { BuildOutputsApi } from '../jenkins/client.js'
 import { warnUnread, type Logger } from '../util/logger.js'
 import { shortName } from '../util/names.js'

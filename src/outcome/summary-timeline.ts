@@ -7,7 +7,7 @@
  * docs/internals.md, "The stage timeline".
  */
 import type { summary as coreSummary } from '@actions/core'
-import type { PipelineStage } from '../jenkins/model/types.js'
+import type { PipelineStage } from '../jenkins/reads/stages.js'
 import { cut } from '../util/shorten.js'
 
 /**

@@ -1,19 +1,30 @@
 import nock from 'nock'
-import { describe, expect, it } from 'vitest'
+import { afterEach, describe, expect, it, vi } from 'vitest'
 import { actionsOf, jobNamesFromUrl } from '../../../src/jenkins/reads/decode.js'
 import {
   causedBy,
   expectedParameters,
   findTriggered,
   reconcile,
-  sameParameters,
-  type BuildCandidate,
-  type ReconcileReader
+  sameParameters
 } from '../../../src/jenkins/trigger/reconcile.js'
-import { sameJob } from '../../../src/jenkins/model/job-path.js'
-import type { JobInfo } from '../../../src/jenkins/model/types.js'
+import { USER_ID_CAUSE } from '../../../src/jenkins/trigger/shared-work.js'
+import { jobUrl, sameJob } from '../../../src/jenkins/model/job-path.js'
+import type { JobInfo, QueuedTask } from '../../../src/jenkins/model/types.js'
+import type { RecentBuild } from '../../../src/jenkins/reads/decode.js'
+import { Requester } from '../../../src/jenkins/transport/requester.js'
 import type { LostTrigger } from '../../../src/jenkins/transport/errors.js'
-import { BASE, JENKINS_404, ORIGIN, USER, makeClient, netError, useNock } from '../helpers.js'
+import {
+  BASE,
+  JENKINS_404,
+  ORIGIN,
+  TOKEN,
+  USER,
+  makeClient,
+  netError,
+  recordingLogger,
+  useNock
+} from '../helpers.js'
 
 /**
  * The reconciliation's decisions where answers compete: several matching
@@ -25,17 +36,58 @@ import { BASE, JENKINS_404, ORIGIN, USER, makeClient, netError, useNock } from '
 
 useNock()
 
-/** A queued item as the reconciliation reads it. */
-type QueuedCandidate = Awaited<ReturnType<ReconcileReader['queue']>>[number]
+afterEach(() => {
+  vi.restoreAllMocks()
+})
 
-/** An in-memory reader that counts what the look asked for. */
-function reader(queue: QueuedCandidate[], builds: BuildCandidate[] = []) {
+/** A queued item as the reconciliation reads it. */
+type QueuedCandidate = Pick<QueuedTask, 'id' | 'job' | 'parameters'>
+/** A build since the trigger, with its users and parameters. */
+type BuildCandidate = Pick<RecentBuild, 'number' | 'queueId' | 'userIds'> &
+  Pick<QueuedTask, 'parameters'>
+
+/**
+ * A Jenkins whose queue and job builds are these (each read answered from
+ * them as they are then), with a client to it and a count of what the look
+ * asked for.
+ */
+function jenkins(queue: QueuedCandidate[], builds: BuildCandidate[] = []) {
   const calls = { queue: 0, builds: 0 }
-  const r: ReconcileReader = {
-    queue: async () => (calls.queue++, queue.map(item => ({ ...item }))),
-    builds: async () => (calls.builds++, builds.map(build => ({ ...build })))
-  }
-  return { reader: r, calls }
+  // One Jenkins at a time: a test's second replaces its first.
+  nock.cleanAll()
+  nock(ORIGIN)
+    .persist()
+    .get(/\/api\/json$/)
+    .query(true)
+    .reply(uri => {
+      if (uri.startsWith('/jenkins/queue/')) {
+        calls.queue++
+        const items = queue.map(({ id, job, parameters }) => ({
+          id,
+          task: { url: jobUrl(BASE, job) },
+          actions: [{ parameters }]
+        }))
+        return [200, { items }]
+      }
+      calls.builds++
+      const exported = builds.map(({ userIds = [], parameters, ...build }) => ({
+        ...build,
+        actions: [
+          { parameters },
+          { causes: userIds.map(userId => ({ _class: USER_ID_CAUSE, userId })) }
+        ]
+      }))
+      return [200, { builds: exported }]
+    })
+  const http = new Requester({
+    url: `${BASE}/`,
+    user: USER,
+    token: TOKEN,
+    logger: recordingLogger(),
+    requestTimeoutMs: 2000,
+    retry: { attempts: 1, baseDelayMs: 1, maxDelayMs: 2 }
+  })
+  return { http, calls }
 }
 
 const ENV_PROD = [
@@ -59,19 +111,19 @@ const ours: LostTrigger = {
 
 describe('findTriggered: which of several candidates is ours', () => {
   it('adopts the oldest matching queue item, whatever order the queue lists them in', async () => {
-    const { reader: r, calls } = reader([
+    const { http, calls } = jenkins([
       { id: 44, job: ['team', 'deploy'], parameters: ENV_PROD },
       { id: 41, job: ['team', 'deploy'], parameters: ENV_DEV },
       { id: 42, job: ['team', 'deploy'], parameters: ENV_PROD },
       { id: 43, job: ['team', 'deploy'], parameters: ENV_PROD }
     ])
-    expect(await findTriggered(r, ours)).toEqual({ queueId: 42, from: 'queue' })
+    expect(await findTriggered(http, ours)).toEqual({ queueId: 42, from: 'queue' })
     // A queued item decides: the builds are not read.
     expect(calls).toEqual({ queue: 1, builds: 0 })
   })
 
   it('adopts the lowest matching build from nextBuildNumber on, Jenkins listing the newest first', async () => {
-    const { reader: r } = reader(
+    const { http } = jenkins(
       [],
       [
         { number: 14, queueId: 74, parameters: ENV_PROD, userIds: ['alice'] },
@@ -81,58 +133,61 @@ describe('findTriggered: which of several candidates is ours', () => {
         { number: 9, queueId: 69, parameters: ENV_PROD, userIds: ['alice'] }
       ]
     )
-    expect(await findTriggered(r, ours)).toEqual({ queueId: 71, from: 'build', buildNumber: 11 })
+    expect(await findTriggered(http, ours)).toEqual({ queueId: 71, from: 'build', buildNumber: 11 })
   })
 
   it('counts a build numbered nextBuildNumber itself, and none below it', async () => {
-    const at = reader(
+    const at = jenkins(
       [],
       [
         { number: 10, queueId: 70, parameters: ENV_PROD, userIds: ['alice'] },
         { number: 9, queueId: 69, parameters: ENV_PROD, userIds: ['alice'] }
       ]
     )
-    expect(await findTriggered(at.reader, ours)).toEqual({
+    expect(await findTriggered(at.http, ours)).toEqual({
       queueId: 70,
       from: 'build',
       buildNumber: 10
     })
-    const below = reader([], [{ number: 9, queueId: 69, parameters: ENV_PROD, userIds: ['alice'] }])
-    expect(await findTriggered(below.reader, ours)).toBeUndefined()
+    const below = jenkins(
+      [],
+      [{ number: 9, queueId: 69, parameters: ENV_PROD, userIds: ['alice'] }]
+    )
+    expect(await findTriggered(below.http, ours)).toBeUndefined()
   })
 
   it('passes over a build without a queueId (Jenkins before 1.601) for a later one that has it', async () => {
-    const { reader: r } = reader(
+    const { http } = jenkins(
       [],
       [
         { number: 11, queueId: 71, parameters: ENV_PROD, userIds: ['alice'] },
         { number: 10, parameters: ENV_PROD, userIds: ['alice'] }
       ]
     )
-    expect(await findTriggered(r, ours)).toEqual({ queueId: 71, from: 'build', buildNumber: 11 })
-    const only = reader([], [{ number: 10, parameters: ENV_PROD, userIds: ['alice'] }])
-    expect(await findTriggered(only.reader, ours)).toBeUndefined()
+    expect(await findTriggered(http, ours)).toEqual({ queueId: 71, from: 'build', buildNumber: 11 })
+    const only = jenkins([], [{ number: 10, parameters: ENV_PROD, userIds: ['alice'] }])
+    expect(await findTriggered(only.http, ours)).toBeUndefined()
   })
 
   it("passes over another user's build with our parameters for ours", async () => {
-    const { reader: r } = reader(
+    const { http } = jenkins(
       [],
       [
         { number: 11, queueId: 71, parameters: ENV_PROD, userIds: ['ALICE'] },
         { number: 10, queueId: 70, parameters: ENV_PROD, userIds: ['mallory'] }
       ]
     )
-    expect(await findTriggered(r, ours)).toEqual({ queueId: 71, from: 'build', buildNumber: 11 })
+    expect(await findTriggered(http, ours)).toEqual({ queueId: 71, from: 'build', buildNumber: 11 })
   })
 
   it('reads no builds without nextBuildNumber (no floor), and finds nothing', async () => {
     const { firstBuildNumber: _floor, ...noFloor } = ours
     void _floor
-    const { reader: r, calls } = reader(
+    const { http, calls } = jenkins(
       [{ id: 40, job: ['team', 'deploy'], parameters: ENV_DEV }],
       [{ number: 11, queueId: 71, parameters: ENV_PROD, userIds: ['alice'] }]
     )
-    expect(await findTriggered(r, noFloor)).toBeUndefined()
+    expect(await findTriggered(http, noFloor)).toBeUndefined()
     expect(calls).toEqual({ queue: 1, builds: 0 })
   })
 
@@ -143,51 +198,35 @@ describe('findTriggered: which of several candidates is ours', () => {
       user: 'alice',
       firstBuildNumber: 3
     }
-    const { reader: r } = reader([
+    const { http } = jenkins([
       // The project's scan: no parameters, like our branch job's build.
       { id: 50, job: ['mb'], parameters: [] },
       { id: 51, job: ['mb', 'main', 'extra'], parameters: [] },
       { id: 52, job: ['MB', 'Main'], parameters: [] }
     ])
-    expect(await findTriggered(r, branch)).toEqual({ queueId: 52, from: 'queue' })
-    const scanOnly = reader([{ id: 50, job: ['mb'], parameters: [] }])
-    expect(await findTriggered(scanOnly.reader, branch)).toBeUndefined()
+    expect(await findTriggered(http, branch)).toEqual({ queueId: 52, from: 'queue' })
+    const scanOnly = jenkins([{ id: 50, job: ['mb'], parameters: [] }])
+    expect(await findTriggered(scanOnly.http, branch)).toBeUndefined()
   })
 })
 
 describe('reconcile: one look, the settle period, one more', () => {
-  const quiet = { debug: () => undefined, info: () => undefined, warning: () => undefined }
-
   it('returns the first look at once, without waiting', async () => {
-    const slept: number[] = []
-    const { reader: r, calls } = reader([{ id: 42, job: ['team', 'deploy'], parameters: ENV_PROD }])
-    const found = await reconcile(r, ours, {
-      settleMs: 1500,
-      sleep: async ms => void slept.push(ms),
-      logger: quiet
-    })
-    expect(found).toEqual({ queueId: 42, from: 'queue' })
-    expect(slept).toEqual([])
+    const { http, calls } = jenkins([{ id: 42, job: ['team', 'deploy'], parameters: ENV_PROD }])
+    const pause = vi.spyOn(http, 'pause')
+    expect(await reconcile(http, ours, 1500)).toEqual({ queueId: 42, from: 'queue' })
+    expect(pause).not.toHaveBeenCalled()
     expect(calls.queue).toBe(1)
   })
 
   it('waits the settle period once and looks again', async () => {
-    const slept: number[] = []
     const queue: QueuedCandidate[] = []
-    const r: ReconcileReader = {
-      queue: async () => [...queue],
-      builds: async () => []
-    }
-    const found = await reconcile(r, ours, {
-      settleMs: 4000,
-      sleep: async ms => {
-        slept.push(ms)
-        queue.push({ id: 43, job: ['team', 'deploy'], parameters: ENV_PROD })
-      },
-      logger: quiet
+    const { http } = jenkins(queue)
+    const pause = vi.spyOn(http, 'pause').mockImplementation(async () => {
+      queue.push({ id: 43, job: ['team', 'deploy'], parameters: ENV_PROD })
     })
-    expect(found).toEqual({ queueId: 43, from: 'queue' })
-    expect(slept).toEqual([4000])
+    expect(await reconcile(http, ours, 4000)).toEqual({ queueId: 43, from: 'queue' })
+    expect(pause.mock.calls.map(([ms]) => ms)).toEqual([4000])
   })
 })
 

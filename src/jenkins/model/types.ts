@@ -63,28 +63,6 @@ export interface TriggerResult {
   adopted?: 'queue' | 'build'
 }
 
-/** A queue item (GET queue/item/N/api/json), decoded (reads.ts getQueueItem). */
-export interface QueueItem {
-  _class?: string
-  id: number
-  /** Why it still waits: Jenkins' text, redacted; null once it left. */
-  why?: string | null
-  cancelled?: boolean
-  /** Epoch ms on Jenkins' clock, a count; absent when Jenkins sent none or no count. */
-  inQueueSince?: number
-  /**
-   * A LeftItem's run once created: its number a build number (reads.ts
-   * refuses the answer otherwise); null while it is being created, or when
-   * it never was. `url` is Jenkins' own (maybe another host), absent when it
-   * sent none: never a request target (use JenkinsClient.buildUrl).
-   */
-  executable?: { number: number; url?: string } | null
-  /** CauseAction (one cause per request folded into the item: shared-work.ts), ParametersAction, … */
-  actions?: unknown[]
-  /** The job it builds; `url` absolute, from Jenkins' root URL (jenkins-api.md 4), absent when it sent none. */
-  task?: { url?: string } | null
-}
-
 /**
  * A build (GET job/.../N/api/json, whole or with a `tree`), decoded once
  * where it is read (reads/decode.ts decodeBuild): what the action reads is
@@ -181,25 +159,6 @@ export interface FailedTestsRead {
   budgetReached: boolean
 }
 
-/** One stage of a Pipeline run (StageNodeExt). */
-export interface PipelineStage {
-  id: string
-  name: string
-  /** The Stage View plugin's StatusExt (NOT_EXECUTED, ABORTED, SUCCESS, IN_PROGRESS, PAUSED_PENDING_INPUT, FAILED, UNSTABLE); unknown values kept. */
-  status: string
-  startTimeMillis: number
-  durationMillis: number
-  pauseDurationMillis: number
-  /** ErrorExt.message of a failed stage. */
-  error?: string
-}
-
-/** A Pipeline run as `wfapi/describe` shows it (RunExt). */
-export interface PipelineRun {
-  status?: string
-  stages: PipelineStage[]
-}
-
 /** A JSON value, as JSON.parse gives it. */
 export type JsonValue =
   string | number | boolean | null | JsonValue[] | { [key: string]: JsonValue }
@@ -227,28 +186,6 @@ export interface QueuedTask {
   /** Why it is still waiting (Jenkins' text, untrusted), when it says. */
   why?: string
 }
-
-/** A build on one of Jenkins' executors (computer/api/json), as the list shows it. */
-export interface RunningBuild {
-  /** Decoded item names of its job, from its URL. */
-  job: string[]
-  number: number
-  /** The queue item it came from (a Pipeline's `node` block alone does not say). */
-  queueId?: number
-  /** When it started (epoch ms). */
-  timestamp?: number
-  /** Jenkins' estimate of its duration (ms; -1 when unknown). */
-  estimatedDuration?: number
-}
-
-/**
- * One of a job's recent builds: with `actions`, its causes, their userIds
- * and its parameters (as a QueuedTask's); with `outcome`, its result (null
- * while it runs), duration (ms) and whether it runs.
- */
-export type RecentBuild = { number: number; queueId?: number } & Partial<
-  Pick<QueuedTask, 'causes' | 'userIds' | 'parameters'> & Omit<BuildSummary, 'number'>
->
 
 /** What a LostTrigger turned out to be in Jenkins. */
 export interface FoundTrigger {

@@ -11,8 +11,7 @@ import type {
   BuildSummary,
   ExportedParameter,
   JsonValue,
-  QueuedTask,
-  RecentBuild
+  QueuedTask
 } from '../model/types.js'
 
 /** One of hudson.model.Result's five names (jenkins-api.md 5.2). */
@@ -25,24 +24,26 @@ export function isBuildResult(value: unknown): value is BuildResult {
  * entry without a usable number is skipped. What it was asked for: with
  * `actions`, causes and parameters; with `outcome`, result, duration, building.
  */
-export function buildsOf(
-  raw: unknown,
-  asked: { actions?: boolean; outcome?: boolean } = {}
-): RecentBuild[] {
-  const builds: RecentBuild[] = []
-  for (const entry of list(raw)) {
-    const build = fields(entry)
-    if (!isBuildNumber(build.number)) continue
-    const recent: RecentBuild = {
-      ...(asked.outcome && buildSummaryOf(build)),
-      number: build.number
-    }
-    if (isCount(build.queueId)) recent.queueId = build.queueId
-    if (asked.actions) Object.assign(recent, actionsOf(build.actions))
-    builds.push(recent)
-  }
-  return builds
+export function buildsOf(raw: unknown, asked: { actions?: boolean; outcome?: boolean } = {}) {
+  return list(raw)
+    .map(fields)
+    .flatMap(build => {
+      if (!isBuildNumber(build.number)) return []
+      return {
+        ...(asked.outcome && buildSummaryOf(build)),
+        number: build.number,
+        ...(isCount(build.queueId) && { queueId: build.queueId }),
+        ...(asked.actions && actionsOf(build.actions))
+      }
+    })
 }
+
+/**
+ * One of a job's recent builds: with `actions`, its causes, their userIds
+ * and its parameters (as a QueuedTask's); with `outcome`, its result (null
+ * while it runs), duration (ms) and whether it runs.
+ */
+export type RecentBuild = ReturnType<typeof buildsOf>[number]
 
 /** A `builds` entry's number and outcome; undefined unless its number and duration are counts (it only aims polls). */
 export function buildSummaryOf(raw: unknown): BuildSummary | undefined {

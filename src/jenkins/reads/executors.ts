@@ -11,7 +11,6 @@ import { jobKey } from '../model/job-path.js'
 import { fields, isCount, isEstimate, list, text } from '../model/counts.js'
 import { buildOfUrl } from './decode.js'
 import type { Requester } from '../transport/requester.js'
-import type { RunningBuild } from '../model/types.js'
 
 const EXECUTABLE = 'currentExecutable[url,number,queueId,timestamp,estimatedDuration]'
 /**
@@ -40,12 +39,8 @@ export async function runningBuilds(
   for (const computer of list(fields(data).computer)) {
     const c = fields(computer)
     for (const executor of [...list(c.executors), ...list(c.oneOffExecutors)]) {
-      const raw = fields(fields(executor).currentExecutable)
-      const build: RunningBuild | undefined = buildOfUrl(text(raw.url) ?? '')
+      const build = runningOf(fields(executor).currentExecutable)
       if (!build) continue
-      if (isCount(raw.queueId)) build.queueId = raw.queueId
-      if (isCount(raw.timestamp) && raw.timestamp > 0) build.timestamp = raw.timestamp
-      if (isEstimate(raw.estimatedDuration)) build.estimatedDuration = raw.estimatedDuration
       const key = runningKey(build.job, build.number)
       // Each entry holds only the fields it has: the first one's win.
       builds.set(key, { ...build, ...builds.get(key) })
@@ -53,6 +48,25 @@ export async function runningBuilds(
   }
   return [...builds.values()]
 }
+
+/** An executor's build, from its `currentExecutable`; undefined when its URL names no build. */
+function runningOf(executable: unknown) {
+  const raw = fields(executable)
+  const build = buildOfUrl(text(raw.url) ?? '')
+  return (
+    build && {
+      ...build,
+      // The queue item it came from (a Pipeline's `node` block alone does not say).
+      ...(isCount(raw.queueId) && { queueId: raw.queueId }),
+      ...(isCount(raw.timestamp) && raw.timestamp > 0 && { timestamp: raw.timestamp }),
+      // Jenkins' estimate of its duration (ms; -1 when unknown).
+      ...(isEstimate(raw.estimatedDuration) && { estimatedDuration: raw.estimatedDuration })
+    }
+  )
+}
+
+/** A build on one of Jenkins' executors (computer/api/json), as the list shows it. */
+export type RunningBuild = NonNullable<ReturnType<typeof runningOf>>
 
 /** The key a build is matched by: its jobKey and number. */
 export function runningKey(job: readonly string[], number: number): string {

@@ -22,7 +22,8 @@ import {
   isBuildResult,
   type CheckedBuildJson,
   jobNamesFromUrl,
-  type PasswordNames
+  type PasswordNames,
+  type RecentBuild
 } from './decode.js'
 import type { Requester } from '../transport/requester.js'
 import type { HttpResponse } from '../transport/http.js'
@@ -35,9 +36,7 @@ import type {
   JobPath,
   ParameterDefinition,
   ProgressiveText,
-  QueuedTask,
-  QueueItem,
-  RecentBuild
+  QueuedTask
 } from '../model/types.js'
 
 /** Folder levels listJobs walks in its one request. */
@@ -217,6 +216,11 @@ export async function getQueueItem(http: Requester, queueId: number): Promise<Qu
       following: true
     })
   )
+  return queueItemOf(http, queueId, raw)
+}
+
+/** getQueueItem's decode: a field of a type Jenkins never sends is refused. */
+function queueItemOf(http: Requester, queueId: number, raw: unknown) {
   const refused = (what: string): JenkinsError => oddAnswer(http, `queue item ${queueId} ${what}`)
   if (!isRecord(raw) || typeof raw.id !== 'number') throw refused('without an id')
   const field = <T>(name: string, expected: string, is: (value: unknown) => value is T) => {
@@ -227,33 +231,42 @@ export async function getQueueItem(http: Requester, queueId: number): Promise<Qu
   const why = field('why', 'a text or null', v => typeof v === 'string' || v === null)
   const task = field('task', 'an object or null', v => v === null || isRecord(v))
   const executable = field('executable', 'an object or null', v => v === null || isRecord(v))
-  const item: QueueItem = {
+  const number = executable?.number
+  // A number that addresses no build would reach URLs and outputs.
+  if (number !== undefined && !isBuildNumber(number)) {
+    throw refused(
+      `with a build whose number is ${shownValue(number)}: expected a whole number from 1 to ${Number.MAX_SAFE_INTEGER}`
+    )
+  }
+  // Jenkins' own URL of the run, kept only when it sent one: requests go to
+  // the `url` input's host and build their URLs from it (jenkins-api.md 9).
+  const url = text(executable?.url)
+  return {
     id: raw.id,
     _class: field('_class', 'a class name', v => typeof v === 'string'),
     cancelled: field('cancelled', 'true or false', v => typeof v === 'boolean'),
-    // The step prints it as it waits: a `why` that echoes the request's cookie or crumb must not.
+    /** Why it still waits: Jenkins' text, redacted (the step prints it as it waits: a `why` that echoes the request's cookie or crumb must not); null once it left. */
     why: typeof why === 'string' ? http.redact(why) : why,
-    actions: field('actions', 'a list', Array.isArray),
+    /** CauseAction (one cause per request folded into the item: shared-work.ts), ParametersAction, … */
+    actions: field('actions', 'a list', (v): v is unknown[] => Array.isArray(v)),
+    /** The job it builds; `url` absolute, from Jenkins' root URL (jenkins-api.md 4), absent when it sent none. */
     task: task && (typeof task.url === 'string' ? { url: task.url } : {}),
-    inQueueSince: isCount(raw.inQueueSince) ? raw.inQueueSince : undefined
+    /** Epoch ms on Jenkins' clock, a count; absent when Jenkins sent none or no count. */
+    inQueueSince: isCount(raw.inQueueSince) ? raw.inQueueSince : undefined,
+    /**
+     * A LeftItem's run once created: its number a build number; null while
+     * it is being created, or when it never was (or an executable that
+     * names none). `url` is Jenkins' own (maybe another host), absent when
+     * it sent none: never a request target (use JenkinsClient.buildUrl).
+     */
+    ...(executable !== undefined && {
+      executable: number === undefined ? null : { number, ...(url !== undefined && { url }) }
+    })
   }
-  if (executable?.number !== undefined) {
-    // A number that addresses no build would reach URLs and outputs.
-    if (!isBuildNumber(executable.number)) {
-      throw refused(
-        `with a build whose number is ${shownValue(executable.number)}: expected a whole number from 1 to ${Number.MAX_SAFE_INTEGER}`
-      )
-    }
-    // Jenkins' own URL of the run, kept only when it sent one: requests go to
-    // the `url` input's host and build their URLs from it (jenkins-api.md 9).
-    const url = text(executable.url)
-    item.executable = { number: executable.number, ...(url !== undefined && { url }) }
-  } else if (executable !== undefined) {
-    // Left, its run not created yet (null), or an executable that names none.
-    item.executable = null
-  }
-  return item
 }
+
+/** A queue item (GET queue/item/N/api/json), decoded by getQueueItem; a caller that knows only some of it gives those. */
+export type QueueItem = Partial<ReturnType<typeof queueItemOf>> & { id: number }
 
 /**
  * The root URL Jenkins is configured with (`url` of `/api/json`,

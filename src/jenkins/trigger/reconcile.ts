@@ -7,31 +7,23 @@
  * compared, and the risks that remain:
  * docs/internals.md, "A trigger whose answer was lost".
  */
-import type { Logger } from '../../util/logger.js'
-import { sameJob } from '../model/job-path.js'
-import { ACTIONS_FIELDS } from '../reads/decode.js'
+import { fullName, jobUrl, sameJob } from '../model/job-path.js'
+import { ACTIONS_FIELDS, buildsOf, type RecentBuild } from '../reads/decode.js'
+import { getObject, getQueue } from '../reads/reads.js'
+import type { Requester } from '../transport/requester.js'
 import type {
   BuildParameters,
   ExportedParameter,
   FoundTrigger,
+  JobPath,
   ParameterDefinition,
-  QueuedTask,
-  RecentBuild
+  QueuedTask
 } from '../model/types.js'
 import type { LostTrigger } from '../transport/errors.js'
 import { sameUser, type ExportedCauses } from './shared-work.js'
 
 /** Fields read from the job for recent builds; newest first, as Jenkins lists them. */
-export const RECENT_BUILDS_TREE = `builds[number,queueId,${ACTIONS_FIELDS}]{0,20}`
-
-/** A build since the trigger, with its causes (shared-work.ts: whose request it is) and parameters. */
-export type BuildCandidate = RecentBuild & Pick<QueuedTask, 'parameters'>
-
-/** What the reconciliation needs to read from Jenkins. */
-export interface ReconcileReader {
-  queue(): Promise<Array<Omit<QueuedTask, 'causes'> & ExportedCauses>>
-  builds(): Promise<BuildCandidate[]>
-}
+const RECENT_BUILDS_TREE = `builds[number,queueId,${ACTIONS_FIELDS}]{0,20}`
 
 /** What was found, and where. */
 export type Adopted = FoundTrigger & { from: 'queue' | 'build' }
@@ -96,11 +88,49 @@ export function sameParameters(
   return true
 }
 
-export function causedBy(candidate: BuildCandidate, user: string | undefined): boolean {
+export function causedBy(candidate: ExportedCauses, user: string | undefined): boolean {
   if (user === undefined || candidate.userIds === undefined || candidate.userIds.length === 0) {
     return true
   }
   return candidate.userIds.some(id => sameUser(id, user))
+}
+
+/** The job's recent builds, newest first, with their causes and parameters (shared-work.ts: whose request each is). */
+export async function jobBuilds(http: Requester, job: JobPath): Promise<RecentBuild[]> {
+  const data = await getObject(
+    http,
+    'builds',
+    `${jobUrl(http.baseUrl, job)}api/json?tree=${encodeURIComponent(RECENT_BUILDS_TREE)}`,
+    http.context(`the builds of job '${fullName(job)}'`)
+  )
+  return buildsOf(data.builds, { actions: true })
+}
+
+/**
+ * One look at Jenkins for what `lost` may have queued, by the values it
+ * would carry: the job's queue items with them, and its builds with them from
+ * `firstBuildNumber` on (none without one) by its user. The queue and the
+ * builds are each read once, and only when asked for.
+ */
+export function lookIn(http: Requester, lost: Omit<LostTrigger, 'parameters'>) {
+  let queue: Promise<QueuedTask[]> | undefined
+  let builds: Promise<RecentBuild[]> | undefined
+  const floor = lost.firstBuildNumber
+  return {
+    queued: async (parameters: LostTrigger['parameters']) =>
+      (await (queue ??= getQueue(http))).filter(
+        item => sameJob(item.job, lost.job) && sameParameters(parameters, item.parameters)
+      ),
+    built: async (parameters: LostTrigger['parameters']) =>
+      floor === undefined
+        ? []
+        : (await (builds ??= jobBuilds(http, lost.job))).filter(
+            build =>
+              build.number >= floor &&
+              causedBy(build, lost.user) &&
+              sameParameters(parameters, build.parameters ?? [])
+          )
+  }
 }
 
 /**
@@ -108,28 +138,16 @@ export function causedBy(candidate: BuildCandidate, user: string | undefined): b
  * @internal
  */
 export async function findTriggered(
-  reader: ReconcileReader,
+  http: Requester,
   expectation: LostTrigger
 ): Promise<Adopted | undefined> {
-  const queued = (await reader.queue()).filter(
-    item =>
-      sameJob(item.job, expectation.job) && sameParameters(expectation.parameters, item.parameters)
-  )
+  const look = lookIn(http, expectation)
   // The oldest: a merged request would have joined it.
-  queued.sort((a, b) => a.id - b.id)
-  const item = queued[0]
+  const [item] = (await look.queued(expectation.parameters)).sort((a, b) => a.id - b.id)
   if (item) return { queueId: item.id, from: 'queue' }
-  const floor = expectation.firstBuildNumber
-  if (floor === undefined) return undefined
-  const builds = (await reader.builds()).filter(
-    build =>
-      build.number >= floor &&
-      build.queueId !== undefined &&
-      sameParameters(expectation.parameters, build.parameters) &&
-      causedBy(build, expectation.user)
-  )
-  builds.sort((a, b) => a.number - b.number)
-  const build = builds[0]
+  const [build] = (await look.built(expectation.parameters))
+    .filter(b => b.queueId !== undefined)
+    .sort((a, b) => a.number - b.number)
   if (build?.queueId === undefined) return undefined
   return { queueId: build.queueId, from: 'build', buildNumber: build.number }
 }
@@ -139,15 +157,30 @@ export async function findTriggered(
  * when Jenkins shows nothing after the settle period (the request did not act).
  */
 export async function reconcile(
-  reader: ReconcileReader,
+  http: Requester,
   expectation: LostTrigger,
-  options: { settleMs: number; sleep: (ms: number) => Promise<void>; logger: Logger }
+  settleMs: number
 ): Promise<Adopted | undefined> {
-  const first = await findTriggered(reader, expectation)
+  const first = await findTriggered(http, expectation)
   if (first) return first
-  options.logger.debug(
-    `No queued item or new build with these parameters yet; looking again in ${options.settleMs} ms`
+  http.logger.debug(
+    `No queued item or new build with these parameters yet; looking again in ${settleMs} ms`
   )
-  await options.sleep(options.settleMs)
-  return findTriggered(reader, expectation)
+  await http.pause(settleMs, 'look for the lost trigger again')
+  return findTriggered(http, expectation)
+}
+
+/** How long the abort path gives a lost trigger to show up before its second look. */
+const LOST_SETTLE_MS = 1000
+
+/**
+ * Looks for what a lost trigger queued (reads only: never a new POST), with
+ * a second look after a short settle when the client's deadline leaves time.
+ */
+export async function findLostTrigger(
+  http: Requester,
+  lost: LostTrigger
+): Promise<FoundTrigger | undefined> {
+  const left = http.deadline === undefined ? Infinity : http.deadline - Date.now()
+  return reconcile(http, lost, Math.max(0, Math.min(LOST_SETTLE_MS, left / 4)))
 }

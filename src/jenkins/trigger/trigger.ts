@@ -4,27 +4,12 @@ import { Interrupted, JenkinsError } from '../transport/errors.js'
 import { countOf } from '../model/counts.js'
 import type { HttpResponse } from '../transport/http.js'
 import { fullName, jobUrl, queueItemUrl } from '../model/job-path.js'
-import {
-  RECENT_BUILDS_TREE,
-  SETTLE_MS,
-  SLOW_SETTLE_MS,
-  expectedParameters,
-  reconcile,
-  type Adopted,
-  type ReconcileReader
-} from './reconcile.js'
+import { SETTLE_MS, SLOW_SETTLE_MS, expectedParameters, reconcile } from './reconcile.js'
 import type { UploadBody } from '../transport/multipart.js'
-import { buildsOf } from '../reads/decode.js'
-import { getObject, getQueue, jobNotFound } from '../reads/reads.js'
+import { jobNotFound } from '../reads/reads.js'
 import type { Requester } from '../transport/requester.js'
 import { errorForResponse } from '../transport/responses.js'
-import type {
-  BuildParameters,
-  FoundTrigger,
-  JobInfo,
-  JobPath,
-  TriggerResult
-} from '../model/types.js'
+import type { BuildParameters, JobInfo, JobPath, TriggerResult } from '../model/types.js'
 import type { LostTrigger } from '../transport/errors.js'
 import { errorText } from '../../util/error-text.js'
 import { decodeHTML } from 'entities'
@@ -117,7 +102,7 @@ export async function trigger(
     if (http.deadline !== undefined && Date.now() + settleMs > http.deadline) {
       throw unknown('no time left before the step timeout to check')
     }
-    const adopted = await lookFor(http, expectation, settleMs).catch((error: unknown) => {
+    const adopted = await reconcile(http, expectation, settleMs).catch((error: unknown) => {
       if (error instanceof Interrupted) throw interrupted(error)
       http.logger.debug(`Could not look for the lost trigger: ${errorText(error)}`)
       throw unknown('and Jenkins could not be asked what it did')
@@ -190,34 +175,6 @@ export function triggerFields(
 export function unknownParameters(info: JobInfo, params: BuildParameters): string[] {
   const defined = new Set(info.parameterDefinitions.map(definition => definition.name))
   return Object.keys(params).filter(key => !defined.has(key))
-}
-
-/** How long the abort path gives a lost trigger to show up before its second look. */
-const LOST_SETTLE_MS = 1000
-
-/**
- * Looks for what a lost trigger queued (reads only: never a new POST), with
- * a second look after a short settle when the client's deadline leaves time.
- */
-export async function findLostTrigger(
-  http: Requester,
-  lost: LostTrigger
-): Promise<FoundTrigger | undefined> {
-  const left = http.deadline === undefined ? Infinity : http.deadline - Date.now()
-  return lookFor(http, lost, Math.max(0, Math.min(LOST_SETTLE_MS, left / 4)))
-}
-
-/** Looks for what a lost trigger did: now, and again after `settleMs` (reconcile.ts). */
-function lookFor(
-  http: Requester,
-  lost: LostTrigger,
-  settleMs: number
-): Promise<Adopted | undefined> {
-  return reconcile(reconcileReader(http, lost.job), lost, {
-    settleMs,
-    sleep: ms => http.pause(ms, 'look for the lost trigger again'),
-    logger: http.logger
-  })
 }
 
 /**
@@ -301,26 +258,6 @@ export async function triggerOnce(
   // Reverse proxies rewrite hosts, and the Location follows the request's
   // own host (jenkins-api.md 3.1): rebuild it on our base.
   return { queueId, queueUrl: queueItemUrl(http.baseUrl, queueId), merged: response.status === 303 }
-}
-
-/** Reads for reconcile.ts: the queue, and the job's recent builds with parameters and causes. */
-export function reconcileReader(http: Requester, job: JobPath): ReconcileReader {
-  const name = fullName(job)
-  return {
-    queue: () => getQueue(http),
-    builds: async () => {
-      const data = await getObject(
-        http,
-        'builds',
-        `${jobUrl(http.baseUrl, job)}api/json?tree=${encodeURIComponent(RECENT_BUILDS_TREE)}`,
-        http.context(`the builds of job '${name}'`)
-      )
-      return buildsOf(data.builds, { actions: true }).map(build => ({
-        ...build,
-        parameters: build.parameters ?? []
-      }))
-    }
-  }
 }
 
 function disabledMessage(http: Requester, name: string): string {

@@ -9,10 +9,10 @@
 import { cancelQueueItem, stopBuild } from './actions.js'
 import { JenkinsError, type LostTrigger } from '../transport/errors.js'
 import { isOwnAlone, type ExportedCauses } from './shared-work.js'
-import { buildUrl, jobUrl, queueItemUrl, sameJob } from '../model/job-path.js'
-import { SETTLE_MS, SLOW_SETTLE_MS, causedBy, sameParameters } from './reconcile.js'
+import { buildUrl, jobUrl, queueItemUrl } from '../model/job-path.js'
+import { SETTLE_MS, SLOW_SETTLE_MS, jobBuilds, lookIn } from './reconcile.js'
 import type { Requester } from '../transport/requester.js'
-import { reconcileReader, type LostAnswer } from './trigger.js'
+import type { LostAnswer } from './trigger.js'
 import type { JobPath, TriggerResult } from '../model/types.js'
 import { errorText } from '../../util/error-text.js'
 
@@ -112,28 +112,21 @@ async function look2(
   http: Requester,
   upload: LostUpload
 ): Promise<{ complete: Found[]; broken: Found[] }> {
-  const reader = reconcileReader(http, upload.job)
-  const queue = (await reader.queue()).filter(item => sameJob(item.job, upload.job))
-  const floor = upload.complete.firstBuildNumber
-  const builds =
-    floor === undefined
-      ? []
-      : (await reader.builds()).filter(
-          build => build.number >= floor && causedBy(build, upload.complete.user)
-        )
-  const match = (expectation: LostTrigger): Found[] => {
-    const found: Found[] = builds
-      .filter(build => sameParameters(expectation.parameters, build.parameters))
-      .map(build => ({ queueId: build.queueId, buildNumber: build.number, causes: build }))
-    for (const item of queue) {
-      // An item that started between the two reads is already there as a build.
-      if (!sameParameters(expectation.parameters, item.parameters)) continue
-      if (found.some(f => f.queueId === item.id)) continue
-      found.push({ queueId: item.id, causes: item })
+  const look = lookIn(http, upload.complete)
+  const match = async ({ parameters }: LostTrigger): Promise<Found[]> => {
+    // The queue is read first: an item that started between the two reads is already there as a build.
+    const queued = await look.queued(parameters)
+    const found: Found[] = (await look.built(parameters)).map(build => ({
+      queueId: build.queueId,
+      buildNumber: build.number,
+      causes: build
+    }))
+    for (const item of queued) {
+      if (!found.some(f => f.queueId === item.id)) found.push({ queueId: item.id, causes: item })
     }
     return found
   }
-  return { complete: match(upload.complete), broken: match(upload.broken) }
+  return { complete: await match(upload.complete), broken: await match(upload.broken) }
 }
 
 /** Why work of the broken shape is not ours to cancel or stop (our own words: no Jenkins text). */
@@ -154,9 +147,7 @@ async function removeBroken(http: Requester, upload: LostUpload, found: Found): 
       const outcome = await cancelQueueItem(http, found.queueId)
       if (outcome === 'cancelled') return 'cancelled it'
       // It left the queue: it started (or ended) as a build.
-      const build = (await reconcileReader(http, job).builds()).find(
-        b => b.queueId === found.queueId
-      )
+      const build = (await jobBuilds(http, job)).find(b => b.queueId === found.queueId)
       if (!build)
         return `it left the queue before it could be cancelled; check ${jobUrl(http.baseUrl, job)}`
       // No compare-and-cancel in Jenkins: another request may have been folded in before it started.
