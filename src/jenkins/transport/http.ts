@@ -255,7 +255,7 @@ export class Transport {
    * request).
    */
   private agentFor(url: URL): Agent {
-    const agent = this.agents.getAgent(url.href) as Agent & { options?: object }
+    const agent: Agent & { options?: object } = this.agents.getAgent(url.href)
     // ca-cert: a secure context with Node's defaults plus the given CAs, on
     // this client's agent only: both an
     // https.Agent and the CONNECT tunnel agent read TLS options from there.
@@ -312,7 +312,7 @@ export class Transport {
       // Rejected here, not on the request's 'error': a request still waiting
       // for a socket (a CONNECT to a stalled proxy) may never emit one.
       const onAbort = (): void => {
-        request.destroy(signal.reason as Error)
+        request.destroy(signal.reason)
         reject(signal.reason)
       }
       signal.addEventListener('abort', onAbort, { once: true })
@@ -335,7 +335,7 @@ export class Transport {
           .writeTo(request, () => exchange.bounds.sending())
           .then(
             () => request.end(),
-            (error: unknown) => request.destroy(error as Error)
+            (error: Error) => request.destroy(error)
           )
       } else {
         request.end(exchange.form ?? undefined)
@@ -383,6 +383,7 @@ type CaSource = { getCACertificates?: (type: 'default') => string[] }
  * told to use it), else tls.rootCertificates and the NODE_EXTRA_CA_CERTS file.
  */
 function trustWith(extra: readonly string[]): tls.SecureContext {
+  // cast: @types/node 20 does not declare tls.getCACertificates (CaSource)
   const fromNode = (tls as unknown as CaSource).getCACertificates?.('default')
   const ca = fromNode ?? [...tls.rootCertificates]
   const file = process.env.NODE_EXTRA_CA_CERTS

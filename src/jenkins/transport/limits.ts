@@ -139,6 +139,7 @@ export class ExchangeLimits {
 
   /** The error for a body that failed: why it was cut, or a broken connection. */
   bodyFailure(error: unknown): Error {
+    // cast: only cut() aborts this signal, always with an Error
     if (this.signal.aborted) return this.signal.reason as Error
     if (error instanceof JenkinsError) return error
     return new JenkinsError(

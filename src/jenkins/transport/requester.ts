@@ -1,4 +1,3 @@
-import { ERROR_BODY_LIMIT, bodyOf, droppedNote, jsonBody } from './answers.js'
 import { Interrupted, JenkinsError, stopReason, unlessNotFound } from './errors.js'
 import { HttpResponse, Transport, pathOf, type Exchange } from './http.js'
 import { ExchangeLimits, seconds, type Attempt, type LimitSettings } from './limits.js'
@@ -8,9 +7,13 @@ import { NetworkFailure } from './network-errors.js'
 import type { DroppedPart } from './json.js'
 import type { Crumb, RequestSettings } from './request-settings.js'
 import {
+  ERROR_BODY_LIMIT,
   RETRYABLE_STATUSES,
+  bodyOf,
+  droppedNote,
   errorForResponse,
   isCrumbRejection,
+  jsonBody,
   type ErrorContext
 } from './responses.js'
 import {
@@ -22,6 +25,7 @@ import {
   type RetryPolicy
 } from './retry.js'
 import { errorText } from '../../util/error-text.js'
+import { isRecord } from '../../util/is-record.js'
 
 export interface PostOptions {
   /** Statuses after which the POST is sent again. */
@@ -70,9 +74,6 @@ const FIRST_CONTACT_NOTICE_MS = 5_000
 /** Lines about unanswered requests closer together than this are left to the debug log. */
 const NOTICE_GAP_MS = 4_000
 
-/** The crumb issuer's answer, checked field by field (readCrumb). */
-type CrumbAnswer = { crumb?: unknown; crumbRequestField?: unknown }
-
 /**
  * The one request path of the client, over its Transport (http.ts: the
  * connection, credentials, cookies and the redaction list): every operation goes through `read`
@@ -81,7 +82,7 @@ type CrumbAnswer = { crumb?: unknown; crumbRequestField?: unknown }
  * ExchangeLimits (limits.ts: the client's signal, its deadline, the request
  * timeout, the stall guard); and every message that leaves it, thrown or
  * logged, has gone through the one redaction list (`redact`). What it makes
- * of an answer's body is answers.ts, of a failed answer `failure`; its
+ * of an answer's body is responses.ts, of a failed answer `failure`; its
  * settings are request-settings.ts, their defaults here.
  */
 export class Requester extends Transport {
@@ -167,12 +168,12 @@ export class Requester extends Transport {
   private async readCrumb(): Promise<Crumb | null> {
     const url = `${this.baseUrl}/crumbIssuer/api/json`
     const context = this.context('the CSRF crumb')
-    const data = await unlessNotFound(this.getJson<CrumbAnswer>('crumb', url, context), null)
+    const data = await unlessNotFound(this.getJson('crumb', url, context), null)
     if (data === null) {
       this.logger.debug(`Jenkins at ${this.baseUrl} has no crumb issuer: CSRF protection is off`)
       return null
     }
-    const { crumb, crumbRequestField: field } = data
+    const { crumb, crumbRequestField: field } = isRecord(data) ? data : {}
     if (typeof crumb !== 'string' || typeof field !== 'string' || !field) {
       throw new JenkinsError(
         'protocol',
@@ -184,16 +185,16 @@ export class Requester extends Transport {
   }
 
   /**
-   * GET + JSON with read retries (answers.ts jsonBody: what is retried, what
+   * GET + JSON with read retries (responses.ts jsonBody: what is retried, what
    * is not). Elements of the `droppable` lists nested too deep are left out
    * with a warning, once per answer and list (json.ts).
    */
-  async getJson<T>(
+  async getJson(
     label: string,
     url: string,
     context: ErrorContext,
     { deadline, droppable }: { deadline?: number; droppable?: readonly string[] } = {}
-  ): Promise<T> {
+  ): Promise<unknown> {
     const onDropped = (part: DroppedPart): void => {
       const key = `${context.what}\n${part.field}\n${part.className ?? part.index}`
       if (this.droppedSaid.has(key)) return
@@ -201,7 +202,7 @@ export class Requester extends Transport {
       this.logger.warning(droppedNote(context, part))
     }
     const options = droppable && { droppable, onDropped }
-    const json = (response: HttpResponse) => jsonBody<T>(response, context, options)
+    const json = (response: HttpResponse) => jsonBody(response, context, options)
     return this.read(label, url, context, json, { deadline })
   }
 
