@@ -124,7 +124,7 @@ describe('commands of ours while the console prints', () => {
         )
       }
     )
-    api.dispose()
+    api.http.dispose()
     const view = runnerView(out)
     expect(
       view

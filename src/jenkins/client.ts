@@ -7,7 +7,7 @@ import * as reads from './reads/reads.js'
 import { describeRun } from './reads/stages.js'
 import { readFailedTests } from './reports/test-report.js'
 import { Requester } from './transport/requester.js'
-import type { JenkinsSession, RequestSettings } from './transport/request-settings.js'
+import type { RequestSettings } from './transport/request-settings.js'
 import { findLostTrigger, trigger } from './trigger/trigger.js'
 import { triggerUpload } from './trigger/upload-trigger.js'
 import type { BuildParameters, BuildRef, JobInfo, JobPath } from './model/types.js'
@@ -25,7 +25,7 @@ type OutputKeys =
   'failedTests' | 'describeRun' | 'listArtifacts' | 'downloadArtifact' | 'readArtifact'
 export type BuildOutputsApi = Pick<JenkinsClient, OutputKeys>
 /** Everything else the action asks of Jenkins: the follower and main depend on it alone, to be tested with a fake. */
-export type JenkinsApi = Omit<JenkinsClient, OutputKeys | 'requestCounts' | 'session' | 'dispose'>
+export type JenkinsApi = Omit<JenkinsClient, OutputKeys | 'http'>
 
 /**
  * The Jenkins HTTP API. Every operation throws JenkinsError (errors.ts) with
@@ -38,7 +38,8 @@ export type JenkinsApi = Omit<JenkinsClient, OutputKeys | 'requestCounts' | 'ses
  */
 export class JenkinsClient {
   readonly baseUrl: string
-  private readonly http: Requester
+  /** The one request path: its requestCounts, session() for another client to continue, dispose(). */
+  readonly http: Requester
   private readonly triggerOptions: { settleMs?: number; cause?: string }
   /**
    * The password parameters of each job read (by jobKey): a build's value of
@@ -51,21 +52,6 @@ export class JenkinsClient {
     this.http = new Requester(options)
     this.baseUrl = this.http.baseUrl
     this.triggerOptions = { settleMs: options.triggerSettleMs, cause: options.triggerCause }
-  }
-
-  /** HTTP requests sent, by operation ('job', 'trigger', 'queue', 'build', 'log', 'crumb', …) and 'total'. */
-  get requestCounts(): Readonly<Record<string, number>> {
-    return this.http.requestCounts
-  }
-
-  /** The session (cookies, crumb) for another client of the same Jenkins to continue: the abort's (RequestSettings.session). */
-  session(): JenkinsSession | undefined {
-    return this.http.session()
-  }
-
-  /** Closes kept-alive connections (the process can also exit without it). */
-  dispose(): void {
-    this.http.dispose()
   }
 
   /** Absolute URL of a job on the configured base, ending in '/'. */

@@ -45,6 +45,6 @@ export function budgetClient(
   return createClient(settings, {
     deadline: until,
     signal: AbortSignal.timeout(Math.max(0, until - Date.now())),
-    session: continuing?.session()
+    session: continuing?.http.session()
   })
 }

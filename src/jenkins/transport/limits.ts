@@ -11,14 +11,11 @@ import { Readable } from 'node:stream'
 import { formatBytes } from '../../util/bytes.js'
 import { Interrupted, JenkinsError } from './errors.js'
 import { NetworkFailure } from './network-errors.js'
+import type { RequestSettings } from './request-settings.js'
 
-/** How long exchanges may take; the requester builds them from ClientOptions. */
-export interface LimitSettings {
-  /** Fires when the step is cancelled or times out (or an abort budget ends): exchanges in flight end at once. */
-  signal?: AbortSignal
-  /** Epoch ms that no exchange outlives. */
-  deadline?: number
-  /** Time for the headers, and for a body read whole to its last byte. */
+/** How long exchanges may take; the requester builds them from ClientOptions (RequestSettings). */
+export type LimitSettings = Pick<RequestSettings, 'signal' | 'deadline'> & {
+  /** Time for the headers, and for a body read whole to its last byte (RequestSettings, defaulted). */
   requestTimeoutMs: number
   /** Time for the headers alone, when shorter: the first request, before Jenkins ever answered. */
   headersTimeoutMs?: number

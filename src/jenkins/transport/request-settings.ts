@@ -46,7 +46,7 @@ export interface RequestSettings {
    */
   onSecret?: (value: string) => void
   /**
-   * Another client's session with the same Jenkins (JenkinsClient.session):
+   * Another client's session with the same Jenkins (JenkinsClient.http.session()):
    * its cookies and, when known, its crumb, so that the abort's client sends
    * its stop at once instead of asking for a crumb first. A stale one is
    * rejected by Jenkins and replaced, as after a restart.
