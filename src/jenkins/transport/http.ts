@@ -179,14 +179,15 @@ export class Transport {
     return cookies && { cookies, crumb: this.crumb }
   }
 
-  /** Sends the crumb header with every later POST (null or undefined stops sending it). */
-  protected setCrumb(crumb: Crumb | null | undefined): void {
+  /** Sends the crumb header with every later POST (null stops sending it). */
+  protected setCrumb(crumb: Crumb | null): void {
     this.crumb = crumb
     if (crumb) this.secret(crumb.value)
   }
 
-  /** Forgets the session, e.g. after Jenkins rejected a crumb bound to a dropped session. */
-  protected async clearCookies(): Promise<void> {
+  /** Forgets the session and its crumb, e.g. after Jenkins rejected a crumb bound to a dropped session. */
+  protected async forgetSession(): Promise<void> {
+    this.crumb = undefined
     await this.jar.removeAllCookies()
   }
 

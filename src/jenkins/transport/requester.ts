@@ -141,19 +141,11 @@ export class Requester extends Transport {
    * interrupts the crumb's GET, and the POST was never sent (a trigger queued nothing).
    */
   private async ensureCrumb(): Promise<void> {
-    if (!this.crumbFetch) {
-      const pending = this.readCrumb()
-      this.crumbFetch = pending
-      pending.then(
-        crumb => this.setCrumb(crumb),
-        () => {
-          if (this.crumbFetch === pending) this.crumbFetch = undefined
-        }
-      )
-    }
+    const pending = (this.crumbFetch ??= this.readCrumb())
     try {
-      await this.crumbFetch
+      this.setCrumb(await pending)
     } catch (error) {
+      if (this.crumbFetch === pending) this.crumbFetch = undefined
       if (!(error instanceof Interrupted && error.sent)) throw error
       throw new Interrupted(error.message, { sent: false, lastFailure: error.lastFailure })
     }
@@ -277,9 +269,8 @@ export class Requester extends Transport {
           this.logger.debug(
             `Jenkins rejected the crumb for ${context.what}; getting a new session and crumb`
           )
-          await this.clearCookies()
+          await this.forgetSession()
           this.crumbFetch = undefined
-          this.setCrumb(undefined)
           await this.ensureCrumb()
           answer = await sendOnce({ started, number })
         }
@@ -421,12 +412,11 @@ export class Requester extends Transport {
     return this.firstContact() ? FIRST_CONTACT_NOTICE_MS : SLOW_NOTICE_MS
   }
 
-  /** Logs `message` in the normal log unless another such line went out less than NOTICE_GAP_MS ago; whether it did. */
-  private notice(message: string): boolean {
-    if (Date.now() - this.noticeAt < NOTICE_GAP_MS) return false
+  /** Logs `message` in the normal log unless another such line went out less than NOTICE_GAP_MS ago. */
+  private notice(message: string): void {
+    if (Date.now() - this.noticeAt < NOTICE_GAP_MS) return
     this.noticeAt = Date.now()
     this.logger.info(message)
-    return true
   }
 
   /** Whether nothing has answered the step's own client yet (only it counts first contact). */
