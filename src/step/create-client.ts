@@ -2,7 +2,7 @@ import { coreLogger } from './core-logger.js'
 import { maskSecret } from './secrets.js'
 import type { Settings } from '../inputs/inputs.js'
 import { JenkinsClient } from '../jenkins/client.js'
-import type { RequestSettings } from '../jenkins/transport/request-settings.js'
+import type { RequestSettings } from '../jenkins/transport/http.js'
 
 /**
  * The Jenkins client for the step, bounded by `bounds`: the step's timeout

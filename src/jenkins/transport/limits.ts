@@ -11,7 +11,7 @@ import { Readable } from 'node:stream'
 import { formatBytes } from '../../util/bytes.js'
 import { Interrupted, JenkinsError } from './errors.js'
 import { NetworkFailure } from './network-errors.js'
-import type { RequestSettings } from './request-settings.js'
+import type { RequestSettings } from './http.js'
 
 /** How long exchanges may take; the requester builds them from ClientOptions (RequestSettings). */
 export type LimitSettings = Pick<RequestSettings, 'signal' | 'deadline'> & {

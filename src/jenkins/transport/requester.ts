@@ -1,11 +1,11 @@
 import { Interrupted, JenkinsError, stopReason, unlessNotFound } from './errors.js'
 import { HttpResponse, Transport, pathOf, type Exchange } from './http.js'
+import type { Crumb, RequestSettings } from './http.js'
 import { ExchangeLimits, seconds, type Attempt, type LimitSettings } from './limits.js'
 import { locateJenkins, locateRoot, notJenkinsError } from './locate.js'
 import type { UploadBody } from './multipart.js'
 import { NetworkFailure } from './network-errors.js'
 import type { DroppedPart } from './json.js'
-import type { Crumb, RequestSettings } from './request-settings.js'
 import {
   ERROR_BODY_LIMIT,
   RETRYABLE_STATUSES,
@@ -83,13 +83,11 @@ const NOTICE_GAP_MS = 4_000
  * timeout, the stall guard); and every message that leaves it, thrown or
  * logged, has gone through the one redaction list (`redact`). What it makes
  * of an answer's body is responses.ts, of a failed answer `failure`; its
- * settings are request-settings.ts, their defaults here.
+ * settings are http.ts RequestSettings, their defaults here.
  */
 export class Requester extends Transport {
   /** Epoch ms of the step's timeout, if any. */
   readonly deadline: number | undefined
-  /** The client's signal (cancel, timeout), if any. */
-  readonly signal: AbortSignal | undefined
   /** The job's "Trigger builds remotely" token, or undefined. */
   readonly jobToken: string | undefined
   /** The crumb's fetch, shared by every POST; a failed fetch is not kept, the next POST asks again. */
@@ -113,7 +111,6 @@ export class Requester extends Transport {
     this.firstContactAttempts = options.firstContactAttempts
     this.deadline = options.deadline
     this.jobToken = options.jobToken || undefined
-    this.signal = options.signal
     this.limits = {
       signal: options.signal,
       deadline: options.deadline,
@@ -321,7 +318,7 @@ export class Requester extends Transport {
 
   /** Waits `ms`, ending with Interrupted when the client's signal fires. */
   pause(ms: number, what: string): Promise<void> {
-    return pause(ms, this.signal, what)
+    return pause(ms, this.limits.signal, what)
   }
 
   /** What an error message needs to know about the request. */
@@ -355,9 +352,9 @@ export class Requester extends Transport {
       attempt
     }: Partial<Pick<PostOptions, 'retryNetwork' | 'onNetworkFailure'>> & { attempt: Attempt }
   ): Promise<HttpResponse> {
-    if (this.signal?.aborted) {
+    if (this.limits.signal?.aborted) {
       throw new Interrupted(
-        `Did not send ${exchange.method} ${what} to Jenkins at ${this.baseUrl}: ${stopReason(this.signal)}`,
+        `Did not send ${exchange.method} ${what} to Jenkins at ${this.baseUrl}: ${stopReason(this.limits.signal)}`,
         { sent: false }
       )
     }
@@ -437,7 +434,7 @@ export class Requester extends Transport {
       deadline,
       logger: this.logger,
       what,
-      signal: this.signal,
+      signal: this.limits.signal,
       notice: { afterMs: this.noticeAfterMs(), say: (line: string) => this.notice(line) }
     }
   }
