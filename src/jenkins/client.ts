@@ -20,6 +20,9 @@ export interface ClientOptions extends RequestSettings {
   triggerCause?: string
 }
 
+/** A build by number or permalink (reads.ts getBuild). */
+type BuildWhich = Parameters<typeof reads.getBuild>[2]
+
 /** What a finished build produced: apart, so that the follower and cancel paths (and their fakes) do not depend on it. */
 type OutputKeys =
   'failedTests' | 'describeRun' | 'listArtifacts' | 'downloadArtifact' | 'readArtifact'
@@ -95,12 +98,7 @@ export class JenkinsClient {
 
   /** A build's JSON by number or permalink; `tree` limits the fields (Jenkins tree syntax). */
   getBuild = this.guarded(
-    (
-      http,
-      job: JobPath,
-      which: number | 'lastBuild' | 'lastSuccessfulBuild',
-      options: { tree?: string } = {}
-    ) =>
+    (http, job: JobPath, which: BuildWhich, options: { tree?: string } = {}) =>
       reads.getBuild(http, job, which, { ...options, passwords: this.passwords.get(jobKey(job)) })
   )
 
