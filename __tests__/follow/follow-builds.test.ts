@@ -69,7 +69,7 @@ async function follow(
   }
   const from = j.requests.length
   await follower.run()
-  api.dispose()
+  api.http.dispose()
   // Said once the builds were followed without the running list.
   const batched = !debug.includes(
     'Followed the builds one by one: Jenkins did not show them in computer/api/json.'
@@ -145,7 +145,7 @@ describe('BuildsFollower', () => {
     const { queueId } = await api.trigger(info, ['a'], {})
     follower.addQueued(['a'], queueId)
     await follower.run()
-    api.dispose()
+    api.http.dispose()
     expect(seen.waiting[0]?.[1]).toMatch(/Waiting for next available executor/)
     expect(seen.failed).toEqual([
       [

@@ -123,7 +123,7 @@ describe('commands of ours while the console prints', () => {
         )
       }
     )
-    api.dispose()
+    api.http.dispose()
     const view = runnerView(out)
     expect(
       view

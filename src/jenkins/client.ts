@@ -7,7 +7,7 @@ import * as reads from './reads/reads.js'
 import { describeRun } from './reads/stages.js'
 import { readFailedTests } from './reports/test-report.js'
 import { Requester } from './transport/requester.js'
-import type { JenkinsSession, RequestSettings } from './transport/request-settings.js'
+import type { RequestSettings } from './transport/http.js'
 import { trigger } from './trigger/trigger.js'
 import { findLostTrigger } from './trigger/reconcile.js'
 import { triggerUpload } from './trigger/upload-trigger.js'
@@ -21,12 +21,15 @@ export interface ClientOptions extends RequestSettings {
   triggerCause?: string
 }
 
+/** A build by number or permalink (reads.ts getBuild). */
+type BuildWhich = Parameters<typeof reads.getBuild>[2]
+
 /** What a finished build produced: apart, so that the follower and cancel paths (and their fakes) do not depend on it. */
 type OutputKeys =
   'failedTests' | 'describeRun' | 'listArtifacts' | 'downloadArtifact' | 'readArtifact'
 export type BuildOutputsApi = Pick<JenkinsClient, OutputKeys>
 /** Everything else the action asks of Jenkins: the follower and main depend on it alone, to be tested with a fake. */
-export type JenkinsApi = Omit<JenkinsClient, OutputKeys | 'requestCounts' | 'session' | 'dispose'>
+export type JenkinsApi = Omit<JenkinsClient, OutputKeys | 'http'>
 
 /**
  * The Jenkins HTTP API. Every operation throws JenkinsError (errors.ts) with
@@ -39,7 +42,8 @@ export type JenkinsApi = Omit<JenkinsClient, OutputKeys | 'requestCounts' | 'ses
  */
 export class JenkinsClient {
   readonly baseUrl: string
-  private readonly http: Requester
+  /** The one request path: its requestCounts, session() for another client to continue, dispose(). */
+  readonly http: Requester
   private readonly triggerOptions: { settleMs?: number; cause?: string }
   /**
    * The password parameters of each job read (by jobKey): a build's value of
@@ -52,21 +56,6 @@ export class JenkinsClient {
     this.http = new Requester(options)
     this.baseUrl = this.http.baseUrl
     this.triggerOptions = { settleMs: options.triggerSettleMs, cause: options.triggerCause }
-  }
-
-  /** HTTP requests sent, by operation ('job', 'trigger', 'queue', 'build', 'log', 'crumb', …) and 'total'. */
-  get requestCounts(): Readonly<Record<string, number>> {
-    return this.http.requestCounts
-  }
-
-  /** The session (cookies, crumb) for another client of the same Jenkins to continue: the abort's (RequestSettings.session). */
-  session(): JenkinsSession | undefined {
-    return this.http.session()
-  }
-
-  /** Closes kept-alive connections (the process can also exit without it). */
-  dispose(): void {
-    this.http.dispose()
   }
 
   /** Absolute URL of a job on the configured base, ending in '/'. */
@@ -110,12 +99,7 @@ export class JenkinsClient {
 
   /** A build's JSON by number or permalink; `tree` limits the fields (Jenkins tree syntax). */
   getBuild = this.guarded(
-    (
-      http,
-      job: JobPath,
-      which: number | 'lastBuild' | 'lastSuccessfulBuild',
-      options: { tree?: string } = {}
-    ) =>
+    (http, job: JobPath, which: BuildWhich, options: { tree?: string } = {}) =>
       reads.getBuild(http, job, which, { ...options, passwords: this.passwords.get(jobKey(job)) })
   )
 

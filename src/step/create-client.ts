@@ -1,7 +1,7 @@
 import { coreLogger, maskSecret } from './step-io.js'
 import type { Settings } from '../inputs/inputs.js'
 import { JenkinsClient } from '../jenkins/client.js'
-import type { RequestSettings } from '../jenkins/transport/request-settings.js'
+import type { RequestSettings } from '../jenkins/transport/http.js'
 
 /**
  * The Jenkins client for the step, bounded by `bounds`: the step's timeout
@@ -44,6 +44,6 @@ export function budgetClient(
   return createClient(settings, {
     deadline: until,
     signal: AbortSignal.timeout(Math.max(0, until - Date.now())),
-    session: continuing?.session()
+    session: continuing?.http.session()
   })
 }

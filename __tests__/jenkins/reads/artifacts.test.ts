@@ -237,7 +237,7 @@ describe('downloadArtifact', () => {
       expect(done).toEqual({ bytes: 10, attempts: 2 })
       expect(sinks.events).toEqual(['open', 'discard', 'open', 'commit'])
       expect(sinks.last()).toBe('0123456789')
-      client.dispose()
+      client.http.dispose()
     })
 
     it('the step being cancelled mid-body ends the download at once, without retrying', async () => {
@@ -266,7 +266,7 @@ describe('downloadArtifact', () => {
       expect(error).toBeInstanceOf(Interrupted)
       expect(requests).toBe(1)
       expect(sinks.events).toEqual(['open', 'discard'])
-      client.dispose()
+      client.http.dispose()
     })
 
     it('a body that stops coming is cut by the stall guard and fetched again', async () => {
@@ -288,7 +288,7 @@ describe('downloadArtifact', () => {
       )
       expect(done).toEqual({ bytes: 10, attempts: 2 })
       expect(sinks.events).toEqual(['open', 'discard', 'open', 'commit'])
-      client.dispose()
+      client.http.dispose()
     })
   })
 })

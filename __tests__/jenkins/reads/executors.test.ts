@@ -84,7 +84,7 @@ describe('runningBuilds (computer/api/json)', () => {
       },
       { job: ['My Job'], number: 12, queueId: 40, timestamp: 2000, estimatedDuration: -1 }
     ])
-    expect(client.requestCounts['computer']).toBe(1)
+    expect(client.http.requestCounts['computer']).toBe(1)
   })
 
   it('an empty or odd answer is no build', async () => {

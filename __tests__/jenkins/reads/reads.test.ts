@@ -143,7 +143,7 @@ describe('listJobs', () => {
         ]
       })
     expect(await client.listJobs([])).toEqual(['alpha', 'team/deploy', 'team/svc/feature%2Fx'])
-    expect(client.requestCounts['total']).toBe(1)
+    expect(client.http.requestCounts['total']).toBe(1)
   })
 
   it('lists below a folder with the folder prefix', async () => {
@@ -318,7 +318,7 @@ describe('queue', () => {
       .reply(...JENKINS_404)
     nock(ORIGIN).post('/jenkins/queue/cancelItem').query({ id: '12' }).reply(status)
     expect(await client.cancelQueueItem(12)).toBe(outcome)
-    expect(client.requestCounts['cancel']).toBe(1)
+    expect(client.http.requestCounts['cancel']).toBe(1)
   })
 
   it('cancelItem 422 is a forbidden error (no Job/Cancel)', async () => {
@@ -594,7 +594,7 @@ describe('progressiveText', () => {
       let text = ''
       for await (const part of chunk!.body) text += String(part)
       expect(text).toBe('first part\nsecond part\n')
-      client.dispose()
+      client.http.dispose()
     })
 
     it('a request that gets no answer in time is a timeout error', async () => {
@@ -609,7 +609,7 @@ describe('progressiveText', () => {
       const error = await jenkinsError(client.getQueueItem(1), 'timeout')
       expect(error.message).toContain(`127.0.0.1:${port}`)
       server.closeAllConnections()
-      client.dispose()
+      client.http.dispose()
     })
   })
 })
@@ -635,7 +635,7 @@ describe('read retries', () => {
       .get('/jenkins/queue/item/1/api/json')
       .reply(200, { id: 1 })
     expect((await client.getQueueItem(1)).id).toBe(1)
-    expect(client.requestCounts['queue']).toBe(8)
+    expect(client.http.requestCounts['queue']).toBe(8)
     expect(
       logger.lines.filter(l => l.level === 'debug' && /retry \d\/7/.test(l.message))
     ).toHaveLength(7)
@@ -649,7 +649,7 @@ describe('read retries', () => {
       .get('/jenkins/queue/item/1/api/json')
       .reply(200, { id: 1 })
     expect((await client.getQueueItem(1)).id).toBe(1)
-    expect(client.requestCounts['queue']).toBe(2)
+    expect(client.http.requestCounts['queue']).toBe(2)
   })
 
   it('a Retry-After that leaves no time gives up before the deadline, naming it', async () => {
@@ -681,7 +681,7 @@ describe('read retries', () => {
       .get('/jenkins/job/a/7/api/json')
       .reply(...JENKINS_404)
     await jenkinsError(client.getBuild(['a'], 7), 'not-found')
-    expect(client.requestCounts['build']).toBe(1)
+    expect(client.http.requestCounts['build']).toBe(1)
   })
 })
 
@@ -712,7 +712,7 @@ describe('stop and disable', () => {
       .post('/jenkins/job/a/3/stop')
       .reply(200)
     await client.stopBuild(build, 'stop')
-    expect(client.requestCounts['stop']).toBe(3)
+    expect(client.http.requestCounts['stop']).toBe(3)
   })
 
   it('stop retries a 503 within the client deadline (an abort budget), honouring a capped Retry-After', async () => {
@@ -726,7 +726,7 @@ describe('stop and disable', () => {
       .post('/jenkins/job/a/3/stop')
       .reply(302)
     await client.stopBuild(build, 'stop')
-    expect(client.requestCounts['stop']).toBe(2)
+    expect(client.http.requestCounts['stop']).toBe(2)
   })
 
   it('stop 404 is not-found; term explains it is Pipeline-only', async () => {

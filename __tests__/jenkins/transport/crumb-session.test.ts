@@ -52,7 +52,7 @@ describe('crumb and session', () => {
     await client.trigger(plain, job, {})
     await client.stopBuild(build, 'stop')
     await client.getQueueItem(5)
-    expect(client.requestCounts['crumb']).toBe(1)
+    expect(client.http.requestCounts['crumb']).toBe(1)
   })
 
   it('tells onSecret of the crumb and the session cookie as they arrive, and redacts both from a queue why', async () => {
@@ -97,7 +97,7 @@ describe('crumb and session', () => {
       .reply(302)
     await client.disableJob(job)
     await client.disableJob(job)
-    expect(client.requestCounts['crumb']).toBe(1)
+    expect(client.http.requestCounts['crumb']).toBe(1)
     expect(logger.lines.some(l => /CSRF protection is off/.test(l.message))).toBe(true)
   })
 
@@ -126,7 +126,7 @@ describe('crumb and session', () => {
 
     const result = await client.trigger(plain, job, {})
     expect(result.queueId).toBe(9)
-    expect(client.requestCounts['trigger']).toBe(2)
+    expect(client.http.requestCounts['trigger']).toBe(2)
   })
 
   it('refreshes only once: a second crumb rejection is a crumb error', async () => {
@@ -177,7 +177,10 @@ describe('crumb and session', () => {
         .reply(201, '', { Location: `${ORIGIN}/jenkins/queue/item/5/` })
       await step.trigger(plain, job, {})
       const told: string[] = []
-      const { client: abort } = makeClient({ session: step.session(), onSecret: v => told.push(v) })
+      const { client: abort } = makeClient({
+        session: step.http.session(),
+        onSecret: v => told.push(v)
+      })
       nock(ORIGIN)
         .post('/jenkins/job/deploy/7/stop')
         .matchHeader('automation-crumb', CRUMB)
@@ -186,8 +189,8 @@ describe('crumb and session', () => {
         .get('/jenkins/queue/item/5/api/json')
         .reply(200, { id: 5, why: `echo ${COOKIE} ${CRUMB}` })
       await abort.stopBuild(build, 'stop')
-      expect(abort.requestCounts['crumb']).toBeUndefined()
-      expect(abort.requestCounts['total']).toBe(1)
+      expect(abort.http.requestCounts['crumb']).toBeUndefined()
+      expect(abort.http.requestCounts['total']).toBe(1)
       // Told before anything could print them, and redacted from what it reads.
       expect(told).toEqual([COOKIE.slice(COOKIE.indexOf('=') + 1), CRUMB])
       expect((await abort.getQueueItem(5)).why).toBe(
@@ -200,7 +203,7 @@ describe('crumb and session', () => {
       crumbIssuer('Jenkins-Crumb', CRUMB, COOKIE)
       nock(ORIGIN).post('/jenkins/job/deploy/disable').reply(302)
       await step.disableJob(job)
-      const { client: abort } = makeClient({ session: step.session() })
+      const { client: abort } = makeClient({ session: step.http.session() })
       nock(ORIGIN)
         .post('/jenkins/job/deploy/7/stop')
         .matchHeader('cookie', COOKIE)
@@ -219,7 +222,7 @@ describe('crumb and session', () => {
         .matchHeader('jenkins-crumb', CRUMB2)
         .reply(302)
       await abort.stopBuild(build, 'stop')
-      expect(abort.requestCounts['crumb']).toBe(1)
+      expect(abort.http.requestCounts['crumb']).toBe(1)
     })
 
     it('knows a Jenkins without a crumb issuer: sends no crumb and asks for none', async () => {
@@ -229,12 +232,12 @@ describe('crumb and session', () => {
         .reply(...JENKINS_404)
       nock(ORIGIN).post('/jenkins/job/deploy/disable').reply(302)
       await step.disableJob(job)
-      const { client: abort } = makeClient({ session: step.session() })
+      const { client: abort } = makeClient({ session: step.http.session() })
       nock(ORIGIN, { badheaders: ['automation-crumb', 'jenkins-crumb'] })
         .post('/jenkins/job/deploy/7/stop')
         .reply(302)
       await abort.stopBuild(build, 'stop')
-      expect(abort.requestCounts['total']).toBe(1)
+      expect(abort.http.requestCounts['total']).toBe(1)
     })
 
     it('a crumb not yet known is fetched as usual, with the session cookie it has', async () => {
@@ -248,8 +251,8 @@ describe('crumb and session', () => {
           { 'Set-Cookie': `${COOKIE}; Path=/jenkins` }
         )
       await step.getJob(job).catch(() => undefined)
-      expect(step.session()?.crumb).toBeUndefined()
-      const { client: abort } = makeClient({ session: step.session() })
+      expect(step.http.session()?.crumb).toBeUndefined()
+      const { client: abort } = makeClient({ session: step.http.session() })
       nock(ORIGIN)
         .get('/jenkins/crumbIssuer/api/json')
         .matchHeader('cookie', COOKIE)
@@ -259,7 +262,7 @@ describe('crumb and session', () => {
         .matchHeader('jenkins-crumb', CRUMB)
         .reply(302)
       await abort.stopBuild(build, 'stop')
-      expect(abort.requestCounts['crumb']).toBe(1)
+      expect(abort.http.requestCounts['crumb']).toBe(1)
     })
   })
 
@@ -292,7 +295,7 @@ describe('crumb and session', () => {
     const info = await client.getJob(job)
     await client.trigger(info, job, {})
     expect(parallel).toBe(true)
-    expect(client.requestCounts).toMatchObject({ crumb: 1, job: 1, trigger: 1, total: 3 })
+    expect(client.http.requestCounts).toMatchObject({ crumb: 1, job: 1, trigger: 1, total: 3 })
   })
 
   it('sends Authorization preemptively on every request', async () => {

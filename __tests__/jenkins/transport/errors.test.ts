@@ -104,7 +104,7 @@ describe('errors a user can act on', () => {
       .get('/jenkins/job/a/4/api/json')
       .reply(200, { number: 4, building: true })
     expect((await client.getBuild(['a'], 4)).number).toBe(4)
-    expect(client.requestCounts['build']).toBe(2)
+    expect(client.http.requestCounts['build']).toBe(2)
   })
 
   it('an HTML body labelled as JSON on every try → html', async () => {
@@ -136,7 +136,7 @@ describe('errors a user can act on', () => {
     nock(ORIGIN).get('/jenkins/job/a/4/api/json').reply(431)
     const error = await jenkinsError(client.getBuild(['a'], 4), 'bad-request')
     expect(error.message).toMatch(/too large \(431\).*'user' and 'token' inputs/)
-    expect(client.requestCounts['build']).toBe(1)
+    expect(client.http.requestCounts['build']).toBe(1)
   })
 
   it('405 → bad-request with the short message of a Jetty error page', async () => {
@@ -169,7 +169,7 @@ describe('errors a user can act on', () => {
     expect(error.message).toMatch(
       /^Could not connect to Jenkins at http:\/\/ci\.example\.com:8080: ci\.example\.com:8080 refused the connection \(after 3 attempts in [\d.]+ m?s\)$/
     )
-    expect(client.requestCounts['queue']).toBe(3)
+    expect(client.http.requestCounts['queue']).toBe(3)
   })
 
   it('TLS failure → network, pointing at NODE_EXTRA_CA_CERTS', async () => {
@@ -181,7 +181,7 @@ describe('errors a user can act on', () => {
       )
     const error = await jenkinsError(client.getQueueItem(1), 'network')
     expect(error.message).toContain('NODE_EXTRA_CA_CERTS')
-    expect(client.requestCounts['queue']).toBe(1)
+    expect(client.http.requestCounts['queue']).toBe(1)
   })
 })
 
@@ -204,7 +204,7 @@ describe('a refused connection: configuration error first, restart later', () =>
     expect(error.message).toMatch(
       `Could not connect to Jenkins at ${HOST}: ci.example.com:8080 refused the connection. That was the first request, and nothing has answered at that address yet: check the 'url' input (its host and port) and that Jenkins is running and reachable from this runner (after 3 attempts in `
     )
-    expect(client.requestCounts['queue']).toBe(3)
+    expect(client.http.requestCounts['queue']).toBe(3)
   })
 
   it('refused once Jenkins has answered (a restart): retried as long as reads are, and read', async () => {
@@ -219,7 +219,7 @@ describe('a refused connection: configuration error first, restart later', () =>
       .reply(200, { id: 1, executable: { number: 3 } })
     await client.getQueueItem(1)
     expect((await client.getQueueItem(1)).executable?.number).toBe(3)
-    expect(client.requestCounts['queue']).toBe(10)
+    expect(client.http.requestCounts['queue']).toBe(10)
   })
 
   it('unreachable counts as never answered too; a reset does not (the server was reached)', async () => {

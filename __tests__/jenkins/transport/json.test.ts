@@ -164,7 +164,7 @@ describe('a Jenkins answer nested too deep', () => {
     expect(error.message).toBe(
       `Jenkins at https://ci.example.com/jenkins answered build #4 of 'a' with JSON nested more than ${MAX_JSON_DEPTH} levels deep (at character ${offset}), which this action does not read: no Jenkins answer it asks for nests that deep, so a plugin or something in front of Jenkins sent it`
     )
-    expect(client.requestCounts['build']).toBe(1)
+    expect(client.http.requestCounts['build']).toBe(1)
   })
 
   it('an error body too deep has no message to quote; the status still speaks', async () => {

@@ -78,7 +78,7 @@ describe("a 404 that is not Jenkins' own before Jenkins ever answered", () => {
     )
     expect(error.status).toBe(404)
     // Looked once, though the crumb's 404 came too.
-    expect(api.requestCounts['probe']).toBe(3)
+    expect(api.http.requestCounts['probe']).toBe(3)
   })
 
   it('a server that redirects / to where Jenkins is: named, with the redirect', async () => {
@@ -127,7 +127,7 @@ describe("a 404 that is not Jenkins' own before Jenkins ever answered", () => {
     expect(error.message).toBe(
       `${NOT_HERE(HOST)} If Jenkins runs under a context path (its --prefix option), 'url' must end with it, as in ${HOST}/jenkins.`
     )
-    expect(api.requestCounts['probe']).toBe(3)
+    expect(api.http.requestCounts['probe']).toBe(3)
   })
 
   it('Jenkins answers at url after all (the header was lost on the way): the 404 is taken as it is', async () => {
@@ -138,7 +138,7 @@ describe("a 404 that is not Jenkins' own before Jenkins ever answered", () => {
       .reply(...JENKINS_LOGIN)
     const error = await jenkinsError(api.getJob(['a']), 'not-found')
     expect(error.message).toBe(`Job 'a' was not found on Jenkins at ${HOST} (404)`)
-    expect(api.requestCounts['probe']).toBe(1)
+    expect(api.http.requestCounts['probe']).toBe(1)
   })
 
   it('once Jenkins answered, a 404 without the header is not looked into', async () => {
@@ -151,7 +151,7 @@ describe("a 404 that is not Jenkins' own before Jenkins ever answered", () => {
     await api.getBuild(['a'], 7)
     const error = await jenkinsError(api.getBuild(['a'], 8), 'not-found')
     expect(error.message).toBe(`Build #8 of job 'a' was not found on Jenkins at ${HOST} (404)`)
-    expect(api.requestCounts['probe']).toBeUndefined()
+    expect(api.http.requestCounts['probe']).toBeUndefined()
   })
 
   it("Jenkins' own 404 needs no look: a job that does not exist", async () => {
@@ -164,7 +164,7 @@ describe("a 404 that is not Jenkins' own before Jenkins ever answered", () => {
       .get('/crumbIssuer/api/json')
       .reply(...JENKINS_404)
     await jenkinsError(api.getJob(['a']), 'not-found')
-    expect(api.requestCounts['probe']).toBeUndefined()
+    expect(api.http.requestCounts['probe']).toBeUndefined()
   })
 
   it("a POST first (disable): the crumb issuer's foreign 404 is not 'CSRF off', and nothing is posted", async () => {
@@ -184,7 +184,7 @@ describe("a 404 that is not Jenkins' own before Jenkins ever answered", () => {
     const error = await jenkinsError(api.disableJob(['a']), 'not-jenkins')
     expect(error.message).toContain("answered the CSRF crumb with a 404 that is not Jenkins'")
     expect(error.message).toContain(`set 'url' to ${HOST}/jenkins.`)
-    expect(api.requestCounts['disable']).toBeUndefined()
+    expect(api.http.requestCounts['disable']).toBeUndefined()
   })
 })
 
@@ -208,7 +208,7 @@ describe('locateRoot: a url that is a path below Jenkins', () => {
     expect(await api.locateRoot("job 'a'")).toBe(
       `'url' is not the address of Jenkins: Jenkins answers at ${HOST}, and at ${HOST}/jenkins it has neither job 'a' nor its login page. Set 'url' to ${HOST}.`
     )
-    expect(api.requestCounts['probe']).toBe(2)
+    expect(api.http.requestCounts['probe']).toBe(2)
   })
 
   it("a job's page: the path before /job/ first, and the job named", async () => {
@@ -230,7 +230,7 @@ describe('locateRoot: a url that is a path below Jenkins', () => {
       .get('/login')
       .reply(...ROOT_HERE)
     expect(await root.locateRoot("job 'a'")).toBeUndefined()
-    expect(root.requestCounts['probe']).toBe(1)
+    expect(root.http.requestCounts['probe']).toBe(1)
 
     const deep = client(`${HOST}/a/b/c/d`)
     for (const path of ['/a/b/c/d', '/a/b/c', '/a/b']) {
@@ -239,7 +239,7 @@ describe('locateRoot: a url that is a path below Jenkins', () => {
         .reply(...JENKINS_404)
     }
     expect(await deep.locateRoot("job 'a'")).toBeUndefined()
-    expect(deep.requestCounts['probe']).toBe(3)
+    expect(deep.http.requestCounts['probe']).toBe(3)
   })
 
   it('a 404 page with X-Jenkins is not a login page: below the root, Jenkins answers /login with it', async () => {

@@ -51,7 +51,7 @@ describe('a boolean parameter', () => {
       expect(error.message).toBe(
         `Parameter 'DRY' of job 'deploy' is '${value}', but a boolean parameter takes true or false: Jenkins would run it as false. Nothing was triggered.`
       )
-      expect(client.requestCounts.total ?? 0).toBe(0)
+      expect(client.http.requestCounts.total ?? 0).toBe(0)
     })
   }
 
@@ -87,7 +87,7 @@ describe('several values', () => {
       expect(error.message).toBe(
         `Parameter 'REF' of job 'deploy' is given 2 values, but ${kind} takes one (give one value; a parameter that splits its value, such as a multi-select Active Choices parameter, takes them joined: 'a,b'). Nothing was triggered.`
       )
-      expect(client.requestCounts.total ?? 0).toBe(0)
+      expect(client.http.requestCounts.total ?? 0).toBe(0)
     }
   })
 
@@ -136,6 +136,6 @@ describe('several values', () => {
       'bad-request'
     )
     expect(error.message).toContain("Parameter 'DRY' of job 'deploy' is 'maybe'")
-    expect(client.requestCounts.total ?? 0).toBe(0)
+    expect(client.http.requestCounts.total ?? 0).toBe(0)
   })
 })

@@ -570,6 +570,6 @@ describe('a lost trigger of a branch job, with its project being scanned', () =>
     const result = await c.trigger(info, ['mb', 'main'], {})
     expect(result.queueId).toBe(61)
     expect(result.adopted).toBeUndefined()
-    expect(c.requestCounts['trigger']).toBe(2)
+    expect(c.http.requestCounts['trigger']).toBe(2)
   })
 })

@@ -110,7 +110,7 @@ describe('trigger reconciliation after a lost answer', () => {
     const result = await c.trigger(info, job, { ENV: 'prod' })
     expect(result).toMatchObject({ queueId: 42, adopted: 'queue', merged: false })
     expect(result.queueUrl).toBe(`${BASE}/queue/item/42/`)
-    expect(c.requestCounts['trigger']).toBe(1)
+    expect(c.http.requestCounts['trigger']).toBe(1)
     expect(
       logger.lines.some(
         l => l.level === 'info' && /answer lost \(ECONNRESET\).*queue item 42/.test(l.message)
@@ -132,7 +132,7 @@ describe('trigger reconciliation after a lost answer', () => {
     builds(build(13, 73, OURS, USER), build(12, 72, OURS, 'mallory'))
     const result = await c.trigger(info, job, { ENV: 'prod' })
     expect(result).toMatchObject({ queueId: 73, adopted: 'build' })
-    expect(c.requestCounts['trigger']).toBe(1)
+    expect(c.http.requestCounts['trigger']).toBe(1)
     expect(logger.lines.some(l => /build #13 .*queue item 73/.test(l.message))).toBe(true)
   })
 
@@ -147,7 +147,7 @@ describe('trigger reconciliation after a lost answer', () => {
     const result = await c.trigger(info, job, { ENV: 'prod' })
     expect(result).toMatchObject({ queueId: 43, merged: false })
     expect(result.adopted).toBeUndefined()
-    expect(c.requestCounts['trigger']).toBe(2)
+    expect(c.http.requestCounts['trigger']).toBe(2)
     expect(
       logger.lines.some(
         l =>
@@ -171,8 +171,8 @@ describe('trigger reconciliation after a lost answer', () => {
     expect(error.message).toBe(
       `Jenkins at ${BASE} refused to trigger job 'team/deploy' (500): its error page gives no reason; its log has it under Logging ID ${LOGGING_ID} (a parameter value it does not accept, such as several values for a plugin's parameter that takes one, is the usual one).`
     )
-    expect(d.requestCounts['trigger']).toBe(1)
-    expect(d.requestCounts['queue'] ?? 0).toBe(0)
+    expect(d.http.requestCounts['trigger']).toBe(1)
+    expect(d.http.requestCounts['queue'] ?? 0).toBe(0)
   })
 
   it("Jenkins' refusal without its headers (a proxy stripped them) is still an answer: its reason, one send", async () => {
@@ -184,9 +184,9 @@ describe('trigger reconciliation after a lost answer', () => {
     expect(error.message).toBe(
       `Jenkins at ${BASE} refused to trigger job 'team/deploy' (500): Illegal number of parameter values for ENV: 2.`
     )
-    expect(c.requestCounts['trigger']).toBe(1)
-    expect(c.requestCounts['queue'] ?? 0).toBe(0)
-    expect(c.requestCounts['builds'] ?? 0).toBe(0)
+    expect(c.http.requestCounts['trigger']).toBe(1)
+    expect(c.http.requestCounts['queue'] ?? 0).toBe(0)
+    expect(c.http.requestCounts['builds'] ?? 0).toBe(0)
   })
 
   it("a value outside a choice parameter's list is refused before anything is sent, naming the choices", async () => {
@@ -196,7 +196,7 @@ describe('trigger reconciliation after a lost answer', () => {
     expect(error.message).toBe(
       "Parameter 'ENV' of job 'team/deploy' is 'qa', which is not one of its choices: 'dev', 'prod'. Nothing was triggered."
     )
-    expect(c.requestCounts['trigger'] ?? 0).toBe(0)
+    expect(c.http.requestCounts['trigger'] ?? 0).toBe(0)
     // A plugin's choice parameter (Active Choices, Extended Choice) may take other values: sent.
     const { client: d } = client()
     const cascade = {
@@ -213,8 +213,8 @@ describe('trigger reconciliation after a lost answer', () => {
     trigger().reply(503, 'Service Unavailable')
     trigger().reply(201, '', { Location: `${ORIGIN}/jenkins/queue/item/46/` })
     expect((await c.trigger(info, job, { ENV: 'prod' })).queueId).toBe(46)
-    expect(c.requestCounts['trigger']).toBe(3)
-    expect(c.requestCounts['queue'] ?? 0).toBe(0)
+    expect(c.http.requestCounts['trigger']).toBe(3)
+    expect(c.http.requestCounts['queue'] ?? 0).toBe(0)
   })
 
   it('gives up after a bounded number of lost answers, saying the outcome is unknown', async () => {
@@ -229,7 +229,7 @@ describe('trigger reconciliation after a lost answer', () => {
     const error = await jenkinsError(c.trigger(info, job, { ENV: 'prod' }), 'network')
     expect(error.message).toMatch(/4 answers lost/)
     expect(error.message).toContain('may or may not have been queued')
-    expect(c.requestCounts['trigger']).toBe(4)
+    expect(c.http.requestCounts['trigger']).toBe(4)
   })
 
   it('does not resend when Jenkins cannot be asked what it did', async () => {
@@ -238,7 +238,7 @@ describe('trigger reconciliation after a lost answer', () => {
     nock(ORIGIN).get('/jenkins/queue/api/json').query(true).reply(403, 'Forbidden')
     const error = await jenkinsError(c.trigger(info, job, { ENV: 'prod' }), 'network')
     expect(error.message).toMatch(/could not be asked.*may or may not have been queued/)
-    expect(c.requestCounts['trigger']).toBe(1)
+    expect(c.http.requestCounts['trigger']).toBe(1)
   })
 
   it('does not resend when the settle period would pass the step deadline', async () => {
@@ -251,7 +251,7 @@ describe('trigger reconciliation after a lost answer', () => {
     trigger().reply(502, 'Bad Gateway')
     const error = await jenkinsError(c.trigger(info, job, { ENV: 'prod' }), 'server')
     expect(error.message).toMatch(/no time left.*may or may not have been queued/)
-    expect(c.requestCounts['trigger']).toBe(1)
+    expect(c.http.requestCounts['trigger']).toBe(1)
   })
 
   it('considers only queued items without a nextBuildNumber (no build floor)', async () => {
@@ -263,7 +263,7 @@ describe('trigger reconciliation after a lost answer', () => {
     queue()
     trigger().reply(201, '', { Location: `${ORIGIN}/jenkins/queue/item/45/` })
     expect((await c.trigger(withoutFloor, job, { ENV: 'prod' })).queueId).toBe(45)
-    expect(c.requestCounts['builds'] ?? 0).toBe(0)
+    expect(c.http.requestCounts['builds'] ?? 0).toBe(0)
   })
 })
 
@@ -350,7 +350,7 @@ describe('a cancel during the trigger (the client signal fires)', () => {
     expect(error).toBeInstanceOf(Interrupted)
     expect((error as Interrupted).sent).toBe(false)
     expect((error as Interrupted).lostTrigger).toBeUndefined()
-    expect(c.requestCounts['trigger'] ?? 0).toBe(0)
+    expect(c.http.requestCounts['trigger'] ?? 0).toBe(0)
   })
 
   it('while a lost answer is reconciled: no resend, and the error carries what to look for', async () => {
@@ -373,7 +373,7 @@ describe('a cancel during the trigger (the client signal fires)', () => {
       ['DRY', 'false'],
       ['NOTE', 'none']
     ])
-    expect(c.requestCounts['trigger']).toBe(1)
+    expect(c.http.requestCounts['trigger']).toBe(1)
     nock.abortPendingRequests()
     nock.cleanAll()
   })
@@ -397,7 +397,7 @@ describe('a cancel during the trigger (the client signal fires)', () => {
       })
     const error = await c.trigger(info, job, { ENV: 'prod' }).catch((e: unknown) => e)
     expect((error as Interrupted).lostTrigger?.job).toEqual(job)
-    expect(c.requestCounts['trigger']).toBe(1)
+    expect(c.http.requestCounts['trigger']).toBe(1)
   })
 
   it('findLostTrigger (the abort path, another client) finds the queued item, reads only', async () => {
@@ -410,7 +410,7 @@ describe('a cancel during the trigger (the client signal fires)', () => {
       firstBuildNumber: 10
     }
     expect(await c.findLostTrigger(lost)).toEqual({ queueId: 77, from: 'queue' })
-    expect(c.requestCounts['trigger'] ?? 0).toBe(0)
+    expect(c.http.requestCounts['trigger'] ?? 0).toBe(0)
   })
 
   it('findLostTrigger finds a build that already started, and looks twice before saying none', async () => {

@@ -98,7 +98,7 @@ describe('a lost answer under a step deadline', () => {
     queue()
     const result = await c.trigger(info, job, { ENV: 'prod' })
     expect(result).toMatchObject({ queueId: 42, adopted: 'queue' })
-    expect(c.requestCounts['trigger']).toBe(1)
+    expect(c.http.requestCounts['trigger']).toBe(1)
     expect(logger.lines).toContainEqual({
       level: 'info',
       message:
@@ -120,7 +120,7 @@ describe('a lost answer under a step deadline', () => {
     expect(error.message).toBe(
       `Jenkins at ${BASE} failed the trigger of job 'team/deploy' (502: Bad Gateway). Jenkins also answers 500 to a parameter value it does not accept, such as several values for a plugin's parameter that takes one. while triggering job 'team/deploy' (no time left before the step timeout to check): the build may or may not have been queued. Check ${BASE}/job/team/job/deploy/ before running again.`
     )
-    expect(c.requestCounts['queue'] ?? 0).toBe(0)
+    expect(c.http.requestCounts['queue'] ?? 0).toBe(0)
   })
 })
 
@@ -157,7 +157,7 @@ describe('how long a lost answer is given (1.5 s; 4 s when Jenkins may still be 
     trigger().reply(504, 'Gateway Timeout')
     const error = await jenkinsError(d.trigger(info, job, { ENV: 'prod' }), 'server')
     expect(error.message).toContain('no time left before the step timeout to check')
-    expect(d.requestCounts['queue'] ?? 0).toBe(0)
+    expect(d.http.requestCounts['queue'] ?? 0).toBe(0)
   })
 
   it('our own request timeout: 4 s, and the outcome said as a network failure', async () => {
@@ -176,7 +176,7 @@ describe('how long a lost answer is given (1.5 s; 4 s when Jenkins may still be 
       .reply(201, '', { Location: `${ORIGIN}/jenkins/queue/item/41/` })
     const error = await jenkinsError(d.trigger(info, job, { ENV: 'prod' }), 'network')
     expect(error.message).toContain('no time left before the step timeout to check')
-    expect(d.requestCounts['trigger']).toBe(1)
+    expect(d.http.requestCounts['trigger']).toBe(1)
     nock.abortPendingRequests()
   })
 
@@ -209,7 +209,7 @@ describe("whose error a 500 or 502 is: Jenkins' own (its answer) or a proxy's (m
     expect(error.message).toBe(
       `Jenkins at ${BASE} refused to trigger job 'team/deploy' (500): its error page gives no reason (a parameter value it does not accept, such as several values for a plugin's parameter that takes one, is the usual one).`
     )
-    expect(c.requestCounts['queue'] ?? 0).toBe(0)
+    expect(c.http.requestCounts['queue'] ?? 0).toBe(0)
   })
 
   it("Jenkins' error page alone (a proxy stripped the header): Jenkins refused, with its Logging ID", async () => {
@@ -219,7 +219,7 @@ describe("whose error a 500 or 502 is: Jenkins' own (its answer) or a proxy's (m
     expect(error.message).toBe(
       `Jenkins at ${BASE} refused to trigger job 'team/deploy' (500): its error page gives no reason; its log has it under Logging ID ${LOGGING_ID} (a parameter value it does not accept, such as several values for a plugin's parameter that takes one, is the usual one).`
     )
-    expect(c.requestCounts['queue'] ?? 0).toBe(0)
+    expect(c.http.requestCounts['queue'] ?? 0).toBe(0)
   })
 
   it('the reason quoted from the page with its character references read (util/html.ts decodes them)', async () => {
@@ -250,8 +250,8 @@ describe("whose error a 500 or 502 is: Jenkins' own (its answer) or a proxy's (m
       const error = await jenkinsError(c.trigger(info, job, { ENV: 'prod' }), 'server')
       expect(error.message).not.toContain('may or may not have been queued')
       expect(error.message).not.toContain('refused to trigger')
-      expect(c.requestCounts['trigger']).toBe(1)
-      expect(c.requestCounts['queue'] ?? 0).toBe(0)
+      expect(c.http.requestCounts['trigger']).toBe(1)
+      expect(c.http.requestCounts['queue'] ?? 0).toBe(0)
     }
   )
 })
@@ -266,7 +266,7 @@ describe('refused before anything is sent', () => {
     expect(error.message).toBe(
       `Job 'team/deploy' on Jenkins at ${BASE} is disabled (not buildable): enable it first`
     )
-    expect(c.requestCounts['total'] ?? 0).toBe(0)
+    expect(c.http.requestCounts['total'] ?? 0).toBe(0)
   })
 
   it('enabled and buildable: sent', async () => {
@@ -348,7 +348,7 @@ describe('what the POST itself ends with', () => {
     expect((error as Interrupted).lostTrigger?.job).toEqual(job)
     expect((error as Interrupted).message).toMatch(/may have queued a build\)$/)
     expect((error as Interrupted).message).not.toMatch(/^Did not send/)
-    expect(c.requestCounts['queue'] ?? 0).toBe(0)
+    expect(c.http.requestCounts['queue'] ?? 0).toBe(0)
     nock.abortPendingRequests()
   })
 
@@ -358,8 +358,8 @@ describe('what the POST itself ends with', () => {
     const error = await c.trigger(info, job, { ENV: 'prod' }).catch((e: unknown) => e)
     expect(error).toBeInstanceOf(JenkinsError)
     expect((error as JenkinsError).status).toBe(503)
-    expect(c.requestCounts['trigger']).toBe(3)
-    expect(c.requestCounts['queue'] ?? 0).toBe(0)
+    expect(c.http.requestCounts['trigger']).toBe(3)
+    expect(c.http.requestCounts['queue'] ?? 0).toBe(0)
   })
 
   it('a 200 with a queue Location is not a queued build (only 201 and 303 are)', async () => {
@@ -446,6 +446,6 @@ describe('choices and folders, refused before anything is sent', () => {
       'bad-request'
     )
     expect(error.message).toBe(message)
-    expect(c.requestCounts['total'] ?? 0).toBe(0)
+    expect(c.http.requestCounts['total'] ?? 0).toBe(0)
   })
 })

@@ -151,7 +151,7 @@ describe('trigger', () => {
     const error = await jenkinsError(client.trigger(plain, job, {}), 'network')
     expect(error.message).toContain('may or may not have been queued')
     expect(error.message).toContain(`${BASE}/job/team/job/deploy/`)
-    expect(client.requestCounts['trigger']).toBe(1)
+    expect(client.http.requestCounts['trigger']).toBe(1)
   })
 
   it('does not resend after a socket hang up when Jenkins cannot be asked what it did', async () => {
@@ -163,7 +163,7 @@ describe('trigger', () => {
       .replyWithError(new Error('socket hang up'))
     const error = await jenkinsError(client.trigger(plain, job, {}), 'network')
     expect(error.message).toContain('may or may not have been queued')
-    expect(client.requestCounts['trigger']).toBe(1)
+    expect(client.http.requestCounts['trigger']).toBe(1)
   })
 
   it('sends a trigger again after connection refused (it never left)', async () => {
@@ -177,7 +177,7 @@ describe('trigger', () => {
       .query(true)
       .reply(201, '', { Location: `${ORIGIN}/jenkins/queue/item/5/` })
     expect((await client.trigger(plain, job, {})).queueId).toBe(5)
-    expect(client.requestCounts['trigger']).toBe(2)
+    expect(client.http.requestCounts['trigger']).toBe(2)
   })
 
   it('sends a trigger again after 503 (refused without acting), honouring Retry-After', async () => {
@@ -205,7 +205,7 @@ describe('trigger', () => {
       .reply(500, '<html>oops</html>', { 'Content-Type': 'text/html' })
     const error = await jenkinsError(client.trigger(parameterized, job, { ENV: 'prod' }), 'server')
     expect(error.message).toContain("several values for a plugin's parameter that takes one")
-    expect(client.requestCounts['trigger']).toBe(1)
+    expect(client.http.requestCounts['trigger']).toBe(1)
   })
 
   it('says a proxy 502 leaves the outcome unknown when Jenkins cannot be asked, and does not resend', async () => {
@@ -214,7 +214,7 @@ describe('trigger', () => {
     nock(ORIGIN).post('/jenkins/job/team/job/deploy/build').query(true).reply(502, 'Bad Gateway')
     const error = await jenkinsError(client.trigger(plain, job, {}), 'server')
     expect(error.message).toContain('may or may not have been queued')
-    expect(client.requestCounts['trigger']).toBe(1)
+    expect(client.http.requestCounts['trigger']).toBe(1)
   })
 
   it('maps 409 to a conflict naming the job as disabled', async () => {
@@ -234,7 +234,7 @@ describe('trigger', () => {
       client.trigger({ ...plain, disabled: true, buildable: false }, job, {}),
       'conflict'
     )
-    expect(client.requestCounts['total']).toBe(0)
+    expect(client.http.requestCounts['total']).toBe(0)
   })
 
   it('refuses a folder (its build would be a scan), without a request', async () => {
@@ -248,7 +248,7 @@ describe('trigger', () => {
       'bad-request'
     )
     expect(error.message).toContain('is a folder')
-    expect(client.requestCounts['total']).toBe(0)
+    expect(client.http.requestCounts['total']).toBe(0)
   })
 
   it('maps 400 to bad-request with the short message', async () => {

@@ -135,8 +135,8 @@ describe('a broken upload found alone: cancelled or stopped only when it is ours
     expect(error.message).toContain(
       `Jenkins shows ${ITEM(77)} with every parameter at its default and no file, as the broken upload would have queued it, but it is not a request of user '${USER}': it was left alone. Check it (it may run without the files); nothing was sent again.`
     )
-    expect(client.requestCounts['cancel']).toBeUndefined()
-    expect(client.requestCounts['trigger']).toBe(1)
+    expect(client.http.requestCounts['cancel']).toBeUndefined()
+    expect(client.http.requestCounts['trigger']).toBe(1)
   })
 
   it("a queue item where a timer's request and ours were merged is named and left alone", async () => {
@@ -147,7 +147,7 @@ describe('a broken upload found alone: cancelled or stopped only when it is ours
     expect(error.message).toContain(
       `${ITEM(78)} with every parameter at its default and no file, as the broken upload would have queued it, but 2 requests share it (another was merged with this step's): it was left alone.`
     )
-    expect(client.requestCounts['cancel']).toBeUndefined()
+    expect(client.http.requestCounts['cancel']).toBeUndefined()
   })
 
   it('a build whose causes are a timer and our user is named and not stopped', async () => {
@@ -158,7 +158,7 @@ describe('a broken upload found alone: cancelled or stopped only when it is ours
     expect(error.message).toContain(
       `${BUILD(7)} with every parameter at its default and no file, as the broken upload would have queued it, but 2 requests share it`
     )
-    expect(client.requestCounts['stop']).toBeUndefined()
+    expect(client.http.requestCounts['stop']).toBeUndefined()
   })
 
   it('two requests of our own user merged (two causes) are not ours alone either', async () => {
@@ -167,7 +167,7 @@ describe('a broken upload found alone: cancelled or stopped only when it is ours
     builds([])
     const { client, error } = await recover()
     expect(error.message).toContain('but 2 requests share it')
-    expect(client.requestCounts['cancel']).toBeUndefined()
+    expect(client.http.requestCounts['cancel']).toBeUndefined()
   })
 
   it.each([
@@ -182,7 +182,7 @@ describe('a broken upload found alone: cancelled or stopped only when it is ours
     expect(error.message).toContain(
       `as the broken upload would have queued it, but ${why}: it was left alone.`
     )
-    expect(client.requestCounts['cancel']).toBeUndefined()
+    expect(client.http.requestCounts['cancel']).toBeUndefined()
   })
 
   it('a step without a user (anonymous) never cancels what it cannot tell is its own', async () => {
@@ -197,7 +197,7 @@ describe('a broken upload found alone: cancelled or stopped only when it is ours
     expect(error.message).toContain(
       'but this step has no user to tell its own requests by: it was left alone.'
     )
-    expect(made.client.requestCounts['cancel']).toBeUndefined()
+    expect(made.client.http.requestCounts['cancel']).toBeUndefined()
   })
 
   it('ours alone, still queued: cancelled', async () => {
@@ -246,7 +246,7 @@ describe('a broken upload found alone: cancelled or stopped only when it is ours
     expect(error.message).toContain(
       `: it started as ${BUILD(11)} before it could be cancelled, and 2 requests share it (another was merged with this step's): it was left running; check it. Nothing was sent again`
     )
-    expect(client.requestCounts['stop']).toBeUndefined()
+    expect(client.http.requestCounts['stop']).toBeUndefined()
   })
 
   it('left the queue and no build shows it: says so, stops nothing', async () => {
@@ -259,7 +259,7 @@ describe('a broken upload found alone: cancelled or stopped only when it is ours
     expect(error.message).toContain(
       `: it left the queue before it could be cancelled; check ${BASE}/job/deploy/. Nothing was sent again`
     )
-    expect(client.requestCounts['stop']).toBeUndefined()
+    expect(client.http.requestCounts['stop']).toBeUndefined()
   })
 
   it('a cancel Jenkins refuses: says to stop it by hand', async () => {
@@ -295,8 +295,8 @@ describe('competing candidates', () => {
     expect(error.message).toContain(
       `Jenkins shows several items of 'deploy' that this upload may have queued, and they cannot be told apart from other triggers: ${ITEM(91)}, ${ITEM(92)}. None was touched and nothing was sent again`
     )
-    expect(client.requestCounts['cancel']).toBeUndefined()
-    expect(client.requestCounts['stop']).toBeUndefined()
+    expect(client.http.requestCounts['cancel']).toBeUndefined()
+    expect(client.http.requestCounts['stop']).toBeUndefined()
   })
 
   it('two complete candidates: neither is followed', async () => {
@@ -321,7 +321,7 @@ describe('competing candidates', () => {
     builds([])
     const { client, error } = await recover()
     expect(error.message).toContain('Jenkins shows no build queued from it')
-    expect(client.requestCounts['cancel']).toBeUndefined()
+    expect(client.http.requestCounts['cancel']).toBeUndefined()
   })
 
   it('the job is matched case-insensitively, as Jenkins looks items up', async () => {
@@ -381,7 +381,7 @@ describe('competing candidates', () => {
     expect(error.message).toContain(
       `a build without the files may be queued or running. Check ${BASE}/job/deploy/; nothing was sent again.`
     )
-    expect(client.requestCounts['trigger']).toBe(1)
+    expect(client.http.requestCounts['trigger']).toBe(1)
   })
 })
 
@@ -400,7 +400,7 @@ describe('unusual data and a cancel of the step during the recovery', () => {
     expect(error.message).toContain(
       `Jenkins shows ${ITEM(88)} with every parameter at its default and no file, as the broken upload would have queued it, but Jenkins does not say whose request it is: it was left alone.`
     )
-    expect(client.requestCounts['cancel']).toBeUndefined()
+    expect(client.http.requestCounts['cancel']).toBeUndefined()
   })
 
   it("without the job's next build number, no build is a candidate and the builds are not read", async () => {
@@ -411,7 +411,7 @@ describe('unusual data and a cancel of the step during the recovery', () => {
     const { nextBuildNumber: _unknown, ...withoutNext } = info
     const result = await client.trigger(withoutNext, ['deploy'], { TARGET: 'prod' }, files)
     expect(result.queueId).toBe(41)
-    expect(client.requestCounts['trigger']).toBe(1)
+    expect(client.http.requestCounts['trigger']).toBe(1)
   })
 
   it('the step cancelled while it looks: the cancel, not "Jenkins could not be asked"', async () => {

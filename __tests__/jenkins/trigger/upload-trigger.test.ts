@@ -146,7 +146,7 @@ describe('trigger with files', () => {
       'bad-request'
     )
     expect(quoted.message).toContain('cannot be sent in a multipart body')
-    expect(client.requestCounts['total']).toBe(0)
+    expect(client.http.requestCounts['total']).toBe(0)
   })
 
   it('a reset mid-upload with two builds at defaults and no file: names both, touches neither, never resends', async () => {
@@ -170,8 +170,8 @@ describe('trigger with files', () => {
     expect(error.message).toContain(
       `cannot be told apart from other triggers: queue item 40 (${BASE}/queue/item/40/), queue item 41 (${BASE}/queue/item/41/). None was touched and nothing was sent again`
     )
-    expect(client.requestCounts['trigger']).toBe(1)
-    expect(client.requestCounts['cancel'] ?? 0).toBe(0)
+    expect(client.http.requestCounts['trigger']).toBe(1)
+    expect(client.http.requestCounts['cancel'] ?? 0).toBe(0)
   })
 
   it('a lost answer after the whole upload: the one queued item with our parameters and the file is followed', async () => {
@@ -185,7 +185,7 @@ describe('trigger with files', () => {
     expect(logger.lines.map(l => l.message)).toContain(
       "Jenkins shows queue item 50 (https://ci.example.com/jenkins/queue/item/50/) of 'deploy' with these parameters and files: following it."
     )
-    expect(client.requestCounts['trigger']).toBe(1)
+    expect(client.http.requestCounts['trigger']).toBe(1)
   })
 
   it('a reset and nothing queued: fails without sending again', async () => {
@@ -205,7 +205,7 @@ describe('trigger with files', () => {
     const error = await jenkinsError(client.trigger(info, job, {}, files), 'network')
     expect(error.message).toContain('Jenkins shows no build queued from it')
     expect(error.message).toContain('nothing was sent again')
-    expect(client.requestCounts['trigger']).toBe(1)
+    expect(client.http.requestCounts['trigger']).toBe(1)
   })
 })
 

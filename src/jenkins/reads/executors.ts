@@ -29,7 +29,7 @@ export async function runningBuilds(
   http: Requester,
   options: { deadline?: number } = {}
 ): Promise<RunningBuild[]> {
-  const data = await http.getJson<unknown>(
+  const data = await http.getJson(
     'computer',
     `${http.baseUrl}/computer/api/json?tree=${encodeURIComponent(EXECUTORS_TREE)}`,
     http.context('the running builds (computer/api/json)'),

@@ -27,8 +27,7 @@ import {
 } from './decode.js'
 import type { Requester } from '../transport/requester.js'
 import type { HttpResponse } from '../transport/http.js'
-import type { ErrorContext } from '../transport/responses.js'
-import { htmlGlitch } from '../transport/answers.js'
+import { htmlGlitch, type ErrorContext } from '../transport/responses.js'
 import type {
   Build,
   BuildRef,
@@ -129,7 +128,7 @@ export async function getObject(
   context: ErrorContext,
   options?: { droppable?: readonly string[] }
 ): Promise<Record<string, unknown>> {
-  const data = await http.getJson<unknown>(label, url, context, options)
+  const data = await http.getJson(label, url, context, options)
   if (!isRecord(data)) throw oddAnswer(http, `${context.what} without an object`)
   return data
 }
@@ -208,7 +207,7 @@ export async function listJobs(http: Requester, folder: JobPath): Promise<string
  * sends is refused, as no real Jenkins sends it.
  */
 export async function getQueueItem(http: Requester, queueId: number): Promise<QueueItem> {
-  const raw = await http.getJson<unknown>(
+  const raw = await http.getJson(
     'queue',
     `${queueItemUrl(http.baseUrl, queueId)}api/json`,
     http.context(`queue item ${queueId}`, {
@@ -299,7 +298,7 @@ export async function getBuild(
       : which === 'lastSuccessfulBuild'
         ? `Job '${name}' has no last successful build on Jenkins at ${http.baseUrl} (or the job does not exist)`
         : buildNotFound(http, name, which)
-  const build = await http.getJson<unknown>(
+  const build = await http.getJson(
     'build',
     url,
     http.context(

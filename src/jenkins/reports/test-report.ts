@@ -1,11 +1,16 @@
 import { JenkinsError } from '../transport/errors.js'
 import { fullName } from '../model/job-path.js'
 import { fields, list, text, texts } from '../model/counts.js'
-import { bodyOf, tooDeepError } from '../transport/answers.js'
 import { JsonTooDeep, parseJenkinsJson } from '../transport/json.js'
 import { parseJsonPrefix } from './json-prefix.js'
 import type { Requester } from '../transport/requester.js'
-import { htmlError, looksLikeHtml, type ErrorContext } from '../transport/responses.js'
+import {
+  bodyOf,
+  htmlError,
+  looksLikeHtml,
+  tooDeepError,
+  type ErrorContext
+} from '../transport/responses.js'
 import type { BuildRef, FailedTest, FailedTestsRead } from '../model/types.js'
 
 /** How much of a report is read to find its failed tests. */
@@ -294,7 +299,7 @@ function scanSuite(
  * start and drops the connection). A body cut off there is used up to its
  * last whole array element (json-prefix.ts): those bytes are spent, and are
  * not read again. The body is bounded like every whole-body read (a broken
- * or slow one is retried, answers.ts bodyOf).
+ * or slow one is retried, responses.ts bodyOf).
  */
 async function readPage(
   http: Requester,

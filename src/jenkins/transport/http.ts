@@ -9,15 +9,79 @@ import { readFileSync } from 'node:fs'
 import tls from 'node:tls'
 import type { Readable } from 'node:stream'
 import { HttpClient } from '@actions/http-client'
-import { CookieJar } from 'tough-cookie'
+import { CookieJar, type SerializedCookieJar } from 'tough-cookie'
 import { JenkinsError } from './errors.js'
 import { networkFailure } from './network-errors.js'
 import type { UploadBody } from './multipart.js'
 import type { ExchangeLimits } from './limits.js'
-import type { Crumb, JenkinsSession, RequestSettings } from './request-settings.js'
+import type { RetryPolicy } from './retry.js'
 import type { Logger } from '../../util/logger.js'
 import { parseHttpUrl } from '../../util/http-url.js'
 import { Redaction, redactingLogger } from '../../util/redaction.js'
+
+/** How requests are sent and retried, and to whom; ClientOptions extends it. */
+export interface RequestSettings {
+  /** Base URL as validated by the inputs (http/https, no credentials); a trailing slash is tolerated. */
+  url: string
+  user?: string
+  /** API token or password. */
+  token?: string
+  logger: Logger
+  /**
+   * Fires when the step is cancelled or times out (or an abort budget runs
+   * out): every exchange in flight ends at once, body included, and none
+   * starts after it (errors.ts Interrupted). Retry waits end with it too.
+   */
+  signal?: AbortSignal
+  /** Epoch ms that no request, body or retry wait outlives (the step's timeout, or an abort budget's end). */
+  deadline?: number
+  /** Time for the response headers, and for an answer read whole (JSON, error pages) to its last byte, in ms (default 30000). */
+  requestTimeoutMs?: number
+  /** A streamed body (the console) fails when it brings fewer than `bytes` within `ms` of waiting (default 16 KiB in 30 s): a drip or a half-open connection. */
+  stall?: { ms?: number; bytes?: number }
+  /** Retry tuning (defaults suit production; tests shrink them). */
+  retry?: Partial<RetryPolicy>
+  /** The job's "Trigger builds remotely" token, sent as form field `token` with triggers. */
+  jobToken?: string
+  /** Extra `[name, value]` headers sent with every request to the origin of the base URL, and nowhere else. */
+  headers?: ReadonlyArray<readonly [string, string]>
+  /** PEM CA certificates trusted, besides Node's defaults, for this client's connections only. */
+  ca?: readonly string[]
+  /**
+   * Tries of a request whose connection fails (refused, unreachable) before
+   * Jenkins ever answered this client: the step's own client sets a few, so
+   * that a wrong `url` or a Jenkins that is down fails within seconds. Once
+   * Jenkins answered, the usual retries ride out a restart. Unset: no
+   * difference (the abort and post clients talk to a server the step reached).
+   */
+  firstContactAttempts?: number
+  /**
+   * Told of each secret Jenkins hands the client (a crumb, a session cookie
+   * value) the moment it arrives, before any message could quote it: the
+   * step registers it with the runner's masker (core.setSecret), as it does
+   * the token. The client redacts it from its own messages either way.
+   */
+  onSecret?: (value: string) => void
+  /**
+   * Another client's session with the same Jenkins (JenkinsClient.http.session()):
+   * its cookies and, when known, its crumb, so that the abort's client sends
+   * its stop at once instead of asking for a crumb first. A stale one is
+   * rejected by Jenkins and replaced, as after a restart.
+   */
+  session?: JenkinsSession
+}
+
+/** A client's session: its cookies as tough-cookie serialises them, and its crumb once known (null: Jenkins has no crumb issuer). */
+export interface JenkinsSession {
+  cookies: SerializedCookieJar
+  crumb?: Crumb | null
+}
+
+/** The CSRF crumb: the header name comes from the server (`crumbRequestField`), never a constant. */
+export interface Crumb {
+  field: string
+  value: string
+}
 
 export interface Exchange {
   method: 'GET' | 'POST'
@@ -179,14 +243,15 @@ export class Transport {
     return cookies && { cookies, crumb: this.crumb }
   }
 
-  /** Sends the crumb header with every later POST (null or undefined stops sending it). */
-  protected setCrumb(crumb: Crumb | null | undefined): void {
+  /** Sends the crumb header with every later POST (null stops sending it). */
+  protected setCrumb(crumb: Crumb | null): void {
     this.crumb = crumb
     if (crumb) this.secret(crumb.value)
   }
 
-  /** Forgets the session, e.g. after Jenkins rejected a crumb bound to a dropped session. */
-  protected async clearCookies(): Promise<void> {
+  /** Forgets the session and its crumb, e.g. after Jenkins rejected a crumb bound to a dropped session. */
+  protected async forgetSession(): Promise<void> {
+    this.crumb = undefined
     await this.jar.removeAllCookies()
   }
 
@@ -255,7 +320,7 @@ export class Transport {
    * request).
    */
   private agentFor(url: URL): Agent {
-    const agent = this.agents.getAgent(url.href) as Agent & { options?: object }
+    const agent: Agent & { options?: object } = this.agents.getAgent(url.href)
     // ca-cert: a secure context with Node's defaults plus the given CAs, on
     // this client's agent only: both an
     // https.Agent and the CONNECT tunnel agent read TLS options from there.
@@ -312,7 +377,7 @@ export class Transport {
       // Rejected here, not on the request's 'error': a request still waiting
       // for a socket (a CONNECT to a stalled proxy) may never emit one.
       const onAbort = (): void => {
-        request.destroy(signal.reason as Error)
+        request.destroy(signal.reason)
         reject(signal.reason)
       }
       signal.addEventListener('abort', onAbort, { once: true })
@@ -335,7 +400,7 @@ export class Transport {
           .writeTo(request, () => exchange.bounds.sending())
           .then(
             () => request.end(),
-            (error: unknown) => request.destroy(error as Error)
+            (error: Error) => request.destroy(error)
           )
       } else {
         request.end(exchange.form ?? undefined)
@@ -383,6 +448,7 @@ type CaSource = { getCACertificates?: (type: 'default') => string[] }
  * told to use it), else tls.rootCertificates and the NODE_EXTRA_CA_CERTS file.
  */
 function trustWith(extra: readonly string[]): tls.SecureContext {
+  // cast: @types/node 20 does not declare tls.getCACertificates (CaSource)
   const fromNode = (tls as unknown as CaSource).getCACertificates?.('default')
   const ca = fromNode ?? [...tls.rootCertificates]
   const file = process.env.NODE_EXTRA_CA_CERTS

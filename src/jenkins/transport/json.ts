@@ -189,7 +189,8 @@ export function readJenkinsJson(
     start = cut.to
   }
   kept += text.slice(start)
-  return { value: JSON.parse(kept) as unknown, dropped: cuts.map(cut => cut.part) }
+  const value: unknown = JSON.parse(kept)
+  return { value, dropped: cuts.map(cut => cut.part) }
 }
 
 /**

@@ -11,14 +11,11 @@ import { Readable } from 'node:stream'
 import { formatBytes } from '../../util/bytes.js'
 import { Interrupted, JenkinsError } from './errors.js'
 import { NetworkFailure } from './network-errors.js'
+import type { RequestSettings } from './http.js'
 
-/** How long exchanges may take; the requester builds them from ClientOptions. */
-export interface LimitSettings {
-  /** Fires when the step is cancelled or times out (or an abort budget ends): exchanges in flight end at once. */
-  signal?: AbortSignal
-  /** Epoch ms that no exchange outlives. */
-  deadline?: number
-  /** Time for the headers, and for a body read whole to its last byte. */
+/** How long exchanges may take; the requester builds them from ClientOptions (RequestSettings). */
+export type LimitSettings = Pick<RequestSettings, 'signal' | 'deadline'> & {
+  /** Time for the headers, and for a body read whole to its last byte (RequestSettings, defaulted). */
   requestTimeoutMs: number
   /** Time for the headers alone, when shorter: the first request, before Jenkins ever answered. */
   headersTimeoutMs?: number
@@ -139,6 +136,7 @@ export class ExchangeLimits {
 
   /** The error for a body that failed: why it was cut, or a broken connection. */
   bodyFailure(error: unknown): Error {
+    // cast: only cut() aborts this signal, always with an Error
     if (this.signal.aborted) return this.signal.reason as Error
     if (error instanceof JenkinsError) return error
     return new JenkinsError(

@@ -75,9 +75,11 @@ export async function locateRoot(
 /** `job/a/job/b/…` as the item it names (`'a/b'`), for the message; undefined when the path names none. */
 function itemOf(segments: readonly string[]): string | undefined {
   const names: string[] = []
-  for (let i = 0; i + 1 < segments.length && segments[i] === 'job'; i += 2) {
+  for (let i = 0; segments[i] === 'job'; i += 2) {
+    const name = segments[i + 1]
+    if (name === undefined) break
     try {
-      names.push(decodeURIComponent(segments[i + 1] as string))
+      names.push(decodeURIComponent(name))
     } catch {
       return undefined
     }

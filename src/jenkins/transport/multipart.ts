@@ -52,16 +52,22 @@ export function multipartBody(
       'utf8'
     )
   )
-  const heads = files.map(file =>
-    Buffer.from(
+  const heads = files.map(file => ({
+    file,
+    head: Buffer.from(
       `--${boundary}\r\nContent-Disposition: form-data; name="${file.name}"; filename="${file.fileName}"\r\nContent-Type: application/octet-stream\r\n\r\n`,
       'utf8'
     )
-  )
+  }))
   const newline = Buffer.from('\r\n')
   const end = Buffer.from(`--${boundary}--\r\n`)
   const fileBytes = files.reduce((sum, file) => sum + file.size, 0)
-  const blocks = [...fieldBlocks, ...heads, ...files.map(() => newline), end]
+  const blocks = [
+    ...fieldBlocks,
+    ...heads.map(({ head }) => head),
+    ...files.map(() => newline),
+    end
+  ]
   const length = blocks.reduce((sum, block) => sum + block.length, fileBytes)
   return {
     contentType: `multipart/form-data; boundary=${boundary}`,
@@ -77,8 +83,8 @@ export function multipartBody(
           })
         })
       for (const block of fieldBlocks) await write(block)
-      for (const [i, file] of files.entries()) {
-        await write(heads[i] as Buffer)
+      for (const { file, head } of heads) {
+        await write(head)
         await writeFile(file, write)
         await write(newline)
       }

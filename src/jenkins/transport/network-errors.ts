@@ -4,6 +4,7 @@
  * message a user can act on and to whether the request may be sent again.
  */
 import { JenkinsError } from './errors.js'
+import { errorCode, errorText } from '../../util/error-text.js'
 
 /** A request that got no HTTP answer. */
 export class NetworkFailure extends Error {
@@ -57,10 +58,8 @@ export function networkFailure(
   server: string,
   trust: { caCert: boolean }
 ): NetworkFailure {
-  // cast: Node's errors carry a code and a message; anything else has neither
-  const err = Object(error) as { code?: unknown; message?: unknown }
-  const code = typeof err.code === 'string' ? err.code : undefined
-  const text = typeof err.message === 'string' ? err.message : String(error)
+  const code = errorCode(error)
+  const text = errorText(error)
   const where = `${url.hostname}:${url.port || (url.protocol === 'https:' ? '443' : '80')}`
   const known: Record<string, string> = {
     ECONNREFUSED: `Could not connect to Jenkins at ${server}: ${where} refused the connection`,

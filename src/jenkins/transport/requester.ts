@@ -1,16 +1,19 @@
-import { ERROR_BODY_LIMIT, bodyOf, droppedNote, jsonBody } from './answers.js'
 import { Interrupted, JenkinsError, stopReason, unlessNotFound } from './errors.js'
 import { HttpResponse, Transport, pathOf, type Exchange } from './http.js'
+import type { Crumb, RequestSettings } from './http.js'
 import { ExchangeLimits, seconds, type Attempt, type LimitSettings } from './limits.js'
 import { locateJenkins, locateRoot, notJenkinsError } from './locate.js'
 import type { UploadBody } from './multipart.js'
 import { NetworkFailure } from './network-errors.js'
 import type { DroppedPart } from './json.js'
-import type { Crumb, RequestSettings } from './request-settings.js'
 import {
+  ERROR_BODY_LIMIT,
   RETRYABLE_STATUSES,
+  bodyOf,
+  droppedNote,
   errorForResponse,
   isCrumbRejection,
+  jsonBody,
   type ErrorContext
 } from './responses.js'
 import {
@@ -22,6 +25,7 @@ import {
   type RetryPolicy
 } from './retry.js'
 import { errorText } from '../../util/error-text.js'
+import { isRecord } from '../../util/is-record.js'
 
 export interface PostOptions {
   /** Statuses after which the POST is sent again. */
@@ -70,9 +74,6 @@ const FIRST_CONTACT_NOTICE_MS = 5_000
 /** Lines about unanswered requests closer together than this are left to the debug log. */
 const NOTICE_GAP_MS = 4_000
 
-/** The crumb issuer's answer, checked field by field (readCrumb). */
-type CrumbAnswer = { crumb?: unknown; crumbRequestField?: unknown }
-
 /**
  * The one request path of the client, over its Transport (http.ts: the
  * connection, credentials, cookies and the redaction list): every operation goes through `read`
@@ -81,14 +82,12 @@ type CrumbAnswer = { crumb?: unknown; crumbRequestField?: unknown }
  * ExchangeLimits (limits.ts: the client's signal, its deadline, the request
  * timeout, the stall guard); and every message that leaves it, thrown or
  * logged, has gone through the one redaction list (`redact`). What it makes
- * of an answer's body is answers.ts, of a failed answer `failure`; its
- * settings are request-settings.ts, their defaults here.
+ * of an answer's body is responses.ts, of a failed answer `failure`; its
+ * settings are http.ts RequestSettings, their defaults here.
  */
 export class Requester extends Transport {
   /** Epoch ms of the step's timeout, if any. */
   readonly deadline: number | undefined
-  /** The client's signal (cancel, timeout), if any. */
-  readonly signal: AbortSignal | undefined
   /** The job's "Trigger builds remotely" token, or undefined. */
   readonly jobToken: string | undefined
   /** The crumb's fetch, shared by every POST; a failed fetch is not kept, the next POST asks again. */
@@ -112,7 +111,6 @@ export class Requester extends Transport {
     this.firstContactAttempts = options.firstContactAttempts
     this.deadline = options.deadline
     this.jobToken = options.jobToken || undefined
-    this.signal = options.signal
     this.limits = {
       signal: options.signal,
       deadline: options.deadline,
@@ -140,19 +138,11 @@ export class Requester extends Transport {
    * interrupts the crumb's GET, and the POST was never sent (a trigger queued nothing).
    */
   private async ensureCrumb(): Promise<void> {
-    if (!this.crumbFetch) {
-      const pending = this.readCrumb()
-      this.crumbFetch = pending
-      pending.then(
-        crumb => this.setCrumb(crumb),
-        () => {
-          if (this.crumbFetch === pending) this.crumbFetch = undefined
-        }
-      )
-    }
+    const pending = (this.crumbFetch ??= this.readCrumb())
     try {
-      await this.crumbFetch
+      this.setCrumb(await pending)
     } catch (error) {
+      if (this.crumbFetch === pending) this.crumbFetch = undefined
       if (!(error instanceof Interrupted && error.sent)) throw error
       throw new Interrupted(error.message, { sent: false, lastFailure: error.lastFailure })
     }
@@ -167,12 +157,12 @@ export class Requester extends Transport {
   private async readCrumb(): Promise<Crumb | null> {
     const url = `${this.baseUrl}/crumbIssuer/api/json`
     const context = this.context('the CSRF crumb')
-    const data = await unlessNotFound(this.getJson<CrumbAnswer>('crumb', url, context), null)
+    const data = await unlessNotFound(this.getJson('crumb', url, context), null)
     if (data === null) {
       this.logger.debug(`Jenkins at ${this.baseUrl} has no crumb issuer: CSRF protection is off`)
       return null
     }
-    const { crumb, crumbRequestField: field } = data
+    const { crumb, crumbRequestField: field } = isRecord(data) ? data : {}
     if (typeof crumb !== 'string' || typeof field !== 'string' || !field) {
       throw new JenkinsError(
         'protocol',
@@ -184,16 +174,16 @@ export class Requester extends Transport {
   }
 
   /**
-   * GET + JSON with read retries (answers.ts jsonBody: what is retried, what
+   * GET + JSON with read retries (responses.ts jsonBody: what is retried, what
    * is not). Elements of the `droppable` lists nested too deep are left out
    * with a warning, once per answer and list (json.ts).
    */
-  async getJson<T>(
+  async getJson(
     label: string,
     url: string,
     context: ErrorContext,
     { deadline, droppable }: { deadline?: number; droppable?: readonly string[] } = {}
-  ): Promise<T> {
+  ): Promise<unknown> {
     const onDropped = (part: DroppedPart): void => {
       const key = `${context.what}\n${part.field}\n${part.className ?? part.index}`
       if (this.droppedSaid.has(key)) return
@@ -201,7 +191,7 @@ export class Requester extends Transport {
       this.logger.warning(droppedNote(context, part))
     }
     const options = droppable && { droppable, onDropped }
-    const json = (response: HttpResponse) => jsonBody<T>(response, context, options)
+    const json = (response: HttpResponse) => jsonBody(response, context, options)
     return this.read(label, url, context, json, { deadline })
   }
 
@@ -276,9 +266,8 @@ export class Requester extends Transport {
           this.logger.debug(
             `Jenkins rejected the crumb for ${context.what}; getting a new session and crumb`
           )
-          await this.clearCookies()
+          await this.forgetSession()
           this.crumbFetch = undefined
-          this.setCrumb(undefined)
           await this.ensureCrumb()
           answer = await sendOnce({ started, number })
         }
@@ -329,7 +318,7 @@ export class Requester extends Transport {
 
   /** Waits `ms`, ending with Interrupted when the client's signal fires. */
   pause(ms: number, what: string): Promise<void> {
-    return pause(ms, this.signal, what)
+    return pause(ms, this.limits.signal, what)
   }
 
   /** What an error message needs to know about the request. */
@@ -363,9 +352,9 @@ export class Requester extends Transport {
       attempt
     }: Partial<Pick<PostOptions, 'retryNetwork' | 'onNetworkFailure'>> & { attempt: Attempt }
   ): Promise<HttpResponse> {
-    if (this.signal?.aborted) {
+    if (this.limits.signal?.aborted) {
       throw new Interrupted(
-        `Did not send ${exchange.method} ${what} to Jenkins at ${this.baseUrl}: ${stopReason(this.signal)}`,
+        `Did not send ${exchange.method} ${what} to Jenkins at ${this.baseUrl}: ${stopReason(this.limits.signal)}`,
         { sent: false }
       )
     }
@@ -420,12 +409,11 @@ export class Requester extends Transport {
     return this.firstContact() ? FIRST_CONTACT_NOTICE_MS : SLOW_NOTICE_MS
   }
 
-  /** Logs `message` in the normal log unless another such line went out less than NOTICE_GAP_MS ago; whether it did. */
-  private notice(message: string): boolean {
-    if (Date.now() - this.noticeAt < NOTICE_GAP_MS) return false
+  /** Logs `message` in the normal log unless another such line went out less than NOTICE_GAP_MS ago. */
+  private notice(message: string): void {
+    if (Date.now() - this.noticeAt < NOTICE_GAP_MS) return
     this.noticeAt = Date.now()
     this.logger.info(message)
-    return true
   }
 
   /** Whether nothing has answered the step's own client yet (only it counts first contact). */
@@ -446,7 +434,7 @@ export class Requester extends Transport {
       deadline,
       logger: this.logger,
       what,
-      signal: this.signal,
+      signal: this.limits.signal,
       notice: { afterMs: this.noticeAfterMs(), say: (line: string) => this.notice(line) }
     }
   }

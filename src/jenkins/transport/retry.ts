@@ -69,7 +69,7 @@ export interface RetryOptions {
    * normal log through `say` (requester.ts: rate-limited), not only as debug
    * lines: a Jenkins that does not answer is news.
    */
-  notice?: { afterMs: number; say: (message: string) => boolean }
+  notice?: { afterMs: number; say: (message: string) => void }
 }
 
 /** Waits `ms`; rejects with Interrupted as soon as `signal` fires (`lastFailure`: the failure a retry waited out). */
