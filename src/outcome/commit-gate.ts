@@ -19,13 +19,22 @@ import {
   commitUnderTest,
   pullRequestOf,
   readEvent,
+  readPullHead,
   type CommitUnderTest,
   type EventContext
 } from './commit-under-test.js'
 import type { GithubClient, GithubSession } from './github-client.js'
 import { failureEnd } from './github-transport.js'
-import { atLeast, readLastChange, readPullHead, readRole } from './github-reads.js'
-import { LOGIN, required, TIME, timeText, Undecodable } from './github-values.js'
+import {
+  field,
+  type Kind,
+  LOGIN,
+  required,
+  SHA,
+  TIME,
+  timeText,
+  Undecodable
+} from './github-values.js'
 
 export interface GateOptions {
   logger: Logger
@@ -254,5 +263,95 @@ async function decoded<T>(read: () => T | Promise<T>): Promise<T> {
       `${error.message}, so the comment cannot be checked`,
       'comment again'
     )
+  }
+}
+
+/** GitHub's base roles on a repository, lowest first; `none`: not a collaborator. */
+const ROLES = ['none', 'read', 'triage', 'write', 'maintain', 'admin'] as const
+export type Role = (typeof ROLES)[number]
+
+/** What `user.permissions` allows, highest first, with the role each means. */
+const ALLOWS: ReadonlyArray<readonly [string, Role]> = [
+  ['admin', 'admin'],
+  ['maintain', 'maintain'],
+  ['push', 'write'],
+  ['triage', 'triage'],
+  ['pull', 'read']
+]
+
+/** The legacy `permission`: maintain reads as write, triage as read. */
+const LEGACY: Kind<Role> = {
+  decode: value => (['admin', 'write', 'read', 'none'] as const).find(role => role === value),
+  expected: 'one of admin, write, read, none'
+}
+
+/**
+ * `user`'s role on the repository
+ * (GET /repos/{owner}/{repo}/collaborators/{user}/permission). `role_name`
+ * names it when it is a base role; a custom role (or none named) counts as
+ * the lower of what `user.permissions` allows and the legacy `permission`,
+ * which reads maintain as write and triage as read: never more than GitHub
+ * says.
+ */
+export async function readRole(
+  client: GithubClient,
+  { owner, repo, user }: EventContext['repo'] & { user: string }
+): Promise<Role> {
+  const { data }: { data: unknown } = await client.rest.repos.getCollaboratorPermissionLevel({
+    owner,
+    repo,
+    username: user
+  })
+  const named = ROLES.find(role => role !== 'none' && role === field(data, 'role_name'))
+  if (named) return named
+  const source = `GitHub's answer for ${user}'s permission on ${owner}/${repo}`
+  const legacy = required(data, 'permission', LEGACY, source)
+  const allows = field(data, 'user', 'permissions')
+  if (typeof allows !== 'object' || allows === null) return legacy
+  const allowed = ALLOWS.find(([key]) => field(allows, key) === true)?.[1] ?? 'none'
+  // The lower of the two.
+  return atLeast(allowed, legacy) ? legacy : allowed
+}
+
+/** Whether `role` is at least `least`. */
+export function atLeast(role: Role, least: Role): boolean {
+  return ROLES.indexOf(role) >= ROLES.indexOf(least)
+}
+
+/** A change of a branch that GitHub recorded: the commit it left the branch at, and GitHub's time of it. */
+export interface BranchChange {
+  sha: string
+  /** Epoch seconds. */
+  at: number
+}
+
+/**
+ * The newest change GitHub recorded of branch `ref` of owner/repo (a push,
+ * a force push, its creation: GET /repos/{owner}/{repo}/activity, newest
+ * first); undefined when it lists none.
+ */
+export async function readLastChange(
+  client: GithubClient,
+  { owner, repo, ref }: EventContext['repo'] & { ref: string }
+): Promise<BranchChange | undefined> {
+  const full = `refs/heads/${ref}`
+  const { data }: { data: unknown } = await client.rest.repos.listActivities({
+    owner,
+    repo,
+    ref: full,
+    direction: 'desc',
+    per_page: 1
+  })
+  const source = `GitHub's answer for the changes of ${owner}/${repo}'s ${ref}`
+  if (!Array.isArray(data)) throw new Error(`${source} is not a list`)
+  if (data.length === 0) return undefined
+  const entry: unknown = data[0]
+  // Another branch's change would prove nothing about this one.
+  if (field(entry, 'ref') !== full) {
+    throw new Undecodable(source, '[0].ref', full, field(entry, 'ref') === undefined)
+  }
+  return {
+    sha: required(entry, 'after', SHA, `${source}'s [0]`),
+    at: required(entry, 'timestamp', TIME, `${source}'s [0]`)
   }
 }

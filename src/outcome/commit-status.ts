@@ -1,7 +1,6 @@
 import type { BuildResult } from '../util/constants.js'
 import type { Logger } from '../util/logger.js'
 import type { GithubSession } from './github-client.js'
-import type { State } from './github-reads.js'
 import { githubFailure } from './github-transport.js'
 import { httpHref } from '../util/http-url.js'
 import { cut } from '../util/shorten.js'
@@ -30,6 +29,10 @@ export interface StatusGate {
   /** The step's first request, while it is unanswered: the others wait for it. */
   probe?: Promise<void>
 }
+
+export const STATES = ['pending', 'success', 'failure', 'error'] as const
+/** A commit status' state, as GitHub lists and takes them. */
+export type State = (typeof STATES)[number]
 
 /** GitHub rejects longer descriptions (422). */
 const MAX_DESCRIPTION = 140

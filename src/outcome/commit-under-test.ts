@@ -14,13 +14,14 @@ import { readFileSync } from 'node:fs'
 import type { Settings } from '../inputs/inputs.js'
 import { errorCode } from '../util/error-text.js'
 import { isRecord } from '../util/is-record.js'
-import type { GithubSession } from './github-client.js'
-import { readPullHead } from './github-reads.js'
+import type { GithubClient, GithubSession } from './github-client.js'
 import {
   decodedAt,
   field,
   optional,
   PULL_NUMBER,
+  BRANCH,
+  LOGIN,
   REPO_NAME,
   required,
   SHA,
@@ -174,4 +175,35 @@ export function readEvent(env: NodeJS.ProcessEnv): RunnerEvent {
 /** The sentence that names a broken event file: `the event file (GITHUB_EVENT_PATH) is not JSON`. */
 export function brokenEvent(why: string): string {
   return `the event file (GITHUB_EVENT_PATH) ${why}`
+}
+
+/** A pull request's head as GitHub has it now. */
+export interface PullHead {
+  sha: string
+  /** Where the head is: its branch (without `refs/heads/`) in its repository (a fork's, or this one); undefined when GitHub no longer has that repository (a deleted fork). */
+  branch?: { owner: string; repo: string; ref: string }
+}
+
+/** The pull request's head (GET /repos/{owner}/{repo}/pulls/{number}). */
+export async function readPullHead(
+  client: GithubClient,
+  { owner, repo, number }: EventContext['repo'] & { number: number }
+): Promise<PullHead> {
+  const { data }: { data: unknown } = await client.rest.pulls.get({
+    owner,
+    repo,
+    pull_number: number
+  })
+  const source = `GitHub's answer for pull request #${number}`
+  const sha = required(data, 'head.sha', SHA, source)
+  const headRepo = optional(data, 'head.repo.name', REPO_NAME, source)
+  if (headRepo === undefined) return { sha }
+  return {
+    sha,
+    branch: {
+      owner: required(data, 'head.repo.owner.login', LOGIN, source),
+      repo: headRepo,
+      ref: required(data, 'head.ref', BRANCH, source)
+    }
+  }
 }

@@ -15,7 +15,9 @@ import { errorText } from '../util/error-text.js'
 import type { Logger } from '../util/logger.js'
 import type { GithubClient } from './github-client.js'
 import type { TokenIdentity } from './github-identity.js'
-import { readPullHead, readStatuses, searchPulls, type ListedStatus } from './github-reads.js'
+import { readPullHead, type EventContext } from './commit-under-test.js'
+import { STATES, type State } from './commit-status.js'
+import { field, LOGIN, optional, PULL_NUMBER, required, Undecodable } from './github-values.js'
 import { handOffJob, parseHandOff, type HandOff } from './hand-off.js'
 
 /** How many commits a settle run reads at most. */
@@ -165,4 +167,87 @@ async function commitsToRead(o: LookOptions): Promise<Array<{ sha?: string; pull
     )
   }
   return taken
+}
+
+/**
+ * The numbers of the repository's open pull requests whose head's combined status is
+ * `state` (GET /search/issues, page `page` of 100), oldest first; `total`:
+ * how many GitHub counts in all.
+ */
+export async function searchPulls(
+  client: GithubClient,
+  {
+    owner,
+    repo,
+    state,
+    page = 1
+  }: EventContext['repo'] & { state: 'pending' | 'failure'; page?: number }
+): Promise<{ pulls: number[]; total: number }> {
+  const { data }: { data: unknown } = await client.request('GET /search/issues', {
+    q: `repo:${owner}/${repo} is:pr is:open status:${state}`,
+    // Oldest first: a stable order, so that the pages a run number picks in turn cover them all.
+    sort: 'created',
+    order: 'asc',
+    per_page: 100,
+    page
+  })
+  const source = `GitHub's search for pull requests with status ${state}`
+  const total = field(data, 'total_count')
+  const items = field(data, 'items')
+  if (typeof total !== 'number' || !Array.isArray(items)) {
+    throw new Undecodable(source, 'items', 'a search result', items === undefined)
+  }
+  const pulls = items.map((item: unknown, i) =>
+    required(item, 'number', PULL_NUMBER, `${source}'s [${i}]`)
+  )
+  return { pulls, total: Math.max(total, pulls.length) }
+}
+
+/** A commit status as GitHub lists it. */
+export interface ListedStatus {
+  state: State
+  context: string
+  description: string | null
+  targetUrl: string | null
+  /** Its creator's login; undefined when GitHub names none (a deleted account). */
+  creator?: string
+}
+
+/**
+ * The commit's statuses, newest first (GET /repos/{owner}/{repo}/commits/{sha}/statuses,
+ * 100): the first of a context is its latest, the one GitHub shows.
+ */
+export async function readStatuses(
+  client: GithubClient,
+  { owner, repo, sha }: EventContext['repo'] & { sha: string }
+): Promise<ListedStatus[]> {
+  const { data }: { data: unknown } = await client.rest.repos.listCommitStatusesForRef({
+    owner,
+    repo,
+    ref: sha,
+    per_page: 100
+  })
+  const source = `GitHub's statuses of ${sha.slice(0, 12)}`
+  if (!Array.isArray(data)) throw new Error(`${source} are not a list`)
+  return data.map((entry: unknown, i) => {
+    const at = `${source}'s [${i}]`
+    const state = STATES.find(known => known === field(entry, 'state'))
+    const context = field(entry, 'context')
+    if (!state) throw new Undecodable(at, 'state', 'a state', !field(entry, 'state'))
+    if (typeof context !== 'string') {
+      throw new Undecodable(at, 'context', 'a context', context === undefined)
+    }
+    const text = (key: string): string | null => {
+      const value = field(entry, key)
+      return typeof value === 'string' ? value : null
+    }
+    const creator = optional(entry, 'creator.login', LOGIN, at)
+    return {
+      state,
+      context,
+      description: text('description'),
+      targetUrl: text('target_url'),
+      ...(creator === undefined ? {} : { creator })
+    }
+  })
 }
