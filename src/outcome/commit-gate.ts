@@ -21,6 +21,7 @@ import {
   readEvent,
   readPullHead,
   type CommitUnderTest,
+  type PullHead,
   type EventContext
 } from './commit-under-test.js'
 import type { GithubClient, GithubSession } from './github-client.js'
@@ -170,7 +171,7 @@ async function checkCommenter(o: AdmitOptions, user: string): Promise<void> {
   const role = await read(
     o,
     `${user}'s permission`,
-    client => readRole(client, { ...ctx.repo, user }),
+    client => readRole(client, ctx.repo, user),
     failure =>
       new CommentCommandRefused(
         `could not read ${user}'s permission on ${here}${failure}`,
@@ -196,7 +197,7 @@ async function headBeforeComment(
   const head = await read(
     o,
     `pull request #${number}`,
-    client => readPullHead(client, { ...ctx.repo, number }),
+    client => readPullHead(client, ctx.repo, number),
     failure =>
       new CommentCommandRefused(
         `could not read pull request #${number} of ${ctx.repo.owner}/${ctx.repo.repo}${failure}, so the commit to build is not known`,
@@ -268,7 +269,7 @@ async function decoded<T>(read: () => T | Promise<T>): Promise<T> {
 
 /** GitHub's base roles on a repository, lowest first; `none`: not a collaborator. */
 const ROLES = ['none', 'read', 'triage', 'write', 'maintain', 'admin'] as const
-export type Role = (typeof ROLES)[number]
+type Role = (typeof ROLES)[number]
 
 /** What `user.permissions` allows, highest first, with the role each means. */
 const ALLOWS: ReadonlyArray<readonly [string, Role]> = [
@@ -293,9 +294,10 @@ const LEGACY: Kind<Role> = {
  * which reads maintain as write and triage as read: never more than GitHub
  * says.
  */
-export async function readRole(
+async function readRole(
   client: GithubClient,
-  { owner, repo, user }: EventContext['repo'] & { user: string }
+  { owner, repo }: EventContext['repo'],
+  user: string
 ): Promise<Role> {
   const { data }: { data: unknown } = await client.rest.repos.getCollaboratorPermissionLevel({
     owner,
@@ -314,12 +316,12 @@ export async function readRole(
 }
 
 /** Whether `role` is at least `least`. */
-export function atLeast(role: Role, least: Role): boolean {
+function atLeast(role: Role, least: Role): boolean {
   return ROLES.indexOf(role) >= ROLES.indexOf(least)
 }
 
 /** A change of a branch that GitHub recorded: the commit it left the branch at, and GitHub's time of it. */
-export interface BranchChange {
+interface BranchChange {
   sha: string
   /** Epoch seconds. */
   at: number
@@ -330,9 +332,9 @@ export interface BranchChange {
  * a force push, its creation: GET /repos/{owner}/{repo}/activity, newest
  * first); undefined when it lists none.
  */
-export async function readLastChange(
+async function readLastChange(
   client: GithubClient,
-  { owner, repo, ref }: EventContext['repo'] & { ref: string }
+  { owner, repo, ref }: NonNullable<PullHead['branch']>
 ): Promise<BranchChange | undefined> {
   const full = `refs/heads/${ref}`
   const { data }: { data: unknown } = await client.rest.repos.listActivities({

@@ -76,7 +76,7 @@ export async function commitUnderTest(
   // its head now (the payload has no commit), read once.
   if (pullRequest !== undefined) {
     if (!session) throw new Error('github-token is empty')
-    const { sha } = await readPullHead(session.client, { owner, repo, number: pullRequest })
+    const { sha } = await readPullHead(session.client, ctx.repo, pullRequest)
     return { owner, repo, sha, pullRequest, from: `pull request #${pullRequest}'s head` }
   }
   const sha = SHA.decode(ctx.sha)
@@ -187,7 +187,8 @@ export interface PullHead {
 /** The pull request's head (GET /repos/{owner}/{repo}/pulls/{number}). */
 export async function readPullHead(
   client: GithubClient,
-  { owner, repo, number }: EventContext['repo'] & { number: number }
+  { owner, repo }: EventContext['repo'],
+  number: number
 ): Promise<PullHead> {
   const { data }: { data: unknown } = await client.rest.pulls.get({
     owner,

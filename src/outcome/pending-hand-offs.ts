@@ -15,7 +15,7 @@ import { errorText } from '../util/error-text.js'
 import type { Logger } from '../util/logger.js'
 import type { GithubClient } from './github-client.js'
 import type { TokenIdentity } from './github-identity.js'
-import { readPullHead, type EventContext } from './commit-under-test.js'
+import { readPullHead } from './commit-under-test.js'
 import { STATES, type State } from './commit-status.js'
 import { field, LOGIN, optional, PULL_NUMBER, required, Undecodable } from './github-values.js'
 import { handOffJob, parseHandOff, type HandOff } from './hand-off.js'
@@ -52,21 +52,24 @@ export interface LookOptions {
   logger: Logger
 }
 
+/** Where the reads go. */
+type Repo = Pick<LookOptions, 'client' | 'owner' | 'repo'>
+
 /** The hand-offs still pending, in the order their commits were read. */
 export async function pendingHandOffs(o: LookOptions): Promise<PendingHandOff[]> {
-  const { client, owner, repo, logger } = o
+  const { logger } = o
   const commits = await commitsToRead(o)
   const found: PendingHandOff[] = []
   /** Who the token is, once asked and not the creator: undefined when it cannot be told. */
   let me: string | undefined | null = null
   const read = new Set<string>()
   for (const { sha: given, pull } of commits) {
-    const sha = given ?? (await readPullHead(client, { owner, repo, number: pull ?? 0 })).sha
+    const sha = given ?? (await readPullHead(o.client, o, pull ?? 0)).sha
     // The `commit` input may be a pull request's head too: read once.
     if (read.has(sha)) continue
     read.add(sha)
     const where = pull === undefined ? sha.slice(0, 12) : `#${pull} (${sha.slice(0, 12)})`
-    const statuses = await readStatuses(client, { owner, repo, sha })
+    const statuses = await readStatuses(o, sha)
     // The first of a context is its latest, the one GitHub shows.
     const latest = statuses.filter((s, i) => statuses.findIndex(t => t.context === s.context) === i)
     for (const status of latest) {
@@ -114,11 +117,11 @@ const SAME = ['state', 'description', 'targetUrl', 'creator'] as const
 
 /** The latest status of `h`'s context on its commit is still that hand-off (one request). Never rejects: false when it cannot be read. */
 export async function stillPending(
-  o: Pick<LookOptions, 'client' | 'owner' | 'repo' | 'logger'>,
+  o: Repo & Pick<LookOptions, 'logger'>,
   h: PendingHandOff
 ): Promise<boolean> {
   try {
-    const statuses = await readStatuses(o.client, { ...o, sha: h.sha })
+    const statuses = await readStatuses(o, h.sha)
     const latest = statuses.find(s => s.context === h.context)
     // h.status is pending: the same state, text, link and creator.
     const same = latest !== undefined && SAME.every(key => latest[key] === h.status[key])
@@ -142,15 +145,15 @@ export async function stillPending(
  * With more, each run reads the page its run number picks.
  */
 async function commitsToRead(o: LookOptions): Promise<Array<{ sha?: string; pull?: number }>> {
-  const { client, owner, repo, logger } = o
+  const { logger } = o
   const states = ['pending', 'failure'] as const
   const pages = await Promise.all(
     states.map(async state => {
-      const first = await searchPulls(client, { owner, repo, state })
+      const first = await searchPulls(o, state)
       const count = Math.ceil(first.total / 100)
       const page = count > 1 ? 1 + (o.runNumber % count) : 1
       if (page === 1) return first
-      return searchPulls(client, { owner, repo, state, page })
+      return searchPulls(o, state, page)
     })
   )
   // In turn, each once (a Set keeps the order of first adding).
@@ -174,14 +177,10 @@ async function commitsToRead(o: LookOptions): Promise<Array<{ sha?: string; pull
  * `state` (GET /search/issues, page `page` of 100), oldest first; `total`:
  * how many GitHub counts in all.
  */
-export async function searchPulls(
-  client: GithubClient,
-  {
-    owner,
-    repo,
-    state,
-    page = 1
-  }: EventContext['repo'] & { state: 'pending' | 'failure'; page?: number }
+async function searchPulls(
+  { client, owner, repo }: Repo,
+  state: 'pending' | 'failure',
+  page = 1
 ): Promise<{ pulls: number[]; total: number }> {
   const { data }: { data: unknown } = await client.request('GET /search/issues', {
     q: `repo:${owner}/${repo} is:pr is:open status:${state}`,
@@ -204,7 +203,7 @@ export async function searchPulls(
 }
 
 /** A commit status as GitHub lists it. */
-export interface ListedStatus {
+interface ListedStatus {
   state: State
   context: string
   description: string | null
@@ -217,10 +216,7 @@ export interface ListedStatus {
  * The commit's statuses, newest first (GET /repos/{owner}/{repo}/commits/{sha}/statuses,
  * 100): the first of a context is its latest, the one GitHub shows.
  */
-export async function readStatuses(
-  client: GithubClient,
-  { owner, repo, sha }: EventContext['repo'] & { sha: string }
-): Promise<ListedStatus[]> {
+async function readStatuses({ client, owner, repo }: Repo, sha: string): Promise<ListedStatus[]> {
   const { data }: { data: unknown } = await client.rest.repos.listCommitStatusesForRef({
     owner,
     repo,
