@@ -210,7 +210,7 @@ describe('GithubSession', () => {
     const status = statusReporter({ token: TOKEN, context: 'ci/stalled', logger, session }, sha)
     const comment = new PullRequestComment({
       session,
-      identity: new TokenIdentity({ session, logger }),
+      identity: new TokenIdentity({ session }),
       owner: 'o',
       repo: 'r',
       number: 77,

@@ -37,7 +37,7 @@ function setup() {
   const session = new GithubSession({ token: TOKEN, logger })
   const comment = new PullRequestComment({
     session,
-    identity: new TokenIdentity({ session, logger }),
+    identity: new TokenIdentity({ session }),
     owner: 'o',
     repo: 'r',
     number: 7,

@@ -125,7 +125,7 @@ export class GithubReports {
     }
     const comment = new PullRequestComment({
       session,
-      identity: new TokenIdentity({ session, logger }),
+      identity: new TokenIdentity({ session }),
       owner: target.owner,
       repo: target.repo,
       number: target.pullRequest,

@@ -13,7 +13,6 @@ import { fullName, sameJob } from '../jenkins/model/job-path.js'
 import type { Build, BuildRef } from '../jenkins/model/types.js'
 import { unlessNotFound } from '../jenkins/transport/errors.js'
 import { repositoryOf } from '../outcome/commit-under-test.js'
-import { TokenIdentity } from '../outcome/github-identity.js'
 import type { GithubSession } from '../outcome/github-client.js'
 import { GithubReports } from '../outcome/github-reports.js'
 import { failureEnd } from '../outcome/github-transport.js'
@@ -39,7 +38,6 @@ export async function settleHandOffs(step: StepRun): Promise<void> {
       `Input 'settle' needs the repository whose statuses to settle: GITHUB_REPOSITORY is not set (run it in a workflow).`
     )
   }
-  const { owner, repo } = repository
   // Octokit loads only in this mode (start-up cost); "eager" keeps it in the one bundle file.
   const github = await import(/* webpackMode: "eager" */ '../outcome/github-client.js')
   // One session for the step: its rate limits and what is said once hold across the hand-offs.
@@ -48,21 +46,13 @@ export async function settleHandOffs(step: StepRun): Promise<void> {
     logger: log,
     bounds: step.githubBounds
   })
-  const where = { client: session.client, owner, repo, logger: log }
+  const where = { ...repository, session }
   let found: PendingHandOff[]
   try {
-    found = await pendingHandOffs({
-      ...where,
-      identity: new TokenIdentity({ session, logger: log, configured: settings.settle?.creator }),
-      baseUrl: settings.url,
-      commit: settings.commit,
-      context: settings.settle?.context,
-      job: settings.job,
-      runNumber: Number(process.env.GITHUB_RUN_NUMBER ?? '0') || 0
-    })
+    found = await pendingHandOffs({ ...where, settings })
   } catch (error) {
     throw new Error(
-      `Settle: could not read the pending statuses of ${owner}/${repo} from GitHub${failureEnd(error, io.redact)}. The github-token needs \`statuses: write\` and \`pull-requests: read\`.`
+      `Settle: could not read the pending statuses of ${repository.owner}/${repository.repo} from GitHub${failureEnd(error, io.redact)}. The github-token needs \`statuses: write\` and \`pull-requests: read\`.`
     )
   }
   const settled = []
