@@ -215,7 +215,6 @@ describe('GithubSession', () => {
       repo: 'r',
       number: 77,
       marker: '<!-- m -->',
-      logger,
       redact: text => text
     })
     return { status, comment }

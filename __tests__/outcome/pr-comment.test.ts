@@ -42,7 +42,6 @@ function setup() {
     repo: 'r',
     number: 7,
     marker: MARKER,
-    logger,
     redact: session.redact
   })
   return { comment, warnings, debug }

@@ -130,7 +130,6 @@ export class GithubReports {
       repo: target.repo,
       number: target.pullRequest,
       marker: commentMarker(o.reportName),
-      logger,
       redact
     })
     return new GithubReports(o, target, session, comment)
@@ -151,7 +150,6 @@ export class GithubReports {
     }
     return new CommitStatusReporter({
       context,
-      logger: this.o.logger,
       gate: this.gate,
       session,
       target: this.target,
