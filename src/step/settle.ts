@@ -13,10 +13,14 @@ import { fullName, sameJob } from '../jenkins/model/job-path.js'
 import type { Build, BuildRef } from '../jenkins/model/types.js'
 import { unlessNotFound } from '../jenkins/transport/errors.js'
 import { repositoryOf } from '../outcome/commit-under-test.js'
-import type { GithubSession } from '../outcome/github-client.js'
 import { GithubReports } from '../outcome/github-reports.js'
 import { failureEnd } from '../outcome/github-transport.js'
-import { pendingHandOffs, stillPending, type PendingHandOff } from '../outcome/pending-hand-offs.js'
+import {
+  pendingHandOffs,
+  stillPending,
+  type LookOptions,
+  type PendingHandOff
+} from '../outcome/pending-hand-offs.js'
 import { writeSummary, type BuildReport } from '../outcome/report.js'
 import { Output } from '../util/constants.js'
 import type { StepRun } from './bounded-step.js'
@@ -57,8 +61,7 @@ export async function settleHandOffs(step: StepRun): Promise<void> {
   }
   const settled = []
   for (const handOff of found) {
-    const stillOurs = () => stillPending(where, handOff)
-    const done = await settleOne(step, handOff, { session, stillOurs })
+    const done = await settleOne(step, handOff, where)
     if (done) settled.push(done)
   }
   io.setOutput(Output.Settled, JSON.stringify(settled.map(done => done.entry)))
@@ -70,11 +73,7 @@ export async function settleHandOffs(step: StepRun): Promise<void> {
 }
 
 /** One hand-off: nothing while its work goes on; else its end reported as a followed build's. */
-async function settleOne(
-  step: StepRun,
-  h: PendingHandOff,
-  { session, stillOurs }: { session: GithubSession; stillOurs: () => Promise<boolean> }
-) {
+async function settleOne(step: StepRun, h: PendingHandOff, where: Omit<LookOptions, 'settings'>) {
   const { api, settings, io, signal } = step
   const log = io.logger
   const name = fullName(h.job)
@@ -94,9 +93,9 @@ async function settleOne(
     setOutput: () => undefined,
     redact: text => io.redact(text),
     reportName: h.context,
-    session
+    session: where.session
   })
-  const status = reports.status(h.context, { stillOurs })
+  const status = reports.status(h.context, { stillOurs: () => stillPending(where, h) })
   const report: BuildReport = { outcome: { jobName: name, jobUrl: api.jobUrl(h.job) }, tail: [] }
   const { outcome } = report
   if (at.kind === 'ended') {
