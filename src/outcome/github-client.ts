@@ -116,7 +116,7 @@ export class GithubSession {
     const bounds = (): RequestBounds => o.bounds?.current() ?? {}
     // cast: @actions/github types its request defaults loosely; its fetch honours the runner's proxy settings.
     const base = (defaults.request?.fetch as typeof fetch | undefined) ?? fetch
-    const bounded = boundedFetch({ base, bounds })
+    const bounded = boundedFetch(base, bounds)
     this.client = getOctokit(o.token, {
       request: { fetch: this.rateLimited(bounded, bounds) },
       // Octokit would otherwise print its own warnings to the console.
