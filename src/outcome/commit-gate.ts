@@ -50,7 +50,7 @@ export async function settleCommit(settings: Settings, o: GateOptions): Promise<
   const comment = process.env.GITHUB_EVENT_NAME === 'issue_comment'
   if (!comment && settings.commitParameter === undefined) return settings
   if (!comment && settings.commit !== undefined)
-    return withCommit(settings, { sha: settings.commit }, o)
+    return withCommit(settings, { sha: settings.commit, pullRequest: settings.pullRequest }, o)
   const needs = "Input 'commit-parameter' needs the commit under test"
   const event = readEvent(process.env)
   if (event.kind === 'outside') {
@@ -89,11 +89,7 @@ export async function settleCommit(settings: Settings, o: GateOptions): Promise<
 /** `settings` with the commit settled: as `commit`, its pull request, and the `commit-parameter` of every build. */
 function withCommit(settings: Settings, { sha, pullRequest }: Settled, o: GateOptions): Settings {
   const name = settings.commitParameter
-  const settled: Settings = {
-    ...settings,
-    commit: sha,
-    ...(pullRequest === undefined ? {} : { pullRequest })
-  }
+  const settled: Settings = { ...settings, commit: sha, pullRequest }
   if (name === undefined) return settled
   o.logger.info(`Jenkins gets the commit under test, ${sha}, as parameter ${name}.`)
   const give = <T extends { parameters: Settings['parameters'] }>(entry: T): T => ({

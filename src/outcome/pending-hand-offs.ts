@@ -83,14 +83,7 @@ export async function pendingHandOffs(o: LookOptions): Promise<PendingHandOff[]>
         continue
       }
       if (settings.job.length > 0 && !sameJob(job, settings.job)) continue
-      found.push({
-        sha,
-        ...(pull === undefined ? {} : { pull }),
-        context: status.context,
-        job,
-        handOff,
-        status
-      })
+      found.push({ sha, pull, context: status.context, job, handOff, status })
     }
   }
   if (me === undefined) {
@@ -227,13 +220,12 @@ async function readStatuses({ session, owner, repo }: Repo, sha: string): Promis
       const value = field(entry, key)
       return typeof value === 'string' ? value : null
     }
-    const creator = optional(entry, 'creator.login', LOGIN, at)
     return {
       state,
       context,
       description: text('description'),
       targetUrl: text('target_url'),
-      ...(creator === undefined ? {} : { creator })
+      creator: optional(entry, 'creator.login', LOGIN, at)
     }
   })
 }
