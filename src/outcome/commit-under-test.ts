@@ -68,10 +68,10 @@ export async function commitUnderTest(
 ): Promise<CommitUnderTest> {
   const { owner, repo } = ctx.repo
   const pullRequest = inputs.pullRequest ?? pullRequestOf(ctx)
-  const tied = pullRequest === undefined ? {} : { pullRequest }
-  if (inputs.commit) return { owner, repo, sha: inputs.commit, ...tied, from: 'the commit input' }
+  if (inputs.commit)
+    return { owner, repo, sha: inputs.commit, pullRequest, from: 'the commit input' }
   const head = headShaOf(ctx)
-  if (head) return { owner, repo, sha: head.sha, ...tied, from: head.from }
+  if (head) return { owner, repo, sha: head.sha, pullRequest, from: head.from }
   // A comment on a pull request, or a pull request named by the input:
   // its head now (the payload has no commit), read once.
   if (pullRequest !== undefined) {
