@@ -137,25 +137,28 @@ async function admit(o: AdmitOptions): Promise<Settled> {
   return { sha: await headBeforeComment(o, number, comment.writtenAt), pullRequest: number }
 }
 
-/** One GitHub read of the check (`what` it reads): each failure a refusal, unless the step was stopped. */
-async function read<T>(
-  o: AdmitOptions,
-  what: string,
-  request: (client: GithubClient) => Promise<T>,
-  refusal: (failure: string) => Error
-): Promise<T> {
+/** One GitHub read of the check: `what` it reads, and why it is refused (given the failure's end) and what to do. */
+interface Read<T> {
+  what: string
+  request: (client: GithubClient) => Promise<T>
+  why: (failure: string) => string
+  todo: string
+}
+
+/** The read's answer; each failure a refusal, unless the step was stopped. */
+async function read<T>(o: AdmitOptions, r: Read<T>): Promise<T> {
   if (!o.session) {
     throw new CommentCommandRefused(
-      `'github-token' is empty, so ${what} cannot be read`,
+      `'github-token' is empty, so ${r.what} cannot be read`,
       'leave github-token out to use the workflow token'
     )
   }
   try {
-    return await request(o.session.client)
+    return await r.request(o.session.client)
   } catch (error) {
     // Once the step is stopped, the stop is the news.
     if (o.signal?.aborted) throw error
-    throw refusal(failureEnd(error, o.session.redact))
+    throw new CommentCommandRefused(r.why(failureEnd(error, o.session.redact)), r.todo)
   }
 }
 
@@ -164,16 +167,12 @@ async function checkCommenter(o: AdmitOptions, user: string): Promise<void> {
   const { ctx, settings, logger } = o
   const here = `${ctx.repo.owner}/${ctx.repo.repo}`
   const want = settings.commentPermission
-  const role = await read(
-    o,
-    `${user}'s permission`,
-    client => readRole(client, ctx.repo, user),
-    failure =>
-      new CommentCommandRefused(
-        `could not read ${user}'s permission on ${here}${failure}`,
-        "comment again once GitHub answers; the github-token must be able to read the repository's collaborators (the workflow token can)"
-      )
-  )
+  const role = await read(o, {
+    what: `${user}'s permission`,
+    request: client => readRole(client, ctx.repo, user),
+    why: failure => `could not read ${user}'s permission on ${here}${failure}`,
+    todo: "comment again once GitHub answers; the github-token must be able to read the repository's collaborators (the workflow token can)"
+  })
   if (!atLeast(role, want)) {
     throw new CommentCommandRefused(
       `${user}'s role on ${here} is ${role}, below comment-permission: ${want}`,
@@ -190,16 +189,13 @@ async function headBeforeComment(
   writtenAt: number
 ): Promise<string> {
   const { ctx, settings, logger } = o
-  const head = await read(
-    o,
-    `pull request #${number}`,
-    client => readPullHead(client, ctx.repo, number),
-    failure =>
-      new CommentCommandRefused(
-        `could not read pull request #${number} of ${ctx.repo.owner}/${ctx.repo.repo}${failure}, so the commit to build is not known`,
-        'comment again once GitHub answers'
-      )
-  )
+  const head = await read(o, {
+    what: `pull request #${number}`,
+    request: client => readPullHead(client, ctx.repo, number),
+    why: failure =>
+      `could not read pull request #${number} of ${ctx.repo.owner}/${ctx.repo.repo}${failure}, so the commit to build is not known`,
+    todo: 'comment again once GitHub answers'
+  })
   if (settings.commit !== undefined && settings.commit !== head.sha) {
     throw new CommentCommandRefused(
       `input 'commit' (${settings.commit}) is not pull request #${number}'s head (${head.sha})`,
@@ -214,16 +210,13 @@ async function headBeforeComment(
     )
   }
   const branch = `${where.owner}/${where.repo}'s branch ${shortName(where.ref)}`
-  const change = await read(
-    o,
-    'the head branch',
-    client => readLastChange(client, where),
-    failure =>
-      new CommentCommandRefused(
-        `could not read when ${branch} last changed${failure}, so whether ${head.sha} was already pull request #${number}'s head when the comment was written is not known`,
-        'comment again once GitHub answers (docs/comment-commands.md says what the token must read)'
-      )
-  )
+  const change = await read(o, {
+    what: 'the head branch',
+    request: client => readLastChange(client, where),
+    why: failure =>
+      `could not read when ${branch} last changed${failure}, so whether ${head.sha} was already pull request #${number}'s head when the comment was written is not known`,
+    todo: 'comment again once GitHub answers (docs/comment-commands.md says what the token must read)'
+  })
   const written = timeText(writtenAt)
   if (!change) {
     throw new CommentCommandRefused(
