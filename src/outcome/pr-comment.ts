@@ -48,6 +48,11 @@ export class PullRequestComment {
 
   constructor(private readonly o: PullRequestCommentOptions) {}
 
+  /** The pull request, as the comment requests name it. */
+  private get issue() {
+    return { owner: this.o.owner, repo: this.o.repo, issue_number: this.o.number }
+  }
+
   /** Creates or updates the comment with `body` (which starts with the marker). Never rejects. */
   write(body: string): Promise<void> {
     this.chain = this.chain.then(() => this.send(this.o.redact(body)))
@@ -97,13 +102,8 @@ export class PullRequestComment {
   }
 
   private async create(body: string): Promise<void> {
-    const { session, owner, repo, number, identity } = this.o
-    const created = await session.client.rest.issues.createComment({
-      owner,
-      repo,
-      issue_number: number,
-      body
-    })
+    const { session, number, identity } = this.o
+    const created = await session.client.rest.issues.createComment({ ...this.issue, body })
     const comment = decodeComment(created.data)
     if (!comment) {
       // Written, but unknown: the next write searches again (and finds it, ours).
@@ -143,12 +143,10 @@ export class PullRequestComment {
    * comment carries the marker.
    */
   private async find(): Promise<number | undefined> {
-    const { session, owner, repo, number, marker, identity } = this.o
+    const { session, number, marker, identity } = this.o
     const list = async (page: number) => {
       const answer = await session.client.rest.issues.listComments({
-        owner,
-        repo,
-        issue_number: number,
+        ...this.issue,
         per_page: PAGE_SIZE,
         page
       })
