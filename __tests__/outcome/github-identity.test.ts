@@ -29,7 +29,7 @@ function identity(configured?: string, logger: Logger = silentLogger) {
     return fetch(input, init)
   })
   const session = new GithubSession({ token: 'ghs_identity0123456789', logger })
-  return new TokenIdentity({ session, logger, configured })
+  return new TokenIdentity({ session, configured })
 }
 
 describe('TokenIdentity', () => {

@@ -58,7 +58,7 @@ let lastAnswer: Promise<Response>
 /** Reads pull request `n` through a bounded fetch; what it threw. */
 async function failureOf(n: number, bounds: RequestBounds = {}) {
   const base: typeof fetch = (input, init) => (lastAnswer = fetch(input, init))
-  const fetcher = boundedFetch({ base, bounds: () => bounds })
+  const fetcher = boundedFetch(base, () => bounds)
   try {
     await (await fetcher(`${github.url}/repos/o/r/pulls/${n}`, {})).text()
   } catch (error) {
@@ -210,12 +210,11 @@ describe('GithubSession', () => {
     const status = statusReporter({ token: TOKEN, context: 'ci/stalled', logger, session }, sha)
     const comment = new PullRequestComment({
       session,
-      identity: new TokenIdentity({ session, logger }),
+      identity: new TokenIdentity({ session }),
       owner: 'o',
       repo: 'r',
       number: 77,
       marker: '<!-- m -->',
-      logger,
       redact: text => text
     })
     return { status, comment }
@@ -326,10 +325,10 @@ describe('boundedFetch: which bound, exactly', () => {
   })
 
   it.each([204, 205, 304])('an answer %i, which has no body, passes as it came', async status => {
-    const send = boundedFetch({
-      base: () => Promise.resolve(new Response(null, { status, headers: { etag: '"e1"' } })),
-      bounds: () => ({})
-    })
+    const send = boundedFetch(
+      () => Promise.resolve(new Response(null, { status, headers: { etag: '"e1"' } })),
+      () => ({})
+    )
     const answer = await send(`${API}/repos/o/r/issues/comments/1`, { method: 'DELETE' })
     expect([answer.status, answer.headers.get('etag'), await answer.text()]).toEqual([
       status,
@@ -340,9 +339,9 @@ describe('boundedFetch: which bound, exactly', () => {
 
   it("the step's stop while the body stalls: says how many bytes had come", async () => {
     const controller = new AbortController()
-    const send = boundedFetch({
+    const send = boundedFetch(
       // Like fetch: 5 bytes of the body, then nothing until the exchange's signal errors it.
-      base: async (_input, init) =>
+      async (_input, init) =>
         new Response(
           new ReadableStream<Uint8Array>({
             start(body) {
@@ -356,8 +355,8 @@ describe('boundedFetch: which bound, exactly', () => {
             }
           })
         ),
-      bounds: () => ({ signal: controller.signal })
-    })
+      () => ({ signal: controller.signal })
+    )
     const error = await send(`${API}/repos/o/r`).catch((e: unknown) => e)
     expect(githubFailure(error)).toEqual({
       kind: 'stopped',
@@ -369,30 +368,30 @@ describe('boundedFetch: which bound, exactly', () => {
 
   it('the first bound to end an exchange is the one reported, whatever fires after it', async () => {
     const controller = new AbortController()
-    const send = boundedFetch({
+    const send = boundedFetch(
       // The stop comes first; the deadline's timer (due at once) fires while the fetch is still settling.
-      base: (_input, init) =>
+      (_input, init) =>
         new Promise((_resolve, reject) => {
           controller.abort()
           setTimeout(() => reject(new DOMException('This operation was aborted', 'AbortError')), 20)
           void init
         }),
-      bounds: () => ({ signal: controller.signal, deadline: Date.now() - 1000 })
-    })
+      () => ({ signal: controller.signal, deadline: Date.now() - 1000 })
+    )
     const error = await send(`${API}/user`).catch((e: unknown) => e)
     expect(githubFailure(error).kind).toBe('stopped')
   })
 
   it("a fetch that rejects a cut exchange with its own AbortError: the cut's reason is reported", async () => {
-    const send = boundedFetch({
-      base: (_input, init) =>
+    const send = boundedFetch(
+      (_input, init) =>
         new Promise((_resolve, reject) =>
           init?.signal?.addEventListener('abort', () =>
             reject(new DOMException('This operation was aborted', 'AbortError'))
           )
         ),
-      bounds: () => ({})
-    })
+      () => ({})
+    )
     vi.useFakeTimers({ toFake: TIMERS })
     const failed = send(`${API}/user`).catch((e: unknown) => e)
     await runOut(Promise.resolve())
@@ -404,11 +403,11 @@ describe('boundedFetch: which bound, exactly', () => {
   })
 
   it('a connection that fails: a network failure naming the request and the cause', async () => {
-    const send = boundedFetch({
-      base: () =>
+    const send = boundedFetch(
+      () =>
         Promise.reject(new TypeError('fetch failed', { cause: new Error('connect ECONNREFUSED') })),
-      bounds: () => ({})
-    })
+      () => ({})
+    )
     const error = await send(`${API}/repos/o/r/pulls/1`, { method: 'post' }).catch(
       (e: unknown) => e
     )
@@ -421,10 +420,10 @@ describe('boundedFetch: which bound, exactly', () => {
   })
 
   it('a failure without a cause is named as it is', async () => {
-    const send = boundedFetch({
-      base: () => Promise.reject(new Error('socket hang up')),
-      bounds: () => ({})
-    })
+    const send = boundedFetch(
+      () => Promise.reject(new Error('socket hang up')),
+      () => ({})
+    )
     const error = await send(`${API}/user`).catch((e: unknown) => e)
     expect(githubFailure(error).message).toBe(
       'The connection to GitHub at https://api.github.com failed during GET /user: socket hang up'
@@ -433,10 +432,10 @@ describe('boundedFetch: which bound, exactly', () => {
 
   it('an answer without a body (204) passes, and leaves no timer behind', async () => {
     vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout'] })
-    const send = boundedFetch({
-      base: async () => new Response(null, { status: 204 }),
-      bounds: () => ({})
-    })
+    const send = boundedFetch(
+      async () => new Response(null, { status: 204 }),
+      () => ({})
+    )
     const answer = await send(`${API}/repos/o/r/issues/comments/1`, { method: 'DELETE' })
     expect(answer.status).toBe(204)
     expect(await answer.text()).toBe('')
@@ -457,11 +456,11 @@ describe('boundedFetch: which bound, exactly', () => {
             controller.close()
           }
         })
-    const send = boundedFetch({
-      base: async () =>
+    const send = boundedFetch(
+      async () =>
         new Response(body, { headers: declared ? { 'content-length': String(CAP) } : {} }),
-      bounds: () => ({})
-    })
+      () => ({})
+    )
     expect(await (await send(`${API}/user`)).text()).toBe('a'.repeat(CAP))
   })
 })

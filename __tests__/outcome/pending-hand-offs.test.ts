@@ -5,9 +5,8 @@
  * count as this action's hand-offs.
  */
 import nock from 'nock'
-import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest'
+import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest'
 import { GithubSession } from '../../src/outcome/github-client.js'
-import { TokenIdentity } from '../../src/outcome/github-identity.js'
 import { pendingHandOffs, stillPending } from '../../src/outcome/pending-hand-offs.js'
 import type { Logger } from '../../src/util/logger.js'
 import { useGithubFetch } from '../fixtures/github-fetch.js'
@@ -19,7 +18,10 @@ const sha = (n: number): string => n.toString(16).padStart(40, 'c')
 beforeEach(() => useGithubFetch())
 beforeAll(() => nock.disableNetConnect())
 afterAll(() => nock.enableNetConnect())
-afterEach(() => nock.cleanAll())
+afterEach(() => {
+  nock.cleanAll()
+  vi.unstubAllEnvs()
+})
 
 function setup(
   o: { creator?: string; runNumber?: number; commit?: string; context?: string } = {}
@@ -31,21 +33,16 @@ function setup(
     warning: m => lines.push(`warning: ${m}`)
   }
   const session = new GithubSession({ token: 'ghs_settle0123456789', logger })
-  const { client } = session
-  const identity = new TokenIdentity({ session, logger, configured: o.creator })
+  vi.stubEnv('GITHUB_RUN_NUMBER', String(o.runNumber ?? 0))
+  const settle = { creator: o.creator, context: o.context }
   const look = () =>
     pendingHandOffs({
-      client,
-      identity,
+      session,
       owner: 'o',
       repo: 'r',
-      baseUrl: BASE,
-      runNumber: o.runNumber ?? 0,
-      logger,
-      ...(o.commit ? { commit: o.commit } : {}),
-      ...(o.context ? { context: o.context } : {})
+      settings: { url: BASE, job: [], settle, commit: o.commit }
     })
-  return { client, logger, lines, look }
+  return { session, lines, look }
 }
 
 /** The search for `state`, page `page`, answering these pull request numbers of `total`. */
@@ -193,8 +190,8 @@ describe('stillPending', () => {
         creator: 'github-actions[bot]'
       }
     }
-    const { client, logger, lines } = setup()
-    const where = { client, owner: 'o', repo: 'r', logger }
+    const { session, lines } = setup()
+    const where = { session, owner: 'o', repo: 'r' }
     const statuses = nock(API)
       .get(`/repos/o/r/commits/${sha(9)}/statuses`)
       .query({ per_page: '100' })

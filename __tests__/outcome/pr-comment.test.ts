@@ -37,12 +37,11 @@ function setup() {
   const session = new GithubSession({ token: TOKEN, logger })
   const comment = new PullRequestComment({
     session,
-    identity: new TokenIdentity({ session, logger }),
+    identity: new TokenIdentity({ session }),
     owner: 'o',
     repo: 'r',
     number: 7,
     marker: MARKER,
-    logger,
     redact: session.redact
   })
   return { comment, warnings, debug }

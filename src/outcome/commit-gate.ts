@@ -19,13 +19,23 @@ import {
   commitUnderTest,
   pullRequestOf,
   readEvent,
+  readPullHead,
   type CommitUnderTest,
+  type PullHead,
   type EventContext
 } from './commit-under-test.js'
 import type { GithubClient, GithubSession } from './github-client.js'
 import { failureEnd } from './github-transport.js'
-import { atLeast, readLastChange, readPullHead, readRole } from './github-reads.js'
-import { LOGIN, required, TIME, timeText, Undecodable } from './github-values.js'
+import {
+  field,
+  type Kind,
+  LOGIN,
+  required,
+  SHA,
+  TIME,
+  timeText,
+  Undecodable
+} from './github-values.js'
 
 export interface GateOptions {
   logger: Logger
@@ -40,7 +50,7 @@ export async function settleCommit(settings: Settings, o: GateOptions): Promise<
   const comment = process.env.GITHUB_EVENT_NAME === 'issue_comment'
   if (!comment && settings.commitParameter === undefined) return settings
   if (!comment && settings.commit !== undefined)
-    return withCommit(settings, { sha: settings.commit }, o)
+    return withCommit(settings, { sha: settings.commit, pullRequest: settings.pullRequest }, o)
   const needs = "Input 'commit-parameter' needs the commit under test"
   const event = readEvent(process.env)
   if (event.kind === 'outside') {
@@ -79,11 +89,7 @@ export async function settleCommit(settings: Settings, o: GateOptions): Promise<
 /** `settings` with the commit settled: as `commit`, its pull request, and the `commit-parameter` of every build. */
 function withCommit(settings: Settings, { sha, pullRequest }: Settled, o: GateOptions): Settings {
   const name = settings.commitParameter
-  const settled: Settings = {
-    ...settings,
-    commit: sha,
-    ...(pullRequest === undefined ? {} : { pullRequest })
-  }
+  const settled: Settings = { ...settings, commit: sha, pullRequest }
   if (name === undefined) return settled
   o.logger.info(`Jenkins gets the commit under test, ${sha}, as parameter ${name}.`)
   const give = <T extends { parameters: Settings['parameters'] }>(entry: T): T => ({
@@ -131,25 +137,28 @@ async function admit(o: AdmitOptions): Promise<Settled> {
   return { sha: await headBeforeComment(o, number, comment.writtenAt), pullRequest: number }
 }
 
-/** One GitHub read of the check (`what` it reads): each failure a refusal, unless the step was stopped. */
-async function read<T>(
-  o: AdmitOptions,
-  what: string,
-  request: (client: GithubClient) => Promise<T>,
-  refusal: (failure: string) => Error
-): Promise<T> {
+/** One GitHub read of the check: `what` it reads, and why it is refused (given the failure's end) and what to do. */
+interface Read<T> {
+  what: string
+  request: (client: GithubClient) => Promise<T>
+  why: (failure: string) => string
+  todo: string
+}
+
+/** The read's answer; each failure a refusal, unless the step was stopped. */
+async function read<T>(o: AdmitOptions, r: Read<T>): Promise<T> {
   if (!o.session) {
     throw new CommentCommandRefused(
-      `'github-token' is empty, so ${what} cannot be read`,
+      `'github-token' is empty, so ${r.what} cannot be read`,
       'leave github-token out to use the workflow token'
     )
   }
   try {
-    return await request(o.session.client)
+    return await r.request(o.session.client)
   } catch (error) {
     // Once the step is stopped, the stop is the news.
     if (o.signal?.aborted) throw error
-    throw refusal(failureEnd(error, o.session.redact))
+    throw new CommentCommandRefused(r.why(failureEnd(error, o.session.redact)), r.todo)
   }
 }
 
@@ -158,16 +167,12 @@ async function checkCommenter(o: AdmitOptions, user: string): Promise<void> {
   const { ctx, settings, logger } = o
   const here = `${ctx.repo.owner}/${ctx.repo.repo}`
   const want = settings.commentPermission
-  const role = await read(
-    o,
-    `${user}'s permission`,
-    client => readRole(client, { ...ctx.repo, user }),
-    failure =>
-      new CommentCommandRefused(
-        `could not read ${user}'s permission on ${here}${failure}`,
-        "comment again once GitHub answers; the github-token must be able to read the repository's collaborators (the workflow token can)"
-      )
-  )
+  const role = await read(o, {
+    what: `${user}'s permission`,
+    request: client => readRole(client, ctx.repo, user),
+    why: failure => `could not read ${user}'s permission on ${here}${failure}`,
+    todo: "comment again once GitHub answers; the github-token must be able to read the repository's collaborators (the workflow token can)"
+  })
   if (!atLeast(role, want)) {
     throw new CommentCommandRefused(
       `${user}'s role on ${here} is ${role}, below comment-permission: ${want}`,
@@ -184,16 +189,13 @@ async function headBeforeComment(
   writtenAt: number
 ): Promise<string> {
   const { ctx, settings, logger } = o
-  const head = await read(
-    o,
-    `pull request #${number}`,
-    client => readPullHead(client, { ...ctx.repo, number }),
-    failure =>
-      new CommentCommandRefused(
-        `could not read pull request #${number} of ${ctx.repo.owner}/${ctx.repo.repo}${failure}, so the commit to build is not known`,
-        'comment again once GitHub answers'
-      )
-  )
+  const head = await read(o, {
+    what: `pull request #${number}`,
+    request: client => readPullHead(client, ctx.repo, number),
+    why: failure =>
+      `could not read pull request #${number} of ${ctx.repo.owner}/${ctx.repo.repo}${failure}, so the commit to build is not known`,
+    todo: 'comment again once GitHub answers'
+  })
   if (settings.commit !== undefined && settings.commit !== head.sha) {
     throw new CommentCommandRefused(
       `input 'commit' (${settings.commit}) is not pull request #${number}'s head (${head.sha})`,
@@ -208,16 +210,13 @@ async function headBeforeComment(
     )
   }
   const branch = `${where.owner}/${where.repo}'s branch ${shortName(where.ref)}`
-  const change = await read(
-    o,
-    'the head branch',
-    client => readLastChange(client, where),
-    failure =>
-      new CommentCommandRefused(
-        `could not read when ${branch} last changed${failure}, so whether ${head.sha} was already pull request #${number}'s head when the comment was written is not known`,
-        'comment again once GitHub answers (docs/comment-commands.md says what the token must read)'
-      )
-  )
+  const change = await read(o, {
+    what: 'the head branch',
+    request: client => readLastChange(client, where),
+    why: failure =>
+      `could not read when ${branch} last changed${failure}, so whether ${head.sha} was already pull request #${number}'s head when the comment was written is not known`,
+    todo: 'comment again once GitHub answers (docs/comment-commands.md says what the token must read)'
+  })
   const written = timeText(writtenAt)
   if (!change) {
     throw new CommentCommandRefused(
@@ -254,5 +253,96 @@ async function decoded<T>(read: () => T | Promise<T>): Promise<T> {
       `${error.message}, so the comment cannot be checked`,
       'comment again'
     )
+  }
+}
+
+/** GitHub's base roles on a repository, lowest first; `none`: not a collaborator. */
+const ROLES = ['none', 'read', 'triage', 'write', 'maintain', 'admin'] as const
+type Role = (typeof ROLES)[number]
+
+/** What `user.permissions` allows, highest first, with the role each means. */
+const ALLOWS: ReadonlyArray<readonly [string, Role]> = [
+  ['admin', 'admin'],
+  ['maintain', 'maintain'],
+  ['push', 'write'],
+  ['triage', 'triage'],
+  ['pull', 'read']
+]
+
+/** The legacy `permission`: maintain reads as write, triage as read. */
+const LEGACY: Kind<Role> = {
+  decode: value => (['admin', 'write', 'read', 'none'] as const).find(role => role === value),
+  expected: 'one of admin, write, read, none'
+}
+
+/**
+ * `user`'s role on the repository
+ * (GET /repos/{owner}/{repo}/collaborators/{user}/permission). `role_name`
+ * names it when it is a base role; a custom role (or none named) counts as
+ * the lower of what `user.permissions` allows and the legacy `permission`,
+ * which reads maintain as write and triage as read: never more than GitHub
+ * says.
+ */
+async function readRole(
+  client: GithubClient,
+  { owner, repo }: EventContext['repo'],
+  user: string
+): Promise<Role> {
+  const { data }: { data: unknown } = await client.rest.repos.getCollaboratorPermissionLevel({
+    owner,
+    repo,
+    username: user
+  })
+  const named = ROLES.find(role => role !== 'none' && role === field(data, 'role_name'))
+  if (named) return named
+  const source = `GitHub's answer for ${user}'s permission on ${owner}/${repo}`
+  const legacy = required(data, 'permission', LEGACY, source)
+  const allows = field(data, 'user', 'permissions')
+  if (typeof allows !== 'object' || allows === null) return legacy
+  const allowed = ALLOWS.find(([key]) => field(allows, key) === true)?.[1] ?? 'none'
+  // The lower of the two.
+  return atLeast(allowed, legacy) ? legacy : allowed
+}
+
+/** Whether `role` is at least `least`. */
+function atLeast(role: Role, least: Role): boolean {
+  return ROLES.indexOf(role) >= ROLES.indexOf(least)
+}
+
+/** A change of a branch that GitHub recorded: the commit it left the branch at, and GitHub's time of it. */
+interface BranchChange {
+  sha: string
+  /** Epoch seconds. */
+  at: number
+}
+
+/**
+ * The newest change GitHub recorded of branch `ref` of owner/repo (a push,
+ * a force push, its creation: GET /repos/{owner}/{repo}/activity, newest
+ * first); undefined when it lists none.
+ */
+async function readLastChange(
+  client: GithubClient,
+  { owner, repo, ref }: NonNullable<PullHead['branch']>
+): Promise<BranchChange | undefined> {
+  const full = `refs/heads/${ref}`
+  const { data }: { data: unknown } = await client.rest.repos.listActivities({
+    owner,
+    repo,
+    ref: full,
+    direction: 'desc',
+    per_page: 1
+  })
+  const source = `GitHub's answer for the changes of ${owner}/${repo}'s ${ref}`
+  if (!Array.isArray(data)) throw new Error(`${source} is not a list`)
+  if (data.length === 0) return undefined
+  const entry: unknown = data[0]
+  // Another branch's change would prove nothing about this one.
+  if (field(entry, 'ref') !== full) {
+    throw new Undecodable(source, '[0].ref', full, field(entry, 'ref') === undefined)
+  }
+  return {
+    sha: required(entry, 'after', SHA, `${source}'s [0]`),
+    at: required(entry, 'timestamp', TIME, `${source}'s [0]`)
   }
 }

@@ -1,7 +1,5 @@
 import type { BuildResult } from '../util/constants.js'
-import type { Logger } from '../util/logger.js'
 import type { GithubSession } from './github-client.js'
-import type { State } from './github-reads.js'
 import { githubFailure } from './github-transport.js'
 import { httpHref } from '../util/http-url.js'
 import { cut } from '../util/shorten.js'
@@ -9,7 +7,6 @@ import { cut } from '../util/shorten.js'
 export interface CommitStatusOptions {
   /** 'jenkins/<job>' or the status-context input. */
   context: string
-  logger: Logger
   /** Shared by the reporters of one step (one per build with `jobs`): a token refused once is not tried, nor warned about, again. */
   gate: StatusGate
   /** The step's GitHub session: its client, the token with `statuses: write` (github-token input), bounds, rate limits, one warning for a GitHub that does not answer. */
@@ -30,6 +27,10 @@ export interface StatusGate {
   /** The step's first request, while it is unanswered: the others wait for it. */
   probe?: Promise<void>
 }
+
+export const STATES = ['pending', 'success', 'failure', 'error'] as const
+/** A commit status' state, as GitHub lists and takes them. */
+export type State = (typeof STATES)[number]
 
 /** GitHub rejects longer descriptions (422). */
 const MAX_DESCRIPTION = 140
@@ -82,13 +83,13 @@ export class CommitStatusReporter {
   }
 
   private async set(state: State, description: string, targetUrl?: string): Promise<void> {
-    const { target, context, gate, session, logger, redact, stillOurs } = this.o
+    const { target, context, gate, session, redact, stillOurs } = this.o
     // Until one status of the step has gone through, the reporters of its
     // builds (several `jobs`) wait for the one request in flight: a token
     // that may not set statuses is refused once, not once per build.
     while (!gate.proven && gate.probe) await gate.probe
     if (gate.closed || !session.open) {
-      return logger.debug(`Commit status '${context}' skipped (${state}).`)
+      return session.logger.debug(`Commit status '${context}' skipped (${state}).`)
     }
     if (state !== 'pending' && stillOurs && !(await stillOurs())) return
     // Checked, but sent as given (the href would normalise it).
@@ -113,7 +114,7 @@ export class CommitStatusReporter {
       }
       await request
       this.written = state
-      logger.debug(`Commit status '${context}' on ${target.sha}: ${state}.`)
+      session.logger.debug(`Commit status '${context}' on ${target.sha}: ${state}.`)
     } catch (error) {
       const failure = githubFailure(error)
       // GitHub not answering, or its rate limit: said once for the step, and not a permission.
@@ -124,7 +125,7 @@ export class CommitStatusReporter {
         // say so once and stop trying (every reporter of the step).
         if (gate.closed) return
         gate.closed = true
-        logger.warning(
+        session.logger.warning(
           `Could not set commit status '${context}' on ${target.owner}/${target.repo}@${target.sha.slice(0, 12)} ` +
             `(HTTP ${status}): the github-token needs the \`statuses: write\` permission ` +
             `(pull requests from forks only get a read-only token). The build itself is not affected. ` +
@@ -132,7 +133,7 @@ export class CommitStatusReporter {
         )
         return
       }
-      logger.warning(
+      session.logger.warning(
         `Could not set commit status '${context}' (${state}): ${redact(failure.message)}`
       )
     }

@@ -14,13 +14,14 @@ import { readFileSync } from 'node:fs'
 import type { Settings } from '../inputs/inputs.js'
 import { errorCode } from '../util/error-text.js'
 import { isRecord } from '../util/is-record.js'
-import type { GithubSession } from './github-client.js'
-import { readPullHead } from './github-reads.js'
+import type { GithubClient, GithubSession } from './github-client.js'
 import {
   decodedAt,
   field,
   optional,
   PULL_NUMBER,
+  BRANCH,
+  LOGIN,
   REPO_NAME,
   required,
   SHA,
@@ -67,15 +68,15 @@ export async function commitUnderTest(
 ): Promise<CommitUnderTest> {
   const { owner, repo } = ctx.repo
   const pullRequest = inputs.pullRequest ?? pullRequestOf(ctx)
-  const tied = pullRequest === undefined ? {} : { pullRequest }
-  if (inputs.commit) return { owner, repo, sha: inputs.commit, ...tied, from: 'the commit input' }
+  if (inputs.commit)
+    return { owner, repo, sha: inputs.commit, pullRequest, from: 'the commit input' }
   const head = headShaOf(ctx)
-  if (head) return { owner, repo, sha: head.sha, ...tied, from: head.from }
+  if (head) return { owner, repo, sha: head.sha, pullRequest, from: head.from }
   // A comment on a pull request, or a pull request named by the input:
   // its head now (the payload has no commit), read once.
   if (pullRequest !== undefined) {
     if (!session) throw new Error('github-token is empty')
-    const { sha } = await readPullHead(session.client, { owner, repo, number: pullRequest })
+    const { sha } = await readPullHead(session.client, ctx.repo, pullRequest)
     return { owner, repo, sha, pullRequest, from: `pull request #${pullRequest}'s head` }
   }
   const sha = SHA.decode(ctx.sha)
@@ -174,4 +175,36 @@ export function readEvent(env: NodeJS.ProcessEnv): RunnerEvent {
 /** The sentence that names a broken event file: `the event file (GITHUB_EVENT_PATH) is not JSON`. */
 export function brokenEvent(why: string): string {
   return `the event file (GITHUB_EVENT_PATH) ${why}`
+}
+
+/** A pull request's head as GitHub has it now. */
+export interface PullHead {
+  sha: string
+  /** Where the head is: its branch (without `refs/heads/`) in its repository (a fork's, or this one); undefined when GitHub no longer has that repository (a deleted fork). */
+  branch?: { owner: string; repo: string; ref: string }
+}
+
+/** The pull request's head (GET /repos/{owner}/{repo}/pulls/{number}). */
+export async function readPullHead(
+  client: GithubClient,
+  { owner, repo }: EventContext['repo'],
+  number: number
+): Promise<PullHead> {
+  const { data }: { data: unknown } = await client.rest.pulls.get({
+    owner,
+    repo,
+    pull_number: number
+  })
+  const source = `GitHub's answer for pull request #${number}`
+  const sha = required(data, 'head.sha', SHA, source)
+  const headRepo = optional(data, 'head.repo.name', REPO_NAME, source)
+  if (headRepo === undefined) return { sha }
+  return {
+    sha,
+    branch: {
+      owner: required(data, 'head.repo.owner.login', LOGIN, source),
+      repo: headRepo,
+      ref: required(data, 'head.ref', BRANCH, source)
+    }
+  }
 }

@@ -105,15 +105,18 @@ export class GithubSession {
   /** Secondary limits in a row: each doubles the wait. */
   private secondaryRun = 0
   private saidFor = 0
+  /** The step's log, where every report of the session writes. */
+  readonly logger: Logger
 
   constructor(private readonly o: GithubSessionOptions) {
+    this.logger = o.logger
     const secrets = new Redaction()
     secrets.add(o.token)
     this.redact = text => secrets.redact(text)
     const bounds = (): RequestBounds => o.bounds?.current() ?? {}
     // cast: @actions/github types its request defaults loosely; its fetch honours the runner's proxy settings.
     const base = (defaults.request?.fetch as typeof fetch | undefined) ?? fetch
-    const bounded = boundedFetch({ base, bounds })
+    const bounded = boundedFetch(base, bounds)
     this.client = getOctokit(o.token, {
       request: { fetch: this.rateLimited(bounded, bounds) },
       // Octokit would otherwise print its own warnings to the console.
@@ -137,7 +140,7 @@ export class GithubSession {
    * the report; true when it was one (the caller says nothing more).
    */
   handled({ kind, message }: GithubFailure, what: string): boolean {
-    const log = this.o.logger
+    const log = this.logger
     if (kind === 'stopped') log.info(`${message}.`)
     else if (kind !== 'timeout' && kind !== 'rate-limited') return false
     else if (this.said.has(kind)) log.debug(`${what}: ${message}.`)
@@ -195,7 +198,7 @@ export class GithubSession {
     }
     if (this.saidFor !== this.resumeAt) {
       this.saidFor = this.resumeAt
-      this.o.logger.info(
+      this.logger.info(
         `GitHub's rate limit holds requests back (HTTP ${this.held?.status}, ${this.held?.sign}): waiting ${formatDuration(wait)} before ${what}, as GitHub asks.`
       )
     }

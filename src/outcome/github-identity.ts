@@ -9,7 +9,6 @@
  * known (another failure): nothing counts as the action's own.
  * docs/github-reports.md says it for users.
  */
-import type { Logger } from '../util/logger.js'
 import type { GithubSession } from './github-client.js'
 import { githubFailure } from './github-transport.js'
 import { field } from './github-values.js'
@@ -22,7 +21,6 @@ export const GITHUB_ACTIONS_BOT = 'github-actions[bot]'
 
 export interface TokenIdentityOptions {
   session: GithubSession
-  logger: Logger
   /** A login the workflow names for the token (another app's): used as it is, nothing is asked. */
   configured?: string
 }
@@ -52,13 +50,14 @@ export class TokenIdentity {
   learn(author: string | undefined): void {
     if (!author || this.o.configured) return
     if (this.learned === undefined && this.asked === undefined) {
-      this.o.logger.debug(`The github-token writes as ${author}.`)
+      this.o.session.logger.debug(`The github-token writes as ${author}.`)
     }
     this.learned = author
   }
 
   private async ask(): Promise<string | undefined> {
-    const { session, logger } = this.o
+    const { session } = this.o
+    const { logger } = session
     try {
       const { data } = await session.client.rest.users.getAuthenticated()
       const login = field(data, 'login')

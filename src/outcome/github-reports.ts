@@ -66,7 +66,7 @@ export class GithubReports {
 
   /** Resolves the commit under test (reading the pull request when the rule needs it) and sets the `commit` output. Never throws. */
   static async start(o: GithubReportsOptions): Promise<GithubReports> {
-    const { settings, logger } = o
+    const { settings, logger, redact } = o
     const reports = settings.commitStatus || settings.prComment
     const event = readEvent(process.env)
     if (event.kind !== 'read') {
@@ -102,7 +102,6 @@ export class GithubReports {
       )
       return new GithubReports(o, null)
     }
-    const { redact } = o
     let target: CommitUnderTest
     try {
       target = await commitUnderTest(ctx, settings, { session })
@@ -125,12 +124,11 @@ export class GithubReports {
     }
     const comment = new PullRequestComment({
       session,
-      identity: new TokenIdentity({ session, logger }),
+      identity: new TokenIdentity({ session }),
       owner: target.owner,
       repo: target.repo,
       number: target.pullRequest,
       marker: commentMarker(o.reportName),
-      logger,
       redact
     })
     return new GithubReports(o, target, session, comment)
@@ -151,7 +149,6 @@ export class GithubReports {
     }
     return new CommitStatusReporter({
       context,
-      logger: this.o.logger,
       gate: this.gate,
       session,
       target: this.target,

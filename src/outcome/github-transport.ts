@@ -67,13 +67,6 @@ export function failureEnd(error: unknown, redact: (text: string) => string): st
   return `${status}: ${redact(errorText(error))}`
 }
 
-export interface BoundedFetchOptions {
-  /** The fetch that sends (@actions/github's, through the runner's proxy). */
-  base: typeof fetch
-  /** The bounds of a request that starts now (the step's, then the abort's budget). */
-  bounds: () => RequestBounds
-}
-
 /** "GET /repos/o/r/pulls/7" and the server's origin, for messages (no query, no credentials). */
 export function requestName(
   input: string | URL | Request,
@@ -84,10 +77,15 @@ export function requestName(
   return { what: `${method.toUpperCase()} ${url.pathname}`, server: url.origin }
 }
 
-/** A fetch whose every exchange is bounded (see the file comment); the answer comes back read whole. */
-export function boundedFetch(o: BoundedFetchOptions): typeof fetch {
+/**
+ * `base` (@actions/github's fetch, through the runner's proxy) with every
+ * exchange bounded by `bounds` (those of a request that starts now: the
+ * step's, then the abort's budget) and the file comment's; the answer comes
+ * back read whole.
+ */
+export function boundedFetch(base: typeof fetch, bounds: () => RequestBounds): typeof fetch {
   return async (input, init) => {
-    const { signal, deadline } = o.bounds()
+    const { signal, deadline } = bounds()
     const { what, server } = requestName(input, init)
     if (signal?.aborted) {
       throw new GithubTransportError(
@@ -127,7 +125,7 @@ export function boundedFetch(o: BoundedFetchOptions): typeof fetch {
       Math.max(0, Math.min(GITHUB_REQUEST_TIMEOUT_MS, toDeadline))
     )
     try {
-      const response = await o.base(input, { ...init, signal: controller.signal })
+      const response = await base(input, { ...init, signal: controller.signal })
       answered = true
       const tooLarge = (size: string): GithubTransportError =>
         new GithubTransportError(

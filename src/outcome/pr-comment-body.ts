@@ -150,13 +150,9 @@ function detailsOf(build: CommentBuild): string {
   return parts.length > 0 ? ` · ${parts.join(' · ')}` : ''
 }
 
+/** The first line that is not blank, trimmed (\S and trim() know the same spaces). */
 function firstLine(text: string): string {
-  return (
-    text
-      .split(/\r\n|\r|\n|\u2028|\u2029/)
-      .map(line => line.trim())
-      .find(line => line !== '') ?? ''
-  )
+  return /\S[^\r\n\u2028\u2029]*/.exec(text)?.[0].trimEnd() ?? ''
 }
 
 /**
@@ -187,13 +183,8 @@ export function codeSpan(text: string, max: number): string {
   const head = text.length > max * 4 ? text.slice(0, max * 4) : text
   const flat = head.replace(CONTROL, ' ').replace(SPACES, ' ').trim()
   const chars = Array.from(flat)
-  const shown =
-    chars.length <= max
-      ? flat
-      : chars
-          .slice(0, max - 1)
-          .join('')
-          .trimEnd() + '…'
+  const cut = chars.slice(0, max - 1).join('')
+  const shown = chars.length <= max ? flat : `${cut.trimEnd()}…`
   if (shown === '') return '(empty)'
   const longest = Math.max(0, ...Array.from(shown.matchAll(/`+/g), run => run[0].length))
   const fence = '`'.repeat(longest + 1)

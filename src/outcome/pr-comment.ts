@@ -10,7 +10,6 @@
  * comment gives one warning, GitHub not answering or rate-limiting is said
  * once for the step (GithubSession).
  */
-import type { Logger } from '../util/logger.js'
 import type { GithubSession } from './github-client.js'
 import type { TokenIdentity } from './github-identity.js'
 import { githubFailure, type GithubFailure } from './github-transport.js'
@@ -29,7 +28,6 @@ export interface PullRequestCommentOptions {
   number: number
   /** The first line of the body, which finds it again. */
   marker: string
-  logger: Logger
   redact: (text: string) => string
 }
 
@@ -50,6 +48,11 @@ export class PullRequestComment {
 
   constructor(private readonly o: PullRequestCommentOptions) {}
 
+  /** The pull request, as the comment requests name it. */
+  private get issue() {
+    return { owner: this.o.owner, repo: this.o.repo, issue_number: this.o.number }
+  }
+
   /** Creates or updates the comment with `body` (which starts with the marker). Never rejects. */
   write(body: string): Promise<void> {
     this.chain = this.chain.then(() => this.send(this.o.redact(body)))
@@ -57,9 +60,9 @@ export class PullRequestComment {
   }
 
   private async send(body: string): Promise<void> {
-    const { number, logger, session } = this.o
+    const { number, session } = this.o
     if (this.closed || !session.open) {
-      return logger.debug(`Pull request comment on #${number} skipped.`)
+      return session.logger.debug(`Pull request comment on #${number} skipped.`)
     }
     try {
       this.id ??= await this.find()
@@ -78,17 +81,17 @@ export class PullRequestComment {
    * the edit (then creating says whether the token may comment at all).
    */
   private async update(id: number, body: string): Promise<boolean> {
-    const { session, owner, repo, number, logger } = this.o
+    const { session, owner, repo, number } = this.o
     try {
       await session.client.rest.issues.updateComment({ owner, repo, comment_id: id, body })
-      logger.debug(`Updated comment ${id} on pull request #${number}.`)
+      session.logger.debug(`Updated comment ${id} on pull request #${number}.`)
       return true
     } catch (error) {
       const failure = githubFailure(error)
       if (failure.kind !== 'answered' || (failure.status !== 404 && failure.status !== 403)) {
         throw error
       }
-      logger.debug(
+      session.logger.debug(
         failure.status === 404
           ? `Comment ${id} on pull request #${number} is gone: writing a new one.`
           : `GitHub refused to update comment ${id} on pull request #${number} (HTTP 403: ${this.o.redact(failure.message)}): writing a new one.`
@@ -99,25 +102,22 @@ export class PullRequestComment {
   }
 
   private async create(body: string): Promise<void> {
-    const { session, owner, repo, number, logger, identity } = this.o
-    const created = await session.client.rest.issues.createComment({
-      owner,
-      repo,
-      issue_number: number,
-      body
-    })
+    const { session, number, identity } = this.o
+    const created = await session.client.rest.issues.createComment({ ...this.issue, body })
     const comment = decodeComment(created.data)
     if (!comment) {
       // Written, but unknown: the next write searches again (and finds it, ours).
-      return logger.debug(`Created a comment on pull request #${number}; GitHub named no id.`)
+      return session.logger.debug(
+        `Created a comment on pull request #${number}; GitHub named no id.`
+      )
     }
     this.id = comment.id
     identity.learn(comment.author)
-    logger.debug(`Created comment ${comment.id} on pull request #${number}.`)
+    session.logger.debug(`Created comment ${comment.id} on pull request #${number}.`)
   }
 
   private failed(failure: GithubFailure): void {
-    const { owner, repo, number, logger, session } = this.o
+    const { owner, repo, number, session } = this.o
     if (session.handled(failure, `The comment on pull request #${number}`)) return
     const said = this.o.redact(failure.message)
     // Refused to list or to create (an edit refused is followed by a create).
@@ -125,7 +125,7 @@ export class PullRequestComment {
       // A read-only token (a fork's, Dependabot's, or `permissions:`
       // without it): say so once and stop trying for the step.
       this.closed = true
-      logger.warning(
+      session.logger.warning(
         `Could not comment on pull request #${number} of ${owner}/${repo} (HTTP ${failure.status}): ` +
           `the github-token needs the \`pull-requests: write\` permission ` +
           `(a workflow run for a pull request from a fork only gets a read-only token: build forks through a workflow_run workflow). ` +
@@ -133,7 +133,7 @@ export class PullRequestComment {
       )
       return
     }
-    logger.warning(`Could not write the comment on pull request #${number}: ${said}`)
+    session.logger.warning(`Could not write the comment on pull request #${number}: ${said}`)
   }
 
   /**
@@ -143,12 +143,10 @@ export class PullRequestComment {
    * comment carries the marker.
    */
   private async find(): Promise<number | undefined> {
-    const { session, owner, repo, number, marker, identity, logger } = this.o
+    const { session, number, marker, identity } = this.o
     const list = async (page: number) => {
       const answer = await session.client.rest.issues.listComments({
-        owner,
-        repo,
-        issue_number: number,
+        ...this.issue,
         per_page: PAGE_SIZE,
         page
       })
@@ -173,7 +171,7 @@ export class PullRequestComment {
       return undefined
     } finally {
       if (passed > 0) {
-        logger.debug(
+        session.logger.debug(
           `Passed over ${passed} comment(s) on #${number} with the marker that ${(await identity.login()) ?? 'an unknown identity'} did not write.`
         )
       }

@@ -13,11 +13,14 @@ import { fullName, sameJob } from '../jenkins/model/job-path.js'
 import type { Build, BuildRef } from '../jenkins/model/types.js'
 import { unlessNotFound } from '../jenkins/transport/errors.js'
 import { repositoryOf } from '../outcome/commit-under-test.js'
-import { TokenIdentity } from '../outcome/github-identity.js'
-import type { GithubSession } from '../outcome/github-client.js'
 import { GithubReports } from '../outcome/github-reports.js'
 import { failureEnd } from '../outcome/github-transport.js'
-import { pendingHandOffs, stillPending, type PendingHandOff } from '../outcome/pending-hand-offs.js'
+import {
+  pendingHandOffs,
+  stillPending,
+  type LookOptions,
+  type PendingHandOff
+} from '../outcome/pending-hand-offs.js'
 import { writeSummary, type BuildReport } from '../outcome/report.js'
 import { Output } from '../util/constants.js'
 import type { StepRun } from './bounded-step.js'
@@ -39,7 +42,6 @@ export async function settleHandOffs(step: StepRun): Promise<void> {
       `Input 'settle' needs the repository whose statuses to settle: GITHUB_REPOSITORY is not set (run it in a workflow).`
     )
   }
-  const { owner, repo } = repository
   // Octokit loads only in this mode (start-up cost); "eager" keeps it in the one bundle file.
   const github = await import(/* webpackMode: "eager" */ '../outcome/github-client.js')
   // One session for the step: its rate limits and what is said once hold across the hand-offs.
@@ -48,27 +50,18 @@ export async function settleHandOffs(step: StepRun): Promise<void> {
     logger: log,
     bounds: step.githubBounds
   })
-  const where = { client: session.client, owner, repo, logger: log }
+  const where = { ...repository, session }
   let found: PendingHandOff[]
   try {
-    found = await pendingHandOffs({
-      ...where,
-      identity: new TokenIdentity({ session, logger: log, configured: settings.settle?.creator }),
-      baseUrl: settings.url,
-      commit: settings.commit,
-      context: settings.settle?.context,
-      job: settings.job,
-      runNumber: Number(process.env.GITHUB_RUN_NUMBER ?? '0') || 0
-    })
+    found = await pendingHandOffs({ ...where, settings })
   } catch (error) {
     throw new Error(
-      `Settle: could not read the pending statuses of ${owner}/${repo} from GitHub${failureEnd(error, io.redact)}. The github-token needs \`statuses: write\` and \`pull-requests: read\`.`
+      `Settle: could not read the pending statuses of ${repository.owner}/${repository.repo} from GitHub${failureEnd(error, io.redact)}. The github-token needs \`statuses: write\` and \`pull-requests: read\`.`
     )
   }
   const settled = []
   for (const handOff of found) {
-    const stillOurs = () => stillPending(where, handOff)
-    const done = await settleOne(step, handOff, { session, stillOurs })
+    const done = await settleOne(step, handOff, where)
     if (done) settled.push(done)
   }
   io.setOutput(Output.Settled, JSON.stringify(settled.map(done => done.entry)))
@@ -80,11 +73,7 @@ export async function settleHandOffs(step: StepRun): Promise<void> {
 }
 
 /** One hand-off: nothing while its work goes on; else its end reported as a followed build's. */
-async function settleOne(
-  step: StepRun,
-  h: PendingHandOff,
-  { session, stillOurs }: { session: GithubSession; stillOurs: () => Promise<boolean> }
-) {
+async function settleOne(step: StepRun, h: PendingHandOff, where: Omit<LookOptions, 'settings'>) {
   const { api, settings, io, signal } = step
   const log = io.logger
   const name = fullName(h.job)
@@ -104,9 +93,9 @@ async function settleOne(
     setOutput: () => undefined,
     redact: text => io.redact(text),
     reportName: h.context,
-    session
+    session: where.session
   })
-  const status = reports.status(h.context, { stillOurs })
+  const status = reports.status(h.context, { stillOurs: () => stillPending(where, h) })
   const report: BuildReport = { outcome: { jobName: name, jobUrl: api.jobUrl(h.job) }, tail: [] }
   const { outcome } = report
   if (at.kind === 'ended') {
