@@ -5,7 +5,7 @@ import { basename, dirname, join, relative, sep } from 'node:path'
 import { artifactTarget, type RefusedPath } from '../util/artifact-paths.js'
 import { selectArtifacts } from '../inputs/artifact-patterns.js'
 import { formatBytes } from '../util/bytes.js'
-import { collectYoungGarbage } from '../util/heap.js'
+import { collectGarbage } from '../util/heap.js'
 import type { Settings } from '../inputs/inputs.js'
 import type { ArtifactSink } from '../jenkins/model/types.js'
 import type { BuildOutputsApi } from '../jenkins/client.js'
@@ -183,7 +183,7 @@ async function openSink(target: string): Promise<ArtifactSink> {
     progress: bytes => {
       if (bytes < collectAt) return
       collectAt = bytes + COLLECT_EVERY
-      collectYoungGarbage()
+      collectGarbage('minor')
     },
     commit: () => rename(temp, target),
     discard: async () => {
