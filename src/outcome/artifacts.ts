@@ -2,7 +2,6 @@ import { randomBytes } from 'node:crypto'
 import { createWriteStream } from 'node:fs'
 import { mkdir, realpath, rename, rm } from 'node:fs/promises'
 import { basename, dirname, join, relative, sep } from 'node:path'
-import { artifactTarget, type RefusedPath } from '../util/artifact-paths.js'
 import { selectArtifacts } from '../inputs/artifact-patterns.js'
 import { formatBytes } from '../util/bytes.js'
 import { collectGarbage } from '../util/heap.js'
@@ -13,7 +12,7 @@ import { JenkinsError } from '../jenkins/transport/errors.js'
 import type { BuildRef } from '../jenkins/model/types.js'
 import { warnUnread, type Logger } from '../util/logger.js'
 import { throwIfAborted } from '../util/wait.js'
-import { walkCheckedInside, WorkspacePathError } from '../util/workspace-paths.js'
+import { artifactTarget, walkCheckedInside, WorkspacePathError } from '../util/workspace-paths.js'
 import { errorText } from '../util/error-text.js'
 
 /** What the artifact download did, for outputs, the summary and the step's verdict. */
@@ -24,7 +23,7 @@ export interface ArtifactsOutcome {
   folder: string
   bytes: number
   /** Paths Jenkins sent that would not land inside the folder; never written. */
-  refused: RefusedPath[]
+  refused: Array<Pick<WorkspacePathError, 'path' | 'reason'>>
   /** Why the step must fail although the build's result is accepted (a wanted file missing). */
   problems: string[]
 }
