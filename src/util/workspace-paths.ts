@@ -269,17 +269,14 @@ export async function walkCheckedInside(
       if (!kind) throw new WorkspacePathError(label, `could not be created ('${shown}')`)
     }
     if (kind.isSymbolicLink()) {
-      let target: string
-      try {
-        target = await fs.realpath(here)
-      } catch {
+      const target = await fs.realpath(here).catch(async () => {
         const to = await fs.readlink(here).catch(() => '?')
         throw new WorkspacePathError(
           label,
           `passes through the symbolic link '${shown}', which leads to ${to}, which does not exist`,
           { link: shown, target: to, dangling: true }
         )
-      }
+      })
       if (!isInside(baseReal, target, path)) {
         throw new WorkspacePathError(
           label,
