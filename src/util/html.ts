@@ -8,7 +8,8 @@ import { httpHref } from './http-url.js'
 
 /** An `<a>` to an http(s) URL, else the escaped text alone. */
 export function link(text: string, url: string | undefined): string {
-  // Only http(s) links (a URL that came back from Jenkins must not become `javascript:`), escaped for the attribute.
+  // Only http(s) links (a URL that came back from Jenkins must not become `javascript:`),
+  // escaped for the attribute.
   const href = httpHref(url)?.replace(/[&<>"']/g, c => `&#${c.charCodeAt(0)};`)
   return href ? `<a href="${href}">${escapeHtml(text)}</a>` : escapeHtml(text)
 }
