@@ -71,7 +71,7 @@ export function artifactSegments(
 }
 
 /** Why Windows would not take `name` as the file name it looks like, if it would not. */
-export function windowsNameProblem(name: string): string | undefined {
+function windowsNameProblem(name: string): string | undefined {
   if (WINDOWS_FORBIDDEN.test(name)) {
     return 'contains a character Windows does not allow in file names (<>:"|?*)'
   }
