@@ -111,10 +111,7 @@ async function disableJobs(
     else failures.push(`- ${entry.jobName}: ${errorText(result.reason)}`)
   }
   if (failures.length > 0) {
-    throw new Error(
-      [`Could not disable ${failures.length} of ${entries.length} Jenkins jobs:`, ...failures].join(
-        '\n'
-      )
-    )
+    const head = `Could not disable ${failures.length} of ${entries.length} Jenkins jobs:`
+    throw new Error([head, ...failures].join('\n'))
   }
 }

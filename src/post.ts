@@ -23,12 +23,7 @@ const POST_BOUND_MS = 20_000
  * (@github/local-action's `--post src/post.ts`) find it.
  */
 export async function run(): Promise<void> {
-  let ended = false
-  await settleBy(
-    postStep().finally(() => (ended = true)),
-    Date.now() + POST_BOUND_MS
-  )
-  if (!ended) {
+  if (!(await settleBy(postStep(), Date.now() + POST_BOUND_MS))) {
     coreStepIO.logger.warning(
       `Post step: gave up on the Jenkins build after ${POST_BOUND_MS / 1000} s; it may still be running.`
     )

@@ -10,7 +10,7 @@ import { GithubSession, rateLimitOf, type GithubClient } from '../../src/outcome
 import { githubFailure } from '../../src/outcome/github-transport.js'
 import type { Logger } from '../../src/util/logger.js'
 import { recordingLogger } from '../fixtures/recording-logger.js'
-import type { RequestBounds } from '../../src/util/request-bounds.js'
+import type { RequestBounds } from '../../src/outcome/github-transport.js'
 import { useGithubFetch } from '../fixtures/github-fetch.js'
 
 const API = 'https://api.github.com'
@@ -34,7 +34,7 @@ function recorder() {
 }
 
 function client(logger: Logger, bounds: RequestBounds = {}) {
-  return new GithubSession({ token: TOKEN, logger, bounds: { current: () => bounds } }).client
+  return new GithubSession({ token: TOKEN, logger, bounds: () => bounds }).client
 }
 
 const setStatus = (c: ReturnType<typeof client>) =>
@@ -284,7 +284,7 @@ describe('rate limits: the boundaries of waiting', () => {
     const { client } = new GithubSession({
       token: TOKEN,
       logger,
-      bounds: { current: bounds }
+      bounds
     })
     return { infos, send: client }
   }

@@ -18,7 +18,7 @@ import {
   requestName
 } from '../../src/outcome/github-transport.js'
 import { silentLogger } from '../fixtures/recording-logger.js'
-import type { RequestBounds } from '../../src/util/request-bounds.js'
+import type { RequestBounds } from '../../src/outcome/github-transport.js'
 import { startGithub, type GithubStandIn } from '../../test-server/index.js'
 import { recordingLogger } from '../fixtures/recording-logger.js'
 import { useGithubFetch } from '../fixtures/github-fetch.js'
@@ -205,7 +205,7 @@ describe('GithubSession', () => {
     const session = new GithubSession({
       token: TOKEN,
       logger,
-      bounds: { current: () => bounds }
+      bounds: () => bounds
     })
     const status = statusReporter({ token: TOKEN, context: 'ci/stalled', logger, session }, sha)
     const comment = new PullRequestComment({

@@ -35,7 +35,7 @@ function buffersHeld(node: string, mode: 'collect' | 'wait'): { peak: number; gl
   return JSON.parse(out) as { peak: number; globalGc: string }
 }
 
-describe.each(runtimes())('collectYoungGarbage ($name)', ({ path }) => {
+describe.each(runtimes())("collectGarbage('minor') ($name)", ({ path }) => {
   it("frees a download's dead read buffers every few MiB, without a global gc()", () => {
     const waited = buffersHeld(path, 'wait')
     const collected = buffersHeld(path, 'collect')

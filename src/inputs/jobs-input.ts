@@ -9,7 +9,7 @@ import {
 import type { BuildParameters, JobPath } from '../jenkins/model/types.js'
 import { isRecord } from '../util/is-record.js'
 import { duplicateKey, kindOf, parseJsonInput, parseParameters } from './parameters.js'
-import { artifactSegments } from '../util/artifact-paths.js'
+import { artifactSegments } from '../util/workspace-paths.js'
 import { parseFiles, type FileRequest } from './upload-files.js'
 import { clip } from '../util/shorten.js'
 import { parseBranch } from './input-values.js'
@@ -271,7 +271,7 @@ function renamed<T>(parse: () => T, rename: (message: string) => string): T {
 /**
  * The `values-file` input (and a `jobs` item's `"values-file"`): a path among
  * the build's artifacts, as the `artifacts` output lists them. Checked as
- * Jenkins writes artifact paths (src/util/artifact-paths.ts), on Jenkins'
+ * Jenkins writes artifact paths (src/util/workspace-paths.ts), on Jenkins'
  * side of the path only: it names a URL below `artifact/`, never a file of
  * the runner, so Windows' file-name rules do not apply. The artifact path,
  * or undefined when the input is empty; `where` names the input in the error

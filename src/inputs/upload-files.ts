@@ -7,12 +7,12 @@
  * job needs the job's definitions: jenkins/trigger/upload-trigger.ts checks it before
  * the trigger is sent.
  *
- * The path rules are those of the artifacts (artifact-paths.ts): relative,
+ * The path rules are those of the artifacts (workspace-paths.ts): relative,
  * `/`-separated, no `.`, `..` or empty segment, no backslash or drive letter.
  */
 import { open, stat } from 'node:fs/promises'
 import { basename } from 'node:path'
-import { artifactSegments } from '../util/artifact-paths.js'
+import { artifactSegments } from '../util/workspace-paths.js'
 import { resolveWorkspaceFile, WorkspacePathError } from '../util/workspace-paths.js'
 import { InputError } from '../util/input-error.js'
 import { errorCode } from '../util/error-text.js'

@@ -2,17 +2,16 @@ import { randomBytes } from 'node:crypto'
 import { createWriteStream } from 'node:fs'
 import { mkdir, realpath, rename, rm } from 'node:fs/promises'
 import { basename, dirname, join, relative, sep } from 'node:path'
-import { artifactTarget, type RefusedPath } from '../util/artifact-paths.js'
 import { selectArtifacts } from '../inputs/artifact-patterns.js'
 import { formatBytes } from '../util/bytes.js'
-import { collectYoungGarbage } from '../util/heap.js'
+import { collectGarbage } from '../util/heap.js'
 import type { Settings } from '../inputs/inputs.js'
 import type { ArtifactSink, BuildRef } from '../jenkins/model/types.js'
 import type { BuildOutputsApi } from '../jenkins/client.js'
 import { JenkinsError } from '../jenkins/transport/errors.js'
 import { warnUnread, type Logger } from '../util/logger.js'
 import { throwIfAborted } from '../util/wait.js'
-import { walkCheckedInside, WorkspacePathError } from '../util/workspace-paths.js'
+import { artifactTarget, walkCheckedInside, WorkspacePathError } from '../util/workspace-paths.js'
 import { errorText } from '../util/error-text.js'
 
 /** What the artifact download did, for outputs, the summary and the step's verdict. */
@@ -23,7 +22,7 @@ export interface ArtifactsOutcome {
   folder: string
   bytes: number
   /** Paths Jenkins sent that would not land inside the folder; never written. */
-  refused: RefusedPath[]
+  refused: Array<Pick<WorkspacePathError, 'path' | 'reason'>>
   /** Why the step must fail although the build's result is accepted (a wanted file missing). */
   problems: string[]
 }
@@ -182,7 +181,7 @@ async function openSink(target: string): Promise<ArtifactSink> {
     progress: bytes => {
       if (bytes < collectAt) return
       collectAt = bytes + COLLECT_EVERY
-      collectYoungGarbage()
+      collectGarbage('minor')
     },
     commit: () => rename(temp, target),
     discard: async () => {

@@ -13,7 +13,6 @@
 import type { Settings } from '../inputs/inputs.js'
 import type { Logger } from '../util/logger.js'
 import { shortName } from '../util/names.js'
-import type { StepBounds } from '../util/request-bounds.js'
 import {
   brokenEvent,
   commitUnderTest,
@@ -25,7 +24,7 @@ import {
   type EventContext
 } from './commit-under-test.js'
 import type { GithubClient, GithubSession } from './github-client.js'
-import { failureEnd } from './github-transport.js'
+import { failureEnd, type RequestBounds } from './github-transport.js'
 import {
   field,
   type Kind,
@@ -42,7 +41,7 @@ export interface GateOptions {
   /** The step's cancel signal: every GitHub request stops with it. */
   signal?: AbortSignal
   /** The step's bounds for GitHub requests (runBounded): its deadline and signal, then the abort's budget. */
-  bounds?: Pick<StepBounds, 'current'>
+  bounds?: () => RequestBounds
 }
 
 /** The settings the step runs with: `settings`, or, on a comment command or with `commit-parameter`, with the commit settled. Throws when it cannot be. */

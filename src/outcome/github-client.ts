@@ -11,13 +11,13 @@ import { parseRetryAfter } from '../jenkins/transport/retry.js'
 import { formatDuration } from '../util/duration.js'
 import type { Logger } from '../util/logger.js'
 import { Redaction } from '../util/redaction.js'
-import type { RequestBounds, StepBounds } from '../util/request-bounds.js'
 import { sleep } from '../util/wait.js'
 import {
   boundedFetch,
   GithubTransportError,
   requestName,
-  type GithubFailure
+  type GithubFailure,
+  type RequestBounds
 } from './github-transport.js'
 
 export type GithubClient = ReturnType<typeof getOctokit>
@@ -77,7 +77,7 @@ export interface GithubSessionOptions {
   token: string
   logger: Logger
   /** The step's bounds (runBounded); default: none but the silence bound. */
-  bounds?: Pick<StepBounds, 'current'>
+  bounds?: () => RequestBounds
 }
 
 /** The step's session for `token`, the one way each mode makes it; none for an empty token (nothing is sent). */
@@ -113,7 +113,7 @@ export class GithubSession {
     const secrets = new Redaction()
     secrets.add(o.token)
     this.redact = text => secrets.redact(text)
-    const bounds = (): RequestBounds => o.bounds?.current() ?? {}
+    const bounds = (): RequestBounds => o.bounds?.() ?? {}
     // cast: @actions/github types its request defaults loosely; its fetch honours the runner's proxy settings.
     const base = (defaults.request?.fetch as typeof fetch | undefined) ?? fetch
     const bounded = boundedFetch(base, bounds)

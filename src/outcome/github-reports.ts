@@ -13,7 +13,6 @@ import type { Settings } from '../inputs/inputs.js'
 import { Output } from '../util/constants.js'
 import { errorText } from '../util/error-text.js'
 import type { Logger } from '../util/logger.js'
-import type { StepBounds } from '../util/request-bounds.js'
 import { CommitStatusReporter, type CommitStatusOptions, type StatusGate } from './commit-status.js'
 import {
   brokenEvent,
@@ -24,7 +23,7 @@ import {
   type CommitUnderTest
 } from './commit-under-test.js'
 
-import { failureEnd } from './github-transport.js'
+import { failureEnd, type RequestBounds } from './github-transport.js'
 import { commentMarker, renderComment, type CommentBuild } from './pr-comment-body.js'
 import type { GithubSession } from './github-client.js'
 import { PullRequestComment } from './pr-comment.js'
@@ -45,7 +44,7 @@ export interface GithubReportsOptions {
   /** The comment's report name: the `status-context`, or the step's with `jobs`. */
   reportName: string
   /** The bounds of the step's GitHub requests: its cancel signal and timeout, then the abort's budget; none: only their silence bound. */
-  bounds?: Pick<StepBounds, 'current'>
+  bounds?: () => RequestBounds
   /** The step's GitHub session when it has one already (settle: one for all its hand-offs). */
   session?: GithubSession
 }

@@ -12,7 +12,6 @@
 import { seconds } from '../jenkins/transport/limits.js'
 import { formatBytes } from '../util/bytes.js'
 import { errorText } from '../util/error-text.js'
-import type { RequestBounds } from '../util/request-bounds.js'
 
 /** Time for a GitHub answer, headers and body. */
 const GITHUB_REQUEST_TIMEOUT_MS = 20_000
@@ -65,6 +64,12 @@ export function failureEnd(error: unknown, redact: (text: string) => string): st
   const failure = githubFailure(error)
   const status = failure.kind === 'answered' ? ` (HTTP ${failure.status})` : ''
   return `${status}: ${redact(errorText(error))}`
+}
+
+/** What bounds one request: it ends when `signal` fires, and never outlives `deadline` (epoch ms). */
+export interface RequestBounds {
+  signal?: AbortSignal
+  deadline?: number
 }
 
 /** "GET /repos/o/r/pulls/7" and the server's origin, for messages (no query, no credentials). */

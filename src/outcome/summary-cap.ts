@@ -1,7 +1,7 @@
 import { statSync } from 'node:fs'
 import type { Summary } from '../runner/io.js'
 import { kib } from '../util/bytes.js'
-import { collectAllGarbage } from '../util/heap.js'
+import { collectGarbage } from '../util/heap.js'
 import { decodeHTML } from 'entities'
 import { escapeHtml } from '../util/html.js'
 import { cut } from '../util/shorten.js'
@@ -50,7 +50,7 @@ export function boundedSummary(
     if (kept.bytes > 2 * maxBytes) {
       kept.cut(maxBytes)
       // What was left out is garbage now: collected before the heap grows by it.
-      collectAllGarbage()
+      collectGarbage('major')
     }
   }
   const proxy: Summary = new Proxy(summary, {

@@ -6,7 +6,7 @@ import type { Settings } from '../inputs/inputs.js'
 import type { JenkinsApi, JenkinsClient } from '../jenkins/client.js'
 import type { StepIO } from '../runner/io.js'
 import { namedLogger, type Logger } from '../util/logger.js'
-import { StepBounds } from '../util/request-bounds.js'
+import type { RequestBounds } from '../outcome/github-transport.js'
 import { abortReason, settleBy, StepAborted, type AbortReason } from '../util/wait.js'
 import { budgetClient, createClient } from './create-client.js'
 import { RemoteWork } from './remote-work.js'
@@ -24,8 +24,13 @@ export interface StepRun {
   api: JenkinsClient
   /** Fires on cancel or timeout. */
   signal: AbortSignal
-  /** The bounds of the step's GitHub requests: its signal and timeout, then the abort's budget. */
-  githubBounds: StepBounds
+  /**
+   * The bounds of a GitHub request that starts now: the step's signal and
+   * timeout until the step is stopped (a request in flight then ends at once:
+   * stopping the Jenkins work never waits on GitHub), then what is left of
+   * the abort's budget (the final commit status and comment).
+   */
+  githubBounds: () => RequestBounds
   work: RemoteWork
 }
 
@@ -54,9 +59,10 @@ export async function runBounded(
   const controller = new AbortController()
   const { signal } = controller
   const deadline = started + settings.timeoutMs
-  const githubBounds = new StepBounds({ signal, deadline })
   let abortedAt: number | undefined
   let until: number | undefined
+  const githubBounds = (): RequestBounds =>
+    until === undefined ? { signal, deadline } : { deadline: until }
   // First of the signal's listeners: GitHub requests sent from here on (the
   // final status and comment) already get the abort's budget.
   signal.addEventListener(
@@ -64,7 +70,6 @@ export async function runBounded(
     () => {
       abortedAt = Date.now()
       until = abortedAt + BUDGET_MS[abortReason(signal)]
-      githubBounds.budget(until)
     },
     { once: true }
   )

@@ -488,7 +488,10 @@ export class BuildsRun {
   private async settlePending(): Promise<void> {
     while (this.pending.size > 0) {
       const work = Promise.all([...this.pending])
-      if (this.step.signal.aborted) return settleBy(work, Date.now() + SETTLE_ON_ABORT_MS)
+      if (this.step.signal.aborted) {
+        await settleBy(work, Date.now() + SETTLE_ON_ABORT_MS)
+        return
+      }
       await work
     }
   }

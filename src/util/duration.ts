@@ -24,13 +24,10 @@ export function parseDuration(value: string, input: string): number {
   const text = value.trim()
   // Plain seconds, or hours, minutes and seconds with their units (one of them at least).
   const [, plain, h, m, s = plain] = DURATION.exec(text) ?? []
-  const ms =
-    (h ?? m ?? s) === undefined
-      ? undefined
-      : Number(h ?? 0) * UNITS_MS.h + Number(m ?? 0) * UNITS_MS.m + Number(s ?? 0) * UNITS_MS.s
-  if (ms === undefined) {
+  if ((h ?? m ?? s) === undefined) {
     throw new InputError(`Input '${input}' ('${clip(text)}') is not a duration: ${expected}.`)
   }
+  const ms = Number(h ?? 0) * UNITS_MS.h + Number(m ?? 0) * UNITS_MS.m + Number(s ?? 0) * UNITS_MS.s
   if (!(ms > 0) || !(ms <= MAX_DURATION_MS)) {
     throw new InputError(`Input '${input}' ('${clip(text)}') is out of range: ${expected}.`)
   }

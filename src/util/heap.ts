@@ -15,27 +15,16 @@ type Collect = (options: { type: 'minor' | 'major' }) => void
 let collect: Collect | null | undefined
 
 /**
- * Runs a scavenge now, to free the read buffers of a fast download: a 200 MB
- * artifact took the step from about 62 MB to 110 MB of RSS without it. Does
- * nothing where gc() cannot be had. How:
- * docs/internals.md, "A scavenge for a fast download".
+ * A collection now; nothing where gc() cannot be had. `minor`, a scavenge,
+ * frees the read buffers of a fast download: a 200 MB artifact took the step
+ * from about 62 MB to 110 MB of RSS without it (docs/internals.md, "A
+ * scavenge for a fast download"). `major`, a full collection, follows much
+ * text let go at once (the job summary cut down to its limit,
+ * summary-cap.ts): V8 would otherwise grow the heap by that much before it
+ * looked; a 10 MB summary of 100 builds peaked 25 MB lower with it (bench
+ * scenario summary-memory).
  */
-export function collectYoungGarbage(): void {
-  collector()?.({ type: 'minor' })
-}
-
-/**
- * A full collection now, after much text was let go at once (the job
- * summary cut down to its limit, summary-cap.ts): V8 would otherwise grow
- * the heap by that much before it looked. A 10 MB summary of 100 builds
- * peaked 25 MB lower with it (bench scenario summary-memory). Where gc() is
- * not available this does nothing.
- */
-export function collectAllGarbage(): void {
-  collector()?.({ type: 'major' })
-}
-
-function collector(): Collect | null {
+export function collectGarbage(type: 'minor' | 'major'): void {
   if (collect === undefined) {
     try {
       setFlagsFromString('--expose-gc')
@@ -46,5 +35,5 @@ function collector(): Collect | null {
       collect = null
     }
   }
-  return collect
+  collect?.({ type })
 }

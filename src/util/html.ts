@@ -8,9 +8,10 @@ import { httpHref } from './http-url.js'
 
 /** An `<a>` to an http(s) URL, else the escaped text alone. */
 export function link(text: string, url: string | undefined): string {
-  // Only http(s) links: a URL that came back from Jenkins must not become `javascript:`.
-  const href = httpHref(url)
-  return href ? `<a href="${escapeAttribute(href)}">${escapeHtml(text)}</a>` : escapeHtml(text)
+  // Only http(s) links (a URL that came back from Jenkins must not become `javascript:`),
+  // escaped for the attribute.
+  const href = httpHref(url)?.replace(/[&<>"']/g, c => `&#${c.charCodeAt(0)};`)
+  return href ? `<a href="${href}">${escapeHtml(text)}</a>` : escapeHtml(text)
 }
 
 /**
@@ -28,10 +29,6 @@ export function escapeHtml(text: string): string {
       .replace(/\r\n|\r|\n/g, '<br>')
       .replace(/\t/g, ' ')
   )
-}
-
-function escapeAttribute(text: string): string {
-  return text.replace(/[&<>"']/g, c => `&#${c.charCodeAt(0)};`)
 }
 
 /** Most characters of HTML read for its text: far more than any summary shows of it. */

@@ -31,8 +31,8 @@ const ELLIPSIS = '…'
 
 /** A list of secrets, and the redaction of text by it. */
 export class Redaction {
+  /** Every form of every secret, once. */
   private readonly forms = new Set<string>()
-  private sorted: string[] | undefined
 
   constructor(private readonly mode: RedactionMode = 'text') {}
 
@@ -54,14 +54,13 @@ export class Redaction {
       result = result.replace(/([a-z][a-z0-9+.-]*:\/\/)[^/@\s]*@/gi, '$1***@')
     }
     if (this.forms.size === 0) return result
-    const forms = (this.sorted ??= [...this.forms])
     const ranges: Array<[number, number]> = []
-    for (const form of forms) {
+    for (const form of this.forms) {
       for (let at = result.indexOf(form); at >= 0; at = result.indexOf(form, at + 1)) {
         ranges.push([at, at + form.length])
       }
     }
-    if (this.mode === 'text') ranges.push(...cutParts(result, forms))
+    if (this.mode === 'text') ranges.push(...cutParts(result, this.forms))
     if (ranges.length === 0) return result
     // Each character a secret covers is marked; each run of marks becomes one `***`.
     const secret = new Uint8Array(result.length)
@@ -88,10 +87,7 @@ export class Redaction {
           ]
     const min = this.mode === 'text' ? MIN_CHARS : 1
     for (const form of forms) {
-      if (form.length >= min && !this.forms.has(form)) {
-        this.forms.add(form)
-        this.sorted = undefined
-      }
+      if (form.length >= min) this.forms.add(form)
     }
   }
 }
@@ -148,7 +144,7 @@ function runnerForms(value: string): string[] {
  * form just before one (`cut`, a code span), the end of one just after
  * (the console's tail), each MIN_CHARS long or more.
  */
-function cutParts(text: string, forms: readonly string[]): Array<[number, number]> {
+function cutParts(text: string, forms: ReadonlySet<string>): Array<[number, number]> {
   const ranges: Array<[number, number]> = []
   for (let at = text.indexOf(ELLIPSIS); at >= 0; at = text.indexOf(ELLIPSIS, at + 1)) {
     const after = at + ELLIPSIS.length

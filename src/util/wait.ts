@@ -30,14 +30,13 @@ export function sleep(ms: number, signal?: AbortSignal): Promise<void> {
   })
 }
 
-/** Waits for `work` to settle, but not past `until` (epoch ms); never throws. */
-export async function settleBy(work: Promise<unknown>, until: number): Promise<void> {
+/** Waits for `work` to settle, but not past `until` (epoch ms): whether it did; never throws. */
+export async function settleBy(work: Promise<unknown>, until: number): Promise<boolean> {
   const done = new AbortController()
-  const ignore = (): undefined => undefined
-  await Promise.race([
-    work.then(ignore, ignore),
-    // eslint-disable-next-line local/no-positional-undefined -- node:timers/promises: the value before the options
-    delay(Math.max(0, until - Date.now()), undefined, { signal: done.signal }).catch(ignore)
+  const settled = await Promise.race([
+    work.catch(() => undefined).then(() => true),
+    delay(Math.max(0, until - Date.now()), false, { signal: done.signal }).catch(() => false)
   ])
   done.abort()
+  return settled
 }

@@ -19,7 +19,7 @@ const MAX_ARTIFACTS = 10_000
  * alone and a range bounds the list: Jenkins lists every file of the build
  * (Run.getArtifactsUpTo(Integer.MAX_VALUE)), so a build with a huge number of
  * them would otherwise make a huge answer. Each path is as Jenkins sent it
- * (unchecked: see src/util/artifact-paths.ts); `truncated` when the build has
+ * (unchecked: see src/util/workspace-paths.ts); `truncated` when the build has
  * more artifacts than were read.
  */
 export async function listArtifacts(

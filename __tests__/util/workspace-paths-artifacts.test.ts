@@ -1,6 +1,6 @@
 import { join } from 'node:path'
 import { describe, expect, test } from 'vitest'
-import { artifactSegments, artifactTarget, isInside } from '../../src/util/artifact-paths.js'
+import { artifactSegments, artifactTarget, isInside } from '../../src/util/workspace-paths.js'
 
 const ROOT = '/home/runner/work/repo/repo/jenkins-artifacts'
 
