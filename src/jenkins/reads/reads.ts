@@ -215,8 +215,7 @@ export async function getQueueItem(http: Requester, queueId: number): Promise<Qu
 
 /** getQueueItem's decode: a field of a type Jenkins never sends is refused. */
 function queueItemOf(http: Requester, queueId: number, raw: unknown) {
-  const refused = (what: string): JenkinsError =>
-    oddAnswer(http.baseUrl, `queue item ${queueId} ${what}`)
+  const refused = (what: string) => oddAnswer(http.baseUrl, `queue item ${queueId} ${what}`)
   if (!isRecord(raw) || typeof raw.id !== 'number') throw refused('without an id')
   const field = <T>(name: string, expected: string, is: (value: unknown) => value is T) => {
     const value = raw[name]
