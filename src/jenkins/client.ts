@@ -24,6 +24,9 @@ export interface ClientOptions extends RequestSettings {
 /** A build by number or permalink (reads.ts getBuild). */
 type BuildWhich = Parameters<typeof reads.getBuild>[2]
 
+/** The trigger's info, job and parameters (trigger.ts), and the files to upload if any (upload-trigger.ts). */
+type TriggerArgs = [JobInfo, JobPath, BuildParameters, (readonly UploadFile[])?]
+
 /** What a finished build produced: apart, so that the follower and cancel paths (and their fakes) do not depend on it. */
 type OutputKeys =
   'failedTests' | 'describeRun' | 'listArtifacts' | 'downloadArtifact' | 'readArtifact'
@@ -104,17 +107,10 @@ export class JenkinsClient {
   )
 
   /** POST build or buildWithParameters (chosen from info.parameterDefinitions), never sent again once it may have reached Jenkins. */
-  trigger = this.guarded(
-    (
-      http,
-      info: JobInfo,
-      job: JobPath,
-      params: BuildParameters,
-      files: readonly UploadFile[] = []
-    ) =>
-      files.length > 0
-        ? triggerUpload(http, info, job, params, files, this.triggerOptions)
-        : trigger(http, info, job, params, this.triggerOptions)
+  trigger = this.guarded((http, ...[info, job, params, files = []]: TriggerArgs) =>
+    files.length > 0
+      ? triggerUpload(http, info, job, params, files, this.triggerOptions)
+      : trigger(http, info, job, params, this.triggerOptions)
   )
 
   /** When `url` is a path below Jenkins' root and Jenkins found no `what` there: what to set it to, as the error's message. */

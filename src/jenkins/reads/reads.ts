@@ -27,7 +27,7 @@ import {
 } from './decode.js'
 import type { Requester } from '../transport/requester.js'
 import type { HttpResponse } from '../transport/http.js'
-import { htmlGlitch, type ErrorContext } from '../transport/responses.js'
+import { htmlGlitch, oddAnswer, type ErrorContext } from '../transport/responses.js'
 import type {
   Build,
   BuildRef,
@@ -112,11 +112,6 @@ export function jobNotFound(
   return `Job '${name}' was not found on Jenkins at ${http.baseUrl} (404)${http.anonymousHint(hint)}`
 }
 
-/** An answer no real Jenkins sends: `what` names it and says what is wrong with it. */
-function oddAnswer(http: Requester, what: string, status?: number): JenkinsError {
-  return new JenkinsError('protocol', `Jenkins at ${http.baseUrl} answered ${what}`, status)
-}
-
 /**
  * A JSON answer that must be an object: anything else (null, a list, a
  * number) is refused, as no real Jenkins sends it.
@@ -129,7 +124,7 @@ export async function getObject(
   options?: { droppable?: readonly string[] }
 ): Promise<Record<string, unknown>> {
   const data = await http.getJson(label, url, context, options)
-  if (!isRecord(data)) throw oddAnswer(http, `${context.what} without an object`)
+  if (!isRecord(data)) throw oddAnswer(http.baseUrl, `${context.what} without an object`)
   return data
 }
 
@@ -220,7 +215,7 @@ export async function getQueueItem(http: Requester, queueId: number): Promise<Qu
 
 /** getQueueItem's decode: a field of a type Jenkins never sends is refused. */
 function queueItemOf(http: Requester, queueId: number, raw: unknown) {
-  const refused = (what: string): JenkinsError => oddAnswer(http, `queue item ${queueId} ${what}`)
+  const refused = (what: string) => oddAnswer(http.baseUrl, `queue item ${queueId} ${what}`)
   if (!isRecord(raw) || typeof raw.id !== 'number') throw refused('without an id')
   const field = <T>(name: string, expected: string, is: (value: unknown) => value is T) => {
     const value = raw[name]
@@ -308,11 +303,11 @@ export async function getBuild(
     { droppable: BUILD_PLUGIN_LISTS }
   )
   if (!isRecord(build) || typeof build.number !== 'number') {
-    throw oddAnswer(http, `a build of '${name}' without a number`)
+    throw oddAnswer(http.baseUrl, `a build of '${name}' without a number`)
   }
   if (!isBuildNumber(build.number)) {
     throw oddAnswer(
-      http,
+      http.baseUrl,
       `a build of '${name}' with the number ${shownValue(build.number)}: expected a whole number from 1 to ${Number.MAX_SAFE_INTEGER}`
     )
   }
@@ -321,7 +316,7 @@ export async function getBuild(
   // else is a broken or hostile server, and would reach outputs and messages.
   if (result !== undefined && result !== null && !isBuildResult(result)) {
     throw oddAnswer(
-      http,
+      http.baseUrl,
       `build #${build.number} of '${name}' with an unexpected result ${shownValue(result, 60)}: expected one of ${BUILD_RESULTS.join(', ')}, or null while it runs`
     )
   }
@@ -417,7 +412,7 @@ export function logOffsets(
   const textSize = countOf(response.header('x-text-size'))
   if (textSize === undefined) {
     response.discard()
-    throw oddAnswer(http, `${context.what} without a usable X-Text-Size header`)
+    throw oddAnswer(http.baseUrl, `${context.what} without a usable X-Text-Size header`)
   }
   return { textSize, moreData: response.header('x-more-data') === 'true' }
 }

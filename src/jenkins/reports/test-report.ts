@@ -1,4 +1,3 @@
-import { JenkinsError } from '../transport/errors.js'
 import { fullName } from '../model/job-path.js'
 import { fields, list, text, texts } from '../model/counts.js'
 import { JsonTooDeep, parseJenkinsJson } from '../transport/json.js'
@@ -8,6 +7,7 @@ import {
   bodyOf,
   htmlError,
   looksLikeHtml,
+  oddAnswer,
   tooDeepError,
   type ErrorContext
 } from '../transport/responses.js'
@@ -319,11 +319,7 @@ async function readPage(
       if (error instanceof JsonTooDeep) throw tooDeepError(context, error, response.status)
       // A character split at the cut decodes to U+FFFD: 3 bytes for 1 to 3.
       if (bytes < limit - 3) {
-        throw new JenkinsError(
-          'protocol',
-          `Jenkins at ${http.baseUrl} answered ${context.what} with malformed JSON`,
-          response.status
-        )
+        throw oddAnswer(http.baseUrl, `${context.what} with malformed JSON`, response.status)
       }
       // Not one whole element (one test larger than the page): nothing to use.
       const prefix = parseJsonPrefix(body)
@@ -331,10 +327,7 @@ async function readPage(
       cut = { openKeys: prefix?.openKeys ?? [] }
     }
     if (typeof data !== 'object' || data === null) {
-      throw new JenkinsError(
-        'protocol',
-        `Jenkins at ${http.baseUrl} answered ${context.what} without an object`
-      )
+      throw oddAnswer(http.baseUrl, `${context.what} without an object`)
     }
     return { data: fields(data), bytes, ...(cut ? { cut } : {}) }
   })

@@ -14,6 +14,7 @@ import {
   errorForResponse,
   isCrumbRejection,
   jsonBody,
+  oddAnswer,
   type ErrorContext
 } from './responses.js'
 import {
@@ -164,10 +165,7 @@ export class Requester extends Transport {
     }
     const { crumb, crumbRequestField: field } = isRecord(data) ? data : {}
     if (typeof crumb !== 'string' || typeof field !== 'string' || !field) {
-      throw new JenkinsError(
-        'protocol',
-        `Jenkins at ${this.baseUrl} answered the crumb request without crumb and crumbRequestField`
-      )
+      throw oddAnswer(this.baseUrl, 'the crumb request without crumb and crumbRequestField')
     }
     this.logger.debug(`Got a CSRF crumb (header ${field})`)
     return { field, value: crumb }

@@ -68,6 +68,11 @@ export function htmlError(context: ErrorContext, status: number): JenkinsError {
   )
 }
 
+/** An answer no real Jenkins sends from `server`: `what` names it and says what is wrong with it. */
+export function oddAnswer(server: string, what: string, status?: number): JenkinsError {
+  return new JenkinsError('protocol', `Jenkins at ${server} answered ${what}`, status)
+}
+
 const PERMISSION_GROUPS = new Map(
   Object.entries({ Item: 'Job', Hudson: 'Overall', Run: 'Run', Computer: 'Agent', View: 'View' })
 )
@@ -171,13 +176,16 @@ export function errorForResponse(
   )
 }
 
+/** A 403's error. */
+const forbidden = (kind: JenkinsErrorKind, message: string): JenkinsError =>
+  new JenkinsError(kind, message, 403)
+
 function forbiddenError(response: HttpResponse, body: string, context: ErrorContext): JenkinsError {
   const at = `Jenkins at ${context.server}`
   if (isCrumbRejection(response.status, body)) {
-    return new JenkinsError(
+    return forbidden(
       'crumb',
-      `${at} rejected the CSRF crumb for ${context.what} (403 "No valid crumb") even with a fresh crumb and session: does a proxy drop the session cookie or the crumb header?`,
-      403
+      `${at} rejected the CSRF crumb for ${context.what} (403 "No valid crumb") even with a fresh crumb and session: does a proxy drop the session cookie or the crumb header?`
     )
   }
   if (context.jobTokenSent) return jobTokenRefused(body, context)
@@ -189,20 +197,18 @@ function forbiddenError(response: HttpResponse, body: string, context: ErrorCont
     const sent = context.user
       ? ` Credentials for user '${context.user}' were sent but Jenkins treated the request as anonymous: is a proxy removing the Authorization header?`
       : ''
-    return new JenkinsError(
+    return forbidden(
       'auth-required',
-      `Jenkins requires authentication: set user and token (${at} answered ${context.what} with 403).${sent}`,
-      403
+      `Jenkins requires authentication: set user and token (${at} answered ${context.what} with 403).${sent}`
     )
   }
   const permission = required ? permissionName(required) : context.permission
   const needs = permission
     ? `the user lacks ${permission}${required ? ` (${required})` : ''}`
     : 'the user lacks a permission'
-  return new JenkinsError(
+  return forbidden(
     'forbidden',
-    `${at} denied ${context.what} to user '${who ?? 'anonymous'}' (403): ${needs}`,
-    403
+    `${at} denied ${context.what} to user '${who ?? 'anonymous'}' (403): ${needs}`
   )
 }
 
@@ -216,10 +222,9 @@ function forbiddenError(response: HttpResponse, body: string, context: ErrorCont
 function jobTokenRefused(body: string, context: ErrorContext): JenkinsError {
   const invalid = /Invalid token provided/.test(body)
   const who = context.user ? `user '${context.user}'` : 'anonymous users'
-  return new JenkinsError(
+  return forbidden(
     'forbidden',
-    `Jenkins at ${context.server} refused the job token for ${context.what} (403${invalid ? ' "Invalid token provided."' : ''}): it is not the job's "Trigger builds remotely" token${invalid ? '' : `, or the job has no such token and ${who} lack Job/Build`}. Check 'job-token' (its value is not shown).`,
-    403
+    `Jenkins at ${context.server} refused the job token for ${context.what} (403${invalid ? ' "Invalid token provided."' : ''}): it is not the job's "Trigger builds remotely" token${invalid ? '' : `, or the job has no such token and ${who} lack Job/Build`}. Check 'job-token' (its value is not shown).`
   )
 }
 
@@ -231,12 +236,11 @@ function jobTokenRefused(body: string, context: ErrorContext): JenkinsError {
  */
 function anonymousReadRefused(context: ErrorContext): JenkinsError {
   const at = `Jenkins at ${context.server}`
-  return new JenkinsError(
+  return forbidden(
     'auth-required',
     context.following
       ? `${at} refused anonymous read of ${context.what} (403): the job token let this step queue the build, but following it needs read access: give user/token, or use wait: false.`
-      : `${at} refused anonymous read of ${context.what} (403): a job token alone is not enough here, because Jenkins finds the job, and hands out the CSRF crumb its trigger needs, only to callers who may read it (Overall/Read and Job/Read). Give user/token (that user then needs only Job/Read: the job token stands in for Job/Build), or grant anonymous read.`,
-    403
+      : `${at} refused anonymous read of ${context.what} (403): a job token alone is not enough here, because Jenkins finds the job, and hands out the CSRF crumb its trigger needs, only to callers who may read it (Overall/Read and Job/Read). Give user/token (that user then needs only Job/Read: the job token stands in for Job/Build), or grant anonymous read.`
   )
 }
 
@@ -290,11 +294,7 @@ export async function jsonBody(
     // The same answer again would be as deep: not a glitch to retry.
     if (error instanceof JsonTooDeep) throw tooDeepError(context, error, response.status)
     throw new TransientFailure(
-      new JenkinsError(
-        'protocol',
-        `Jenkins at ${context.server} answered ${context.what} with malformed JSON`,
-        response.status
-      ),
+      oddAnswer(context.server, `${context.what} with malformed JSON`, response.status),
       'invalid JSON',
       { maxAttempts: GLITCH_ATTEMPTS }
     )
@@ -307,9 +307,9 @@ export function tooDeepError(
   error: JsonTooDeep,
   status?: number
 ): JenkinsError {
-  return new JenkinsError(
-    'protocol',
-    `Jenkins at ${context.server} answered ${context.what} with JSON nested more than ${MAX_JSON_DEPTH} levels deep (at character ${error.offset}), which this action does not read: no Jenkins answer it asks for nests that deep, so a plugin or something in front of Jenkins sent it`,
+  return oddAnswer(
+    context.server,
+    `${context.what} with JSON nested more than ${MAX_JSON_DEPTH} levels deep (at character ${error.offset}), which this action does not read: no Jenkins answer it asks for nests that deep, so a plugin or something in front of Jenkins sent it`,
     status
   )
 }
