@@ -9,6 +9,7 @@
  * when a queue item's `why` is worth a log line (newsOfReason, below).
  */
 import type { Build, BuildRef, JobPath } from '../jenkins/model/types.js'
+import { JenkinsError } from '../jenkins/transport/errors.js'
 import { DEFAULT_POLL_POLICY, type Expectation, type NextPoll, type Watch } from './poll-policy.js'
 import type { ConsoleStreamer } from './log-stream.js'
 
@@ -213,4 +214,9 @@ export function newsOfReason(
   const words = reasonWords(why)
   const same = told?.words === words && (told.text === why || now - told.at < SAME_REASON_EVERY_MS)
   return same ? undefined : { words, text: why, at: now }
+}
+
+/** Failures worth riding out (the client already retried them): tried again, at a round's or the track's pace. */
+export function isTransient(error: unknown): boolean {
+  return error instanceof JenkinsError && ['network', 'server', 'timeout'].includes(error.kind)
 }
