@@ -14,18 +14,8 @@ import {
   sawConsole,
   watch
 } from './poll-policy.js'
-import {
-  DEFAULT_SCHEDULE_POLICY,
-  isRunning,
-  isTransient,
-  newsOfReason,
-  Track,
-  type RunningTrack,
-  type ConsoleFollower,
-  type FollowedParts,
-  type SchedulePolicy,
-  type StartSeen
-} from './schedule.js'
+import { DEFAULT_SCHEDULE_POLICY, isRunning, isTransient, Track } from './schedule.js'
+import type { ConsoleFollower, FollowedParts, SchedulePolicy, StartSeen } from './schedule.js'
 import { buildNumberByQueueId, QueueItemEnded } from './queue-ended.js'
 import { buildRef } from './build-parts.js'
 import { Rounds } from './rounds.js'
@@ -36,7 +26,7 @@ import { errorText } from '../util/error-text.js'
 const POLL_TREE = 'number,url,building,result,duration,estimatedDuration,timestamp,queueId'
 
 /** What the follower tells about each build, by the id `add…` returned. Called in order, never concurrently. */
-interface FollowHooks {
+export interface FollowHooks {
   /** The item waits in the queue, for this (Jenkins' text, untrusted). */
   waiting(track: number, why: string): void
   started(track: number, ref: BuildRef, start: StartSeen): void
@@ -90,10 +80,9 @@ export class BuildsFollower {
 
   constructor(private readonly options: BuildsFollowerOptions) {
     this.policy = options.policy ?? DEFAULT_SCHEDULE_POLICY
-    this.rounds = new Rounds(this.tracks, this.policy, options, {
-      started: (track, ref, now, listed) => this.startTrack(track, ref, now, { listed }),
-      waiting: (track, why, now) => this.waitingNews(track, why, now)
-    })
+    this.rounds = new Rounds(this.tracks, this.policy, options, (track, ref, now, listed) =>
+      this.startTrack(track, ref, now, { listed })
+    )
   }
 
   /** Follows a queue item (just created, or found) to its build and the build to its end; returns its id for the hooks. */
@@ -132,8 +121,7 @@ export class BuildsFollower {
     return new Promise((resolve, reject) => {
       const now = Date.now()
       const drained = watch({ console: true, startedAt: now, endSeenAt: now, endConfirmed: true })
-      const state = { phase: 'running', ref, watch: drained } as const
-      const track = this.add(ref.job, state, now, { console })
+      const track = this.add(ref.job, { phase: 'running', ref, watch: drained }, now, { console })
       track.next = 'console'
       track.direct = true
       track.readAt(now, { poll: false })
@@ -312,32 +300,13 @@ export class BuildsFollower {
 
   /**
    * What a track's own read gives; undefined when it failed: for good (the
-   * track fails), or on the way (`said` in the debug log), tried again after
-   * retryMs (0: at its own pace). A console that keeps failing (a proxy that
-   * stalls it) would hide the end until the timeout: before the end is seen,
-   * the build's JSON says whether the build is over, and then the end's
-   * follow-up applies (the rest read promptly, given up after followUpForMs).
+   * track fails), or on the way (`said` in the debug log: Track.retry).
    */
   private attempt<T>(track: Track, read: Promise<T>, said?: string): Promise<T | undefined> {
     return read.catch((error: unknown) => {
       if (!isTransient(error)) return this.fail(track, error)
       if (said) this.options.logger.debug(`${said}, trying again: ${errorText(error)}`)
-      const now = Date.now()
-      track.inFlight = false
-      if (track.state.phase === 'done') return undefined
-      if (isRunning(track) && track.next === 'console') {
-        // Said if the console is given up (giveUp).
-        track.consoleError = errorText(error)
-        if (track.state.watch.endSeenAt !== undefined) this.pace(track, this.policy.poll.nearMs)
-        else {
-          track.checking = true
-          track.readAtOnce(now, { full: false })
-        }
-      } else if (this.policy.retryMs > 0) track.dueAt = now + this.policy.retryMs
-      else if (isRunning(track)) {
-        track.checking = false
-        this.pace(track, this.policy.poll.nearMs)
-      } else track.dueAt = now + nextQueueDelay(track.queueAttempt++, this.policy.poll)
+      track.retry(Date.now(), this.policy, errorText(error))
       return undefined
     })
   }
@@ -375,7 +344,7 @@ export class BuildsFollower {
     if (item.cancelled) {
       return this.fail(track, new QueueItemEnded('cancelled', queueId, name))
     }
-    this.waitingNews(track, item.why, now)
+    if (track.tell(item.why, now)) this.options.hooks.waiting(track.id, item.why)
     if (item._class?.endsWith('$LeftItem') || (item.why == null && item.executable === null)) {
       // The run is being created (briefly), or never was (the job was
       // disabled after queuing): a bounded while.
@@ -394,8 +363,7 @@ export class BuildsFollower {
 
   /** A build read on its own (`full`: its whole JSON), and what it showed. */
   private async build(track: Track, ref: BuildRef, { full }: { full: boolean }): Promise<void> {
-    const { api } = this.options
-    const read = api.getBuild(ref.job, ref.number, full ? {} : { tree: POLL_TREE })
+    const read = this.options.api.getBuild(ref.job, ref.number, full ? {} : { tree: POLL_TREE })
     const build = await this.attempt(track, read, 'Build poll failed')
     if (!build) return
     const now = Date.now()
@@ -412,11 +380,11 @@ export class BuildsFollower {
         // After a failed console read: whether the build is over.
         track.checking = false
         track.state.watch = build.building ? seen : { ...seen, endSeenAt: now, endConfirmed: true }
-        return this.pace(track, this.policy.poll.nearMs)
+        return track.pace(this.policy.poll, this.policy.poll.nearMs)
       }
       // Still building with its console complete (never on Jenkins; handled anyway): its full JSON tells the end.
       track.state.watch = full ? { ...seen, logComplete: true } : seen
-      return this.pace(track)
+      return track.pace(this.policy.poll)
     }
     if (!build.building) {
       track.readAt(now, { poll: false })
@@ -430,7 +398,7 @@ export class BuildsFollower {
       track.direct = true
       this.rounds.hides(now)
     }
-    this.pace(track)
+    track.pace(this.policy.poll)
   }
 
   /**
@@ -455,7 +423,7 @@ export class BuildsFollower {
     }
     if (!poll.moreData) return track.readAtOnce(now, { full: true })
     track.state.watch = sawConsole(track.state.watch, now, poll, this.policy.poll)
-    this.pace(track)
+    track.pace(this.policy.poll)
   }
 
   /** Jenkins has not closed the console of the finished build in time: said in it, then the build's final JSON (a drain: nothing more). */
@@ -508,28 +476,6 @@ export class BuildsFollower {
     if (!queued) return
     this.options.hooks.started(track.id, ref, start)
     if (this.active) track.console ??= track.parts.consoleOf?.(ref)
-  }
-
-  /** Its next own read at its watch's pace, counted from the start of the read that set it (`floorMs`: at least, after a failure). */
-  private pace(track: RunningTrack, floorMs = 0): void {
-    const from = track.pacedFrom ?? track.sentAt
-    track.pacedFrom = undefined
-    const { watch } = track.state
-    const next = nextPoll(watch, from, this.policy.poll)
-    track.next = next.read
-    // Once the console is complete, only the full JSON tells the end.
-    track.wantFull = watch.logComplete
-    // A drain is the end's follow-up of a build already over: never held back by the budget.
-    track.duePoll = !track.drained
-    track.dueAt = from + Math.max(next.delayMs, floorMs)
-  }
-
-  /** The track's queue reason, told to the hook when it is worth a line (schedule.ts newsOfReason). */
-  private waitingNews(track: Track, why: string | null | undefined, now: number): void {
-    const told = why ? newsOfReason(track.toldWhy, why, now) : undefined
-    if (!why || !told) return
-    track.toldWhy = told
-    this.options.hooks.waiting(track.id, why)
   }
 
   /** The track cannot be followed further: told to the drain or the hook. */

@@ -15,23 +15,12 @@ import { runningKey, type RunningBuild } from '../jenkins/reads/executors.js'
 import type { Logger } from '../util/logger.js'
 import { errorText } from '../util/error-text.js'
 import { nextPoll, nextQueueDelay, sawBuild } from './poll-policy.js'
-import {
-  isRunning,
-  isTransient,
-  type FollowedParts,
-  type SchedulePolicy,
-  type Track
-} from './schedule.js'
+import { isRunning, isTransient, type SchedulePolicy, type Track } from './schedule.js'
 import { buildRef } from './build-parts.js'
+import type { FollowHooks } from './follow-builds.js'
 
 /** How long a list read may retry before the round gives up on it (ms): the next round is better. */
 const LIST_READ_MS = 10_000
-
-/** What a round showed of a queued track, told to the engine: its build started (as listed), or why it waits. */
-export interface RoundNews {
-  started(track: Track, ref: BuildRef, now: number, listed: FollowedParts['build']): void
-  waiting(track: Track, why: string | null | undefined, now: number): void
-}
 
 /** The rounds of the engine's tracks (the same array), and which lists they may still read. */
 export class Rounds {
@@ -50,8 +39,18 @@ export class Rounds {
   constructor(
     private readonly tracks: readonly Track[],
     private readonly policy: SchedulePolicy,
-    private readonly options: { api: JenkinsApi; logger: Logger },
-    private readonly news: RoundNews
+    private readonly options: {
+      api: JenkinsApi
+      logger: Logger
+      hooks: Pick<FollowHooks, 'waiting'>
+    },
+    /** A queued track's build started, as the running list showed it: the engine runs it. */
+    private readonly started: (
+      track: Track,
+      ref: BuildRef,
+      now: number,
+      listed: RunningBuild
+    ) => void
   ) {
     this.queueList = policy.rounds
     this.runningList = policy.rounds
@@ -140,8 +139,10 @@ export class Rounds {
         const started = running?.byQueueId.get(state.queueId)
         const waiting = queued?.get(state.queueId)
         if (started && sameJob(started.job, track.job)) {
-          this.news.started(track, buildRef(api, track.job, started.number), now, started)
-        } else if (waiting) this.news.waiting(track, waiting.why, now)
+          this.started(track, buildRef(api, track.job, started.number), now, started)
+        } else if (waiting) {
+          if (track.tell(waiting.why, now)) this.options.hooks.waiting(track.id, waiting.why)
+        }
         // Neither list shows it: its own queue item says what became of it.
         else if (queued || running) track.readAt(now, { poll: false })
       } else if (!track.direct && running) {
