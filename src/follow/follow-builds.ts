@@ -26,7 +26,7 @@ import { errorText } from '../util/error-text.js'
 const POLL_TREE = 'number,url,building,result,duration,estimatedDuration,timestamp,queueId'
 
 /** What the follower tells about each build, by the id `add…` returned. Called in order, never concurrently. */
-export interface FollowHooks {
+interface FollowHooks {
   /** The item waits in the queue, for this (Jenkins' text, untrusted). */
   waiting(track: number, why: string): void
   started(track: number, ref: BuildRef, start: StartSeen): void
@@ -80,9 +80,10 @@ export class BuildsFollower {
 
   constructor(private readonly options: BuildsFollowerOptions) {
     this.policy = options.policy ?? DEFAULT_SCHEDULE_POLICY
-    this.rounds = new Rounds(this.tracks, this.policy, options, (track, ref, now, listed) =>
+    this.rounds = new Rounds(this.tracks, this.policy, options, (track, now, listed) => {
+      const ref = buildRef(options.api, track.job, listed.number)
       this.startTrack(track, ref, now, { listed })
-    )
+    })
   }
 
   /** Follows a queue item (just created, or found) to its build and the build to its end; returns its id for the hooks. */
@@ -90,10 +91,8 @@ export class BuildsFollower {
     const now = Date.now()
     const track = this.add(job, { phase: 'queued', queueId }, now, parts)
     this.rounds.queued(now)
-    if (!this.rounds.covers(track)) {
-      // Its own queue item, at once (the build usually starts at once).
-      track.readAt(now, { poll: true })
-    }
+    // Its own queue item, at once (the build usually starts at once).
+    if (!this.rounds.covers(track)) track.readAt(now, { poll: true })
     return track.id
   }
 
@@ -324,9 +323,7 @@ export class BuildsFollower {
       // (jenkins-api.md 4): the build is found by its queue id instead.
       const byQueueId = buildNumberByQueueId(api, job, queueId).then(found => found ?? null)
       const number = await this.attempt(track, byQueueId)
-      if (number === null) {
-        return this.fail(track, new QueueItemEnded('gone', queueId, name))
-      }
+      if (number === null) return this.fail(track, new QueueItemEnded('gone', queueId, name))
       item = number === undefined ? undefined : { id: queueId, executable: { number } }
     }
     if (!item) return
@@ -341,9 +338,7 @@ export class BuildsFollower {
       const seen = { seenAt: askedAt, startSlackMs, inQueueSince: item.inQueueSince }
       return this.startTrack(track, buildRef(api, job, number), now, { seen })
     }
-    if (item.cancelled) {
-      return this.fail(track, new QueueItemEnded('cancelled', queueId, name))
-    }
+    if (item.cancelled) return this.fail(track, new QueueItemEnded('cancelled', queueId, name))
     if (track.tell(item.why, now)) this.options.hooks.waiting(track.id, item.why)
     if (item._class?.endsWith('$LeftItem') || (item.why == null && item.executable === null)) {
       // The run is being created (briefly), or never was (the job was

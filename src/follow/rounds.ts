@@ -9,15 +9,12 @@
  */
 import { Interrupted } from '../jenkins/transport/errors.js'
 import { sameJob } from '../jenkins/model/job-path.js'
-import type { BuildRef, QueuedTask } from '../jenkins/model/types.js'
-import type { JenkinsApi } from '../jenkins/client.js'
+import type { QueuedTask } from '../jenkins/model/types.js'
 import { runningKey, type RunningBuild } from '../jenkins/reads/executors.js'
-import type { Logger } from '../util/logger.js'
 import { errorText } from '../util/error-text.js'
 import { nextPoll, nextQueueDelay, sawBuild } from './poll-policy.js'
 import { isRunning, isTransient, type SchedulePolicy, type Track } from './schedule.js'
-import { buildRef } from './build-parts.js'
-import type { FollowHooks } from './follow-builds.js'
+import type { BuildsFollowerOptions } from './follow-builds.js'
 
 /** How long a list read may retry before the round gives up on it (ms): the next round is better. */
 const LIST_READ_MS = 10_000
@@ -39,18 +36,9 @@ export class Rounds {
   constructor(
     private readonly tracks: readonly Track[],
     private readonly policy: SchedulePolicy,
-    private readonly options: {
-      api: JenkinsApi
-      logger: Logger
-      hooks: Pick<FollowHooks, 'waiting'>
-    },
+    private readonly options: Pick<BuildsFollowerOptions, 'api' | 'logger' | 'hooks'>,
     /** A queued track's build started, as the running list showed it: the engine runs it. */
-    private readonly started: (
-      track: Track,
-      ref: BuildRef,
-      now: number,
-      listed: RunningBuild
-    ) => void
+    private readonly started: (track: Track, now: number, listed: RunningBuild) => void
   ) {
     this.queueList = policy.rounds
     this.runningList = policy.rounds
@@ -139,7 +127,7 @@ export class Rounds {
         const started = running?.byQueueId.get(state.queueId)
         const waiting = queued?.get(state.queueId)
         if (started && sameJob(started.job, track.job)) {
-          this.started(track, buildRef(api, track.job, started.number), now, started)
+          this.started(track, now, started)
         } else if (waiting) {
           if (track.tell(waiting.why, now)) this.options.hooks.waiting(track.id, waiting.why)
         }
