@@ -56,10 +56,10 @@ const INPUT_EVERY_MS = 10_000
 /**
  * Follows builds, one or several at once, with one client: the one polling
  * engine. It keeps each build's Track (schedule.ts), decides what to read
- * when (the rounds of the lists, each build's own reads, the shared budget
- * of polls), carries out the reads of one moment concurrently, and tells
- * the hooks what they showed. A list Jenkins refuses is dropped (said in
- * the debug log); a read that failed on the way is tried again.
+ * when (the rounds of the lists, rounds.ts; each build's own reads; the
+ * shared budget of polls), carries out the reads of one moment
+ * concurrently, and tells the hooks what they showed. A read that failed on
+ * the way is tried again (Track.retry).
  *
  * It never guesses a build from `lastBuild` when a queue item is known:
  * with concurrent triggers that is how other actions end up reporting

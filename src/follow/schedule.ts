@@ -2,7 +2,7 @@
  * The polling engine's settings (one build: ONE_BUILD_POLICY, its own queue
  * item, then its console or build; several: rounds of two lists for all,
  * one shared budget of polls), and each build's Track: what is known of it,
- * when its own reads are due. Pure (no I/O, `now` is passed in);
+ * when its own reads are due (its pace, a retry). Pure (no I/O, `now` is passed in);
  * follow-builds.ts decides, from its watch (poll-policy.ts), and carries
  * out the reads. What the reads buy: docs/performance.md, "One build: when the
  * follower looks again" and "Several builds: one schedule of rounds". And
