@@ -1,10 +1,9 @@
 import { once } from 'node:events'
 import { Interrupted, JenkinsError, unlessNotFound } from '../jenkins/transport/errors.js'
-import { fullName, sameJob } from '../jenkins/model/job-path.js'
-import type { Build, BuildRef, JobPath, QueuedTask } from '../jenkins/model/types.js'
+import { fullName } from '../jenkins/model/job-path.js'
+import type { Build, BuildRef, JobPath } from '../jenkins/model/types.js'
 import type { PipelineRun } from '../jenkins/reads/stages.js'
 import type { BuildOutputsApi, JenkinsApi } from '../jenkins/client.js'
-import { runningKey, type RunningBuild } from '../jenkins/reads/executors.js'
 import type { Logger } from '../util/logger.js'
 import { abortReason, sleep, StepAborted } from '../util/wait.js'
 import {
@@ -15,19 +14,11 @@ import {
   sawConsole,
   watch
 } from './poll-policy.js'
-import {
-  DEFAULT_SCHEDULE_POLICY,
-  isRunning,
-  newsOfReason,
-  Track,
-  type RunningTrack,
-  type ConsoleFollower,
-  type FollowedParts,
-  type SchedulePolicy,
-  type StartSeen
-} from './schedule.js'
+import { DEFAULT_SCHEDULE_POLICY, isRunning, isTransient, Track } from './schedule.js'
+import type { ConsoleFollower, FollowedParts, SchedulePolicy, StartSeen } from './schedule.js'
 import { buildNumberByQueueId, QueueItemEnded } from './queue-ended.js'
 import { buildRef } from './build-parts.js'
+import { Rounds } from './rounds.js'
 import { formatDuration } from '../util/duration.js'
 import { errorText } from '../util/error-text.js'
 
@@ -56,8 +47,6 @@ export interface BuildsFollowerOptions {
   policy?: SchedulePolicy
 }
 
-/** How long a list read may retry before the round gives up on it (ms): the next round is better. */
-const LIST_READ_MS = 10_000
 /** Between the reads of a build the step told to stop (ms). */
 const STOPPING_MS = 500
 /** A running Pipeline's first look for a pending `input`, and the pause between looks (ms): an input waits for a person. */
@@ -67,10 +56,10 @@ const INPUT_EVERY_MS = 10_000
 /**
  * Follows builds, one or several at once, with one client: the one polling
  * engine. It keeps each build's Track (schedule.ts), decides what to read
- * when (the rounds of the lists, each build's own reads, the shared budget
- * of polls), carries out the reads of one moment concurrently, and tells
- * the hooks what they showed. A list Jenkins refuses is dropped (said in
- * the debug log); a read that failed on the way is tried again.
+ * when (the rounds of the lists, rounds.ts; each build's own reads; the
+ * shared budget of polls), carries out the reads of one moment
+ * concurrently, and tells the hooks what they showed. A read that failed on
+ * the way is tried again (Track.retry).
  *
  * It never guesses a build from `lastBuild` when a queue item is known:
  * with concurrent triggers that is how other actions end up reporting
@@ -79,16 +68,7 @@ const INPUT_EVERY_MS = 10_000
 export class BuildsFollower {
   private readonly tracks: Track[] = []
   private readonly policy: SchedulePolicy
-  /** Whether `queue/api/json` may be read (refused: never again). */
-  private queueList: boolean
-  /** Whether `computer/api/json` may be read. */
-  private runningList: boolean
-  /** Some build was ever seen in the running list: it shows ours. */
-  private runningListShowed = false
-  private roundAt: number | undefined
-  private roundAttempt = 0
-  private roundInFlight = false
-  private roundFailedAt: number | undefined
+  private readonly rounds: Rounds
   private lastPollAt = -Infinity
   private readonly inFlight = new Set<Promise<void>>()
   private wakeUp: (() => void) | undefined
@@ -100,26 +80,19 @@ export class BuildsFollower {
 
   constructor(private readonly options: BuildsFollowerOptions) {
     this.policy = options.policy ?? DEFAULT_SCHEDULE_POLICY
-    this.queueList = this.policy.rounds
-    this.runningList = this.policy.rounds
+    this.rounds = new Rounds(this.tracks, this.policy, options, (track, now, listed) => {
+      const ref = buildRef(options.api, track.job, listed.number)
+      this.startTrack(track, ref, now, { listed })
+    })
   }
 
   /** Follows a queue item (just created, or found) to its build and the build to its end; returns its id for the hooks. */
   addQueued(job: JobPath, queueId: number, parts: Omit<FollowedParts, 'console'> = {}): number {
     const now = Date.now()
     const track = this.add(job, { phase: 'queued', queueId }, now, parts)
-    // The first round comes at the queue's first pace from now.
-    if (
-      this.roundAt === undefined ||
-      this.tracks.filter(t => t.state.phase === 'queued').length === 1
-    ) {
-      this.roundAt = now
-      this.roundAttempt = 0
-    }
-    if (!this.coveredByRound(track)) {
-      // Its own queue item, at once (the build usually starts at once).
-      track.readAt(now, { poll: true })
-    }
+    this.rounds.queued(now)
+    // Its own queue item, at once (the build usually starts at once).
+    if (!this.rounds.covers(track)) track.readAt(now, { poll: true })
     return track.id
   }
 
@@ -133,7 +106,7 @@ export class BuildsFollower {
     const now = Date.now()
     const track = this.add(ref.job, { phase: 'done' }, now, parts)
     this.startTrack(track, ref, now, { listed: build })
-    this.roundAt ??= now
+    this.rounds.at ??= now
     return track.id
   }
 
@@ -147,8 +120,7 @@ export class BuildsFollower {
     return new Promise((resolve, reject) => {
       const now = Date.now()
       const drained = watch({ console: true, startedAt: now, endSeenAt: now, endConfirmed: true })
-      const state = { phase: 'running', ref, watch: drained } as const
-      const track = this.add(ref.job, state, now, { console })
+      const track = this.add(ref.job, { phase: 'running', ref, watch: drained }, now, { console })
       track.next = 'console'
       track.direct = true
       track.readAt(now, { poll: false })
@@ -209,10 +181,7 @@ export class BuildsFollower {
       if (started) continue
       await this.wait(nextAt === undefined ? undefined : nextAt - Date.now())
     }
-    if (this.policy.rounds && !this.runningList) {
-      const why = 'Jenkins did not show them in computer/api/json'
-      this.options.logger.debug(`Followed the builds one by one: ${why}.`)
-    }
+    this.rounds.end()
   }
 
   // ---------------------------------------------------------------------------
@@ -267,7 +236,7 @@ export class BuildsFollower {
     }
     for (const look of inputs) this.launch(look())
     // Then one poll, if the budget allows: the round or the most overdue own poll.
-    const round = this.roundDue()
+    const round = this.rounds.due()
     if (round !== undefined) polls.unshift({ at: round })
     const [first, second] = polls.sort((a, b) => a.at - b.at)
     if (first) {
@@ -276,10 +245,7 @@ export class BuildsFollower {
       else {
         this.lastPollAt = now
         if (first.track) this.launch(this.ownRead(first.track, now))
-        else {
-          this.roundInFlight = true
-          this.launch(this.round())
-        }
+        else this.launch(this.rounds.read())
         if (second) consider(Math.max(second.at, now + this.policy.pollGapMs))
       }
     }
@@ -331,117 +297,15 @@ export class BuildsFollower {
     if (run && run !== 'failed') hooks.inputs(track.id, run)
   }
 
-  /** A round: the queue first (while a queued track's own read is not in flight), then the running builds, each list while Jenkins gives it; then each track judged from what they showed. */
-  private async round(): Promise<void> {
-    const { api, logger } = this.options
-    const sentAt = Date.now()
-    const read = {
-      queue: this.queueList && this.tracks.some(t => t.state.phase === 'queued' && !t.inFlight),
-      running: this.runningList
-    }
-    let queue: QueuedTask[] | 'refused' | undefined
-    let list: RunningBuild[] | 'refused' | undefined
-    try {
-      // The queue first: an item that leaves it meanwhile is on its executor by the second read.
-      if (read.queue) queue = await this.list('the queue (queue/api/json)', api.getQueue())
-      if (read.running) {
-        const listed = api.runningBuilds({ deadline: Date.now() + LIST_READ_MS })
-        list = await this.list('the running builds (computer/api/json)', listed)
-      }
-    } catch (error) {
-      if (!isTransient(error)) throw error
-      logger.debug(`A look at the builds failed, trying again: ${errorText(error)}`)
-      // Tried again after retryMs.
-      this.roundInFlight = false
-      this.roundFailedAt = Date.now()
-      return
-    }
-    // What each list showed (undefined: not read).
-    const now = Date.now()
-    this.roundInFlight = false
-    this.roundFailedAt = undefined
-    this.roundAt = sentAt
-    if (this.tracks.some(t => t.state.phase === 'queued')) this.roundAttempt++
-    if (queue === 'refused') this.refuse('queueList', now)
-    if (list === 'refused') this.refuse('runningList', now)
-    const queued = Array.isArray(queue) ? new Map(queue.map(item => [item.id, item])) : undefined
-    const running = Array.isArray(list)
-      ? {
-          byKey: new Map(list.map(build => [runningKey(build.job, build.number), build])),
-          // A build without a queue id is under the key no queue item looks up.
-          byQueueId: new Map(list.map(build => [build.queueId, build]))
-        }
-      : undefined
-    // Some build of ours ever seen there: the list shows ours.
-    this.runningListShowed ||= this.tracks.some(({ state }) =>
-      state.phase === 'running'
-        ? running?.byKey.has(runningKey(state.ref.job, state.ref.number))
-        : state.phase === 'queued' && running?.byQueueId.has(state.queueId)
-    )
-    for (const track of this.tracks) {
-      const { state } = track
-      if (state.phase === 'done' || track.inFlight || track.addedAt > sentAt) continue
-      if (state.phase === 'queued') {
-        const started = running?.byQueueId.get(state.queueId)
-        const waiting = queued?.get(state.queueId)
-        if (started && sameJob(started.job, track.job)) {
-          const ref = buildRef(this.options.api, track.job, started.number)
-          this.startTrack(track, ref, now, { listed: started })
-        } else if (waiting) this.waitingNews(track, waiting.why, now)
-        // Neither list shows it: its own queue item says what became of it.
-        else if (queued || running) track.readAt(now, { poll: false })
-      } else if (!track.direct && running) {
-        const listed = running.byKey.get(runningKey(state.ref.job, state.ref.number))
-        if (listed) {
-          state.watch = sawBuild(state.watch, now, { building: true, ...listed })
-        } else if ((track.runningSince ?? 0) <= sentAt) {
-          // Ended (or not shown to us): one full read says which.
-          track.readAt(now, { poll: false })
-          track.wantFull = true
-        }
-      }
-    }
-  }
-
-  /** A list, or 'refused' when Jenkins will not give it (the builds are then read one by one). */
-  private list<T>(what: string, read: Promise<T>): Promise<T | 'refused'> {
-    return read.catch((error: unknown) => {
-      if (error instanceof Interrupted || isTransient(error)) throw error
-      this.options.logger.debug(
-        `Jenkins refused ${what}: reading each build on its own instead (${errorText(error)})`
-      )
-      return 'refused' as const
-    })
-  }
-
   /**
    * What a track's own read gives; undefined when it failed: for good (the
-   * track fails), or on the way (`said` in the debug log), tried again after
-   * retryMs (0: at its own pace). A console that keeps failing (a proxy that
-   * stalls it) would hide the end until the timeout: before the end is seen,
-   * the build's JSON says whether the build is over, and then the end's
-   * follow-up applies (the rest read promptly, given up after followUpForMs).
+   * track fails), or on the way (`said` in the debug log: Track.retry).
    */
   private attempt<T>(track: Track, read: Promise<T>, said?: string): Promise<T | undefined> {
     return read.catch((error: unknown) => {
       if (!isTransient(error)) return this.fail(track, error)
       if (said) this.options.logger.debug(`${said}, trying again: ${errorText(error)}`)
-      const now = Date.now()
-      track.inFlight = false
-      if (track.state.phase === 'done') return undefined
-      if (isRunning(track) && track.next === 'console') {
-        // Said if the console is given up (giveUp).
-        track.consoleError = errorText(error)
-        if (track.state.watch.endSeenAt !== undefined) this.pace(track, this.policy.poll.nearMs)
-        else {
-          track.checking = true
-          track.readAtOnce(now, { full: false })
-        }
-      } else if (this.policy.retryMs > 0) track.dueAt = now + this.policy.retryMs
-      else if (isRunning(track)) {
-        track.checking = false
-        this.pace(track, this.policy.poll.nearMs)
-      } else track.dueAt = now + nextQueueDelay(track.queueAttempt++, this.policy.poll)
+      track.retry(Date.now(), this.policy, errorText(error))
       return undefined
     })
   }
@@ -459,16 +323,7 @@ export class BuildsFollower {
       // (jenkins-api.md 4): the build is found by its queue id instead.
       const byQueueId = buildNumberByQueueId(api, job, queueId).then(found => found ?? null)
       const number = await this.attempt(track, byQueueId)
-      if (number === null) {
-        return this.fail(
-          track,
-          new QueueItemEnded(
-            `Queue item ${queueId} of ${name} is gone from Jenkins (it expires 5 minutes after leaving the queue, and on restart) and no recent build of ${name} has that queue id.`,
-            'gone',
-            queueId
-          )
-        )
-      }
+      if (number === null) return this.fail(track, new QueueItemEnded('gone', queueId, name))
       item = number === undefined ? undefined : { id: queueId, executable: { number } }
     }
     if (!item) return
@@ -483,17 +338,8 @@ export class BuildsFollower {
       const seen = { seenAt: askedAt, startSlackMs, inQueueSince: item.inQueueSince }
       return this.startTrack(track, buildRef(api, job, number), now, { seen })
     }
-    if (item.cancelled) {
-      return this.fail(
-        track,
-        new QueueItemEnded(
-          `The queue item ${queueId} of ${name} was cancelled in Jenkins before it started (by a user, or because the job was disabled).`,
-          'cancelled',
-          queueId
-        )
-      )
-    }
-    this.waitingNews(track, item.why, now)
+    if (item.cancelled) return this.fail(track, new QueueItemEnded('cancelled', queueId, name))
+    if (track.tell(item.why, now)) this.options.hooks.waiting(track.id, item.why)
     if (item._class?.endsWith('$LeftItem') || (item.why == null && item.executable === null)) {
       // The run is being created (briefly), or never was (the job was
       // disabled after queuing): a bounded while.
@@ -503,7 +349,7 @@ export class BuildsFollower {
         return this.fail(track, new JenkinsError('protocol', left))
       }
     }
-    if (this.coveredByRound(track)) {
+    if (this.rounds.covers(track)) {
       const at = track.leftAt === undefined ? undefined : now + this.policy.poll.nearMs
       track.readAt(at, { poll: false })
     } else
@@ -512,8 +358,7 @@ export class BuildsFollower {
 
   /** A build read on its own (`full`: its whole JSON), and what it showed. */
   private async build(track: Track, ref: BuildRef, { full }: { full: boolean }): Promise<void> {
-    const { api } = this.options
-    const read = api.getBuild(ref.job, ref.number, full ? {} : { tree: POLL_TREE })
+    const read = this.options.api.getBuild(ref.job, ref.number, full ? {} : { tree: POLL_TREE })
     const build = await this.attempt(track, read, 'Build poll failed')
     if (!build) return
     const now = Date.now()
@@ -530,11 +375,11 @@ export class BuildsFollower {
         // After a failed console read: whether the build is over.
         track.checking = false
         track.state.watch = build.building ? seen : { ...seen, endSeenAt: now, endConfirmed: true }
-        return this.pace(track, this.policy.poll.nearMs)
+        return track.pace(this.policy.poll, this.policy.poll.nearMs)
       }
       // Still building with its console complete (never on Jenkins; handled anyway): its full JSON tells the end.
       track.state.watch = full ? { ...seen, logComplete: true } : seen
-      return this.pace(track)
+      return track.pace(this.policy.poll)
     }
     if (!build.building) {
       track.readAt(now, { poll: false })
@@ -544,13 +389,11 @@ export class BuildsFollower {
     track.state.watch = sawBuild(track.state.watch, now, build)
     if (track.stopping) return track.readAt(now + STOPPING_MS, { poll: true })
     if (!track.direct) {
-      // The list did not show a running build: it hides it (a plugin's
-      // ComputerSource, permissions). Followed on its own from now on; the
-      // list is dropped when it never showed any of ours.
+      // The list did not show a running build: followed on its own from now on.
       track.direct = true
-      if (!this.runningListShowed) this.refuse('runningList', now)
+      this.rounds.hides(now)
     }
-    this.pace(track)
+    track.pace(this.policy.poll)
   }
 
   /**
@@ -575,7 +418,7 @@ export class BuildsFollower {
     }
     if (!poll.moreData) return track.readAtOnce(now, { full: true })
     track.state.watch = sawConsole(track.state.watch, now, poll, this.policy.poll)
-    this.pace(track)
+    track.pace(this.policy.poll)
   }
 
   /** Jenkins has not closed the console of the finished build in time: said in it, then the build's final JSON (a drain: nothing more). */
@@ -620,83 +463,14 @@ export class BuildsFollower {
     if (listed) w = sawBuild(w, now, { building: true, ...listed })
     track.state = { phase: 'running', ref, watch: w }
     track.wantFull = false
-    if (this.runningList) {
-      track.direct = false
-      track.dueAt = undefined
-    } else {
-      track.direct = true
-      track.duePoll = true
-      // A console from its start, and a build the step did not start, at once.
-      track.dueAt = console || !queued ? now : now + nextPoll(w, now, this.policy.poll).delayMs
-    }
+    // Without the running list it is read on its own: a console from its start,
+    // and a build the step did not start, at once.
+    track.direct = !this.rounds.runningList
+    const at = console || !queued ? now : now + nextPoll(w, now, this.policy.poll).delayMs
+    track.readAt(track.direct ? at : undefined, { poll: true })
     if (!queued) return
     this.options.hooks.started(track.id, ref, start)
     if (this.active) track.console ??= track.parts.consoleOf?.(ref)
-  }
-
-  /** Its next own read at its watch's pace, counted from the start of the read that set it (`floorMs`: at least, after a failure). */
-  private pace(track: RunningTrack, floorMs = 0): void {
-    const from = track.pacedFrom ?? track.sentAt
-    track.pacedFrom = undefined
-    const { watch } = track.state
-    const next = nextPoll(watch, from, this.policy.poll)
-    track.next = next.read
-    // Once the console is complete, only the full JSON tells the end.
-    track.wantFull = watch.logComplete
-    // A drain is the end's follow-up of a build already over: never held back by the budget.
-    track.duePoll = !track.drained
-    track.dueAt = from + Math.max(next.delayMs, floorMs)
-  }
-
-  /** The track's queue reason, told to the hook when it is worth a line (schedule.ts newsOfReason). */
-  private waitingNews(track: Track, why: string | null | undefined, now: number): void {
-    const told = why ? newsOfReason(track.toldWhy, why, now) : undefined
-    if (!why || !told) return
-    track.toldWhy = told
-    this.options.hooks.waiting(track.id, why)
-  }
-
-  /** When the next round is due; undefined when no round is needed or one is in flight. */
-  private roundDue(): number | undefined {
-    if (this.roundInFlight || this.roundAt === undefined) return undefined
-    if (this.roundFailedAt !== undefined) return this.roundFailedAt + this.policy.retryMs
-    let at: number | undefined
-    if (this.tracks.some(t => !t.inFlight && this.coveredByRound(t)))
-      at = this.roundAt + nextQueueDelay(this.roundAttempt, this.policy.poll)
-    // Without the running list every running track is read on its own (direct).
-    for (const track of this.tracks) {
-      if (!isRunning(track) || track.direct || track.inFlight || track.dueAt !== undefined) continue
-      const { watch } = track.state
-      const when = this.roundAt + nextPoll(watch, this.roundAt, this.policy.poll).delayMs
-      at = Math.min(at ?? when, when)
-    }
-    return at
-  }
-
-  /** Whether rounds watch a queued track (else its queue item is read on its own). */
-  private coveredByRound(track: Track): boolean {
-    return (this.runningList || this.queueList) && track.state.phase === 'queued'
-  }
-
-  /**
-   * A list Jenkins refused, or that hides our builds, is not read again:
-   * the builds it watched, and the queue items no round watches any more,
-   * are read on their own (budgeted).
-   */
-  private refuse(list: 'queueList' | 'runningList', now: number): void {
-    if (!this[list]) return
-    this[list] = false
-    for (const track of this.tracks) {
-      const { phase } = track.state
-      const own =
-        phase === 'running'
-          ? !track.direct && !this.runningList
-          : phase === 'queued' && !this.coveredByRound(track) && track.dueAt === undefined
-      if (!own) continue
-      track.direct = true
-      track.duePoll = true
-      track.dueAt ??= now
-    }
   }
 
   /** The track cannot be followed further: told to the drain or the hook. */
@@ -707,9 +481,4 @@ export class BuildsFollower {
     if (track.drained) track.drained.reject(lost)
     else this.options.hooks.failed(track.id, lost)
   }
-}
-
-/** Failures worth riding out (the client already retried them). */
-function isTransient(error: unknown): boolean {
-  return error instanceof JenkinsError && ['network', 'server', 'timeout'].includes(error.kind)
 }

@@ -13,12 +13,18 @@ import { jobNamesFromUrl } from '../jenkins/reads/decode.js'
  */
 export class QueueItemEnded extends JenkinsError {
   constructor(
-    message: string,
     /** What Jenkins shows of the item. */
     readonly fate: 'cancelled' | 'gone',
-    readonly queueId: number
+    readonly queueId: number,
+    /** The job's full name. */
+    name: string
   ) {
-    super(fate === 'cancelled' ? 'conflict' : 'not-found', message)
+    super(
+      fate === 'cancelled' ? 'conflict' : 'not-found',
+      fate === 'cancelled'
+        ? `The queue item ${queueId} of ${name} was cancelled in Jenkins before it started (by a user, or because the job was disabled).`
+        : `Queue item ${queueId} of ${name} is gone from Jenkins (it expires 5 minutes after leaving the queue, and on restart) and no recent build of ${name} has that queue id.`
+    )
     this.name = 'QueueItemEnded'
   }
 

@@ -2,14 +2,16 @@
  * The polling engine's settings (one build: ONE_BUILD_POLICY, its own queue
  * item, then its console or build; several: rounds of two lists for all,
  * one shared budget of polls), and each build's Track: what is known of it,
- * when its own reads are due. Pure (no I/O, `now` is passed in);
+ * when its own reads are due (its pace, a retry). Pure (no I/O, `now` is passed in);
  * follow-builds.ts decides, from its watch (poll-policy.ts), and carries
  * out the reads. What the reads buy: docs/performance.md, "One build: when the
  * follower looks again" and "Several builds: one schedule of rounds". And
  * when a queue item's `why` is worth a log line (newsOfReason, below).
  */
 import type { Build, BuildRef, JobPath } from '../jenkins/model/types.js'
-import { DEFAULT_POLL_POLICY, type Expectation, type NextPoll, type Watch } from './poll-policy.js'
+import { JenkinsError } from '../jenkins/transport/errors.js'
+import { DEFAULT_POLL_POLICY, nextPoll, nextQueueDelay } from './poll-policy.js'
+import type { Expectation, NextPoll, PollPolicy, Watch } from './poll-policy.js'
 import type { ConsoleStreamer } from './log-stream.js'
 
 /**
@@ -137,6 +139,52 @@ export class Track {
     this.duePoll = poll
   }
 
+  /** Whether its queue reason `why` (seen at `now`) is worth a line (newsOfReason): remembered as told if so. */
+  tell(why: string | null | undefined, now: number): why is string {
+    const told = why ? newsOfReason(this.toldWhy, why, now) : undefined
+    if (told) this.toldWhy = told
+    return told !== undefined
+  }
+
+  /**
+   * Its own read failed on the way (`error`): tried again after retryMs (0:
+   * at its own pace). A console that keeps failing (a proxy that stalls it)
+   * would hide the end until the timeout: before the end is seen, the
+   * build's JSON says whether the build is over, and then the end's
+   * follow-up applies (the rest read promptly, given up after followUpForMs).
+   */
+  retry(now: number, policy: SchedulePolicy, error: string): void {
+    this.inFlight = false
+    if (this.state.phase === 'done') return
+    if (isRunning(this) && this.next === 'console') {
+      // Said if the console is given up (giveUp).
+      this.consoleError = error
+      if (this.state.watch.endSeenAt !== undefined) this.pace(policy.poll, policy.poll.nearMs)
+      else {
+        this.checking = true
+        this.readAtOnce(now, { full: false })
+      }
+    } else if (policy.retryMs > 0) this.dueAt = now + policy.retryMs
+    else if (isRunning(this)) {
+      this.checking = false
+      this.pace(policy.poll, policy.poll.nearMs)
+    } else this.dueAt = now + nextQueueDelay(this.queueAttempt++, policy.poll)
+  }
+
+  /** Its next own read at its watch's pace, counted from the start of the read that set it (`floorMs`: at least, after a failure). */
+  pace(this: RunningTrack, poll: PollPolicy, floorMs = 0): void {
+    const from = this.pacedFrom ?? this.sentAt
+    this.pacedFrom = undefined
+    const { watch } = this.state
+    const next = nextPoll(watch, from, poll)
+    this.next = next.read
+    // Once the console is complete, only the full JSON tells the end.
+    this.wantFull = watch.logComplete
+    // A drain is the end's follow-up of a build already over: never held back by the budget.
+    this.duePoll = !this.drained
+    this.dueAt = from + Math.max(next.delayMs, floorMs)
+  }
+
   /** Nothing more to follow of the track (no read of it is awaited any more). */
   finish(): void {
     this.state = { phase: 'done' }
@@ -213,4 +261,9 @@ export function newsOfReason(
   const words = reasonWords(why)
   const same = told?.words === words && (told.text === why || now - told.at < SAME_REASON_EVERY_MS)
   return same ? undefined : { words, text: why, at: now }
+}
+
+/** Failures worth riding out (the client already retried them): tried again, at a round's or the track's pace. */
+export function isTransient(error: unknown): boolean {
+  return error instanceof JenkinsError && ['network', 'server', 'timeout'].includes(error.kind)
 }
