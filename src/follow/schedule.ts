@@ -252,6 +252,7 @@ export interface ToldReason {
 /**
  * What to remember when `why` (seen at `now`) is worth a line after `told`;
  * undefined when it is not: the same text, or the same words within a minute.
+ * @internal
  */
 export function newsOfReason(
   told: ToldReason | undefined,

@@ -99,7 +99,10 @@ function withCommit(settings: Settings, { sha, pullRequest }: Settled, o: GateOp
   return { ...give(settled), ...(settings.jobs ? { jobs: settings.jobs.map(give) } : {}) }
 }
 
-/** Why a comment command does not run; nothing was sent to Jenkins. */
+/**
+ * Why a comment command does not run; nothing was sent to Jenkins.
+ * @internal
+ */
 export class CommentCommandRefused extends Error {
   constructor(why: string, todo: string) {
     super(`The comment command is refused: ${why}. Nothing was sent to Jenkins: ${todo}.`)

@@ -87,7 +87,6 @@ export function medianDuration(entries: readonly HistoryEntry[]): number | undef
 /**
  * The history line, oldest build first so that it reads as a timeline up
  * to this build; nothing when the job had no finished build before it.
- * @internal
  */
 export function historyLine(entries: readonly HistoryEntry[]): string | undefined {
   if (entries.length === 0) return undefined

@@ -177,6 +177,7 @@ const SPACES = /\s+/g
  * line breaks and controls become spaces (a line break would end the list
  * item, a blank line the paragraph), and the fence is one backtick longer
  * than the longest run inside, so no backtick in the text can close it.
+ * @internal
  */
 export function codeSpan(text: string, max: number): string {
   // Enough of a long text for `max` code points once its spaces are folded.

@@ -30,7 +30,10 @@ export function maskSecret(value: string): void {
   whenCommandsRun(() => core.setSecret(value))
 }
 
-/** `text` without any secret of the step (util/redaction.ts). */
+/**
+ * `text` without any secret of the step (util/redaction.ts).
+ * @internal
+ */
 export function redactSecrets(text: string): string {
   return secrets.redact(text)
 }
@@ -54,6 +57,7 @@ const NAMED: Readonly<Record<string, string>> = { '\n': '\\n', '\r': '\\r' }
  * control characters (line breaks included) are shown escaped (`\n`, `\r`,
  * `\x1b`), every `##[` becomes `#\#[`, and a line that would start with `::`
  * after its leading whitespace gets a `\` before it.
+ * @internal
  */
 export function inertLine(text: string): string {
   const escaped = text

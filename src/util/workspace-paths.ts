@@ -88,6 +88,7 @@ function windowsNameProblem(name: string): string | undefined {
  * True when `target` is `root` or below it (both absolute, already resolved).
  * `path` is the platform's by default (path.win32 in tests: it compares
  * case-insensitively and knows drives and UNC roots).
+ * @internal
  */
 export function isInside(root: string, target: string, path: PathApi = nodePath): boolean {
   const rel = path.relative(root, target)

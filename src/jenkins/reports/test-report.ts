@@ -381,6 +381,7 @@ export function caseBaseName(displayName: string): string {
  * them to their class in that order), uniquified within each class: `taken`
  * counts the cases seen by `<package>/<class>/<case>` (no part holds a '/':
  * safe and caseBaseName replace it).
+ * @internal
  */
 export function casePath(taken: Map<string, number>, className: string, displayName: string) {
   // CaseResult.getPackageName (up to the last '.', or "(root)") and getSimpleName.

@@ -88,6 +88,11 @@ export function sameParameters(
   return true
 }
 
+/**
+ * Whether `candidate` may be the lost trigger's build: its causes name `user`,
+ * or nothing tells who started it.
+ * @internal
+ */
 export function causedBy(candidate: ExportedCauses, user: string | undefined): boolean {
   if (user === undefined || candidate.userIds === undefined || candidate.userIds.length === 0) {
     return true
