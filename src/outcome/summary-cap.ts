@@ -26,19 +26,14 @@ const NAMED_SECTIONS = 10
  * summary is cut only between units, never inside one, so Markdown and
  * HTML stay whole, and this holds for sections this module does not know.
  * Past twice the limit, what is kept is cut down to it at once, as the
- * write would cut it. `existingBytes` is what the summary file already
- * holds for this step.
+ * write would cut it, less what the summary file already holds for this
+ * step.
  */
 export function boundedSummary(
   summary: Summary,
   logger: Logger,
-  options: {
-    maxBytes?: number
-    existingBytes?: () => number
-    redact?: (text: string) => string
-  } = {}
+  options: { redact?: (text: string) => string } = {}
 ): Summary {
-  const maxBytes = options.maxBytes ?? SUMMARY_MAX_BYTES
   const redact = options.redact ?? (text => text)
   let kept = new KeptUnits()
   /** Takes what the buffer holds as one unit. */
@@ -47,8 +42,8 @@ export function boundedSummary(
     if (unit === '') return
     summary.emptyBuffer()
     kept.add(redact(unit))
-    if (kept.bytes > 2 * maxBytes) {
-      kept.cut(maxBytes)
+    if (kept.bytes > 2 * SUMMARY_MAX_BYTES) {
+      kept.cut(SUMMARY_MAX_BYTES)
       // What was left out is garbage now: collected before the heap grows by it.
       collectAllGarbage()
     }
@@ -61,10 +56,10 @@ export function boundedSummary(
         return async (...args: Parameters<Summary['write']>) => {
           take()
           // write({ overwrite: true }) replaces what the file holds.
-          const existing = args[0]?.overwrite ? 0 : (options.existingBytes ?? summaryFileBytes)()
+          const existing = args[0]?.overwrite ? 0 : summaryFileBytes()
           const fitted = kept
           kept = new KeptUnits()
-          const text = fitted.fit(maxBytes - existing)
+          const text = fitted.fit(SUMMARY_MAX_BYTES - existing)
           const what = fitted.leftOut()
           if (what !== undefined) {
             logger.warning(
