@@ -24,19 +24,16 @@ import type { BuildOutcome, BuildReport } from './report.js'
 export const BUILD_OUTPUT_MAX_BYTES = 256 * 1024
 
 /**
- * The `build` output: the build JSON within `maxBytes`. When it is too
+ * The `build` output: the build JSON within BUILD_OUTPUT_MAX_BYTES. When it is too
  * large, whole top-level fields are left out (`dropped`), largest first,
  * until it fits: the output stays valid JSON with Jenkins' own field names,
  * and what is there is complete. `fullBytes`: the whole JSON's size.
  * @internal
  */
-export function buildOutput(
-  build: Readonly<Record<string, unknown>>,
-  maxBytes = BUILD_OUTPUT_MAX_BYTES
-) {
+export function buildOutput(build: Readonly<Record<string, unknown>>) {
   const json = JSON.stringify(build)
   const fullBytes = Buffer.byteLength(json)
-  if (fullBytes <= maxBytes) return { json, dropped: [], fullBytes }
+  if (fullBytes <= BUILD_OUTPUT_MAX_BYTES) return { json, dropped: [], fullBytes }
   const kept: Record<string, unknown> = { ...build }
   const dropped: string[] = []
   const largestFirst = Object.entries(build)
@@ -44,7 +41,7 @@ export function buildOutput(
     .sort((a, b) => b.bytes - a.bytes)
   let cut = json
   for (const { key } of largestFirst) {
-    if (Buffer.byteLength(cut) <= maxBytes) break
+    if (Buffer.byteLength(cut) <= BUILD_OUTPUT_MAX_BYTES) break
     delete kept[key]
     dropped.push(key)
     cut = JSON.stringify(kept)
