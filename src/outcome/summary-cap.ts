@@ -178,17 +178,16 @@ export class KeptUnits {
 
   /** Rows from the end of the largest table kept (the header row and one row stay); false when no table has rows to give. */
   private dropRows(maxBytes: number): boolean {
-    let largest: { section: Section; unit: number; bytes: number; rows: string[] } | undefined
-    for (const section of this.sections) {
-      section.units.forEach((unit, j) => {
-        const bytes = Buffer.byteLength(unit)
-        // The rows of a table written by core.summary.addTable (`<table><tr>…</tr>…</table>`).
-        const rows = /^\s*<table>/i.test(unit) ? (unit.match(/<tr>[\s\S]*?<\/tr>/g) ?? []) : []
-        if (rows.length > 2 && bytes > (largest?.bytes ?? 0)) {
-          largest = { section, unit: j, bytes, rows }
-        }
-      })
-    }
+    // The first of the largest (a stable sort), of the tables written by core.summary.addTable (`<table><tr>…</tr>…</table>`).
+    const [largest] = this.sections
+      .flatMap(section =>
+        section.units.map((unit, j) => {
+          const rows = /^\s*<table>/i.test(unit) ? (unit.match(/<tr>[\s\S]*?<\/tr>/g) ?? []) : []
+          return { section, unit: j, bytes: Buffer.byteLength(unit), rows }
+        })
+      )
+      .filter(table => table.rows.length > 2)
+      .sort((a, b) => b.bytes - a.bytes)
     if (!largest) return false
     const { rows: tableRows } = largest
     const over = this.bytes + Buffer.byteLength(this.line({ anyway: true })) - maxBytes
