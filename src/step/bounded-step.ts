@@ -56,15 +56,13 @@ export async function runBounded(
   const deadline = started + settings.timeoutMs
   const githubBounds = new StepBounds({ signal, deadline })
   let abortedAt: number | undefined
-  let until: number | undefined
   // First of the signal's listeners: GitHub requests sent from here on (the
   // final status and comment) already get the abort's budget.
   signal.addEventListener(
     'abort',
     () => {
       abortedAt = Date.now()
-      until = abortedAt + BUDGET_MS[abortReason(signal)]
-      githubBounds.budget(until)
+      githubBounds.budget(abortedAt + BUDGET_MS[abortReason(signal)])
     },
     { once: true }
   )
@@ -98,7 +96,7 @@ export async function runBounded(
           ? `Timed out after ${formatDuration(at - started)} (timeout: ${formatDuration(settings.timeoutMs)}) waiting for ${present.waitingFor}`
           : `The workflow was cancelled while waiting for ${present.waitingFor}`
       // The stop message's start (why, after how long, waiting for what), and the epoch ms the abort must end by.
-      const stopped = { error, head, until: until ?? at + BUDGET_MS[reason] }
+      const stopped = { error, head, until: at + BUDGET_MS[reason] }
       throw new Error(await stopStep(step, mode.builds(), present, stopped))
     }
     throw leavingWorkRunning(step, error, present)
