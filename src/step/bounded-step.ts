@@ -79,10 +79,7 @@ export async function runBounded(
     signal,
     githubBounds,
     // One item of the record for each job it may start.
-    work: new RemoteWork(
-      (settings.jobs ?? [settings]).map(entry => entry.job),
-      io
-    )
+    work: new RemoteWork(settings, io)
   }
   try {
     await mode.run(step)

@@ -51,10 +51,11 @@ export class RemoteWork {
   private readonly items: WorkItem[]
 
   constructor(
-    jobs: readonly JobPath[],
+    /** The step's `jobs`, or its one `job`: an item each. */
+    { job, jobs }: { job: JobPath; jobs?: ReadonlyArray<{ job: JobPath }> },
     private readonly io: Pick<StepIO, 'saveState'>
   ) {
-    this.items = jobs.map(job => ({ job, merged: false, done: false }))
+    this.items = (jobs ?? [{ job }]).map(e => ({ job: e.job, merged: false, done: false }))
   }
 
   /** The item at `index`, as known so far. */
