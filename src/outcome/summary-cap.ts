@@ -32,9 +32,8 @@ const NAMED_SECTIONS = 10
 export function boundedSummary(
   summary: Summary,
   logger: Logger,
-  options: { redact?: (text: string) => string } = {}
+  redact: (text: string) => string
 ): Summary {
-  const redact = options.redact ?? (text => text)
   let kept = new KeptUnits()
   /** Takes what the buffer holds as one unit. */
   const take = (): void => {
