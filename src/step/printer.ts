@@ -80,10 +80,7 @@ export class Printer {
  * which opens its group with workflow commands stopped; the engine's
  * console reads tell its end.
  */
-export function liveConsole(
-  step: StepRun,
-  item: Pick<Item, 'entry' | 'live'>
-): (ref: BuildRef) => ConsoleFollower {
+export function liveConsole(step: StepRun, item: Item): (ref: BuildRef) => ConsoleFollower {
   const { api, io } = step
   return ref => {
     const streamer = new ConsoleStreamer(api, ref, io)
