@@ -1,9 +1,5 @@
 import { describe, expect, it } from 'vitest'
-import {
-  ARTIFACTS_OUTPUT_MAX_BYTES,
-  cappedArray,
-  setOutputs
-} from '../../src/outcome/build-outputs.js'
+import { ARRAY_OUTPUT_MAX_BYTES, cappedArray, setOutputs } from '../../src/outcome/build-outputs.js'
 import type { BuildOutcome } from '../../src/outcome/report.js'
 import type { Build } from '../../src/jenkins/model/types.js'
 import { decodeBuild, type CheckedBuildJson } from '../../src/jenkins/reads/decode.js'
@@ -97,7 +93,7 @@ describe('setBuildOutputs and counts', () => {
       r.logger
     )
     const json = r.outputs.artifacts ?? ''
-    expect(Buffer.byteLength(json)).toBeLessThanOrEqual(ARTIFACTS_OUTPUT_MAX_BYTES)
+    expect(Buffer.byteLength(json)).toBeLessThanOrEqual(ARRAY_OUTPUT_MAX_BYTES)
     const listed = JSON.parse(json) as string[]
     expect(listed).toEqual(written.slice(0, listed.length))
     expect(r.warnings).toEqual([

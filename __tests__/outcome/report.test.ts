@@ -148,13 +148,12 @@ describe('setBuildOutputs', () => {
       dropped: [],
       fullBytes: JSON.stringify(b).length
     })
-    const small = buildOutput(b, 60)
-    expect(Buffer.byteLength(small.json)).toBeLessThanOrEqual(60)
-    expect(small.dropped[0]).toBe('url')
-    expect(JSON.parse(small.json)).toEqual(
-      Object.fromEntries(Object.entries(b).filter(([key]) => !small.dropped.includes(key)))
-    )
-    expect(buildOutput(b, 2).json).toBe('{}')
+    const large = { ...b, log: 'x'.repeat(200_000), changes: 'y'.repeat(100_000) }
+    const small = buildOutput(large)
+    expect(Buffer.byteLength(small.json)).toBeLessThanOrEqual(BUILD_OUTPUT_MAX_BYTES)
+    expect(small.dropped).toEqual(['log'])
+    expect(JSON.parse(small.json)).toEqual({ ...b, changes: large.changes })
+    expect(buildOutput({ log: 'x'.repeat(BUILD_OUTPUT_MAX_BYTES) }).json).toBe('{}')
   })
 
   it("is Jenkins' JSON as it came: nothing decoded is added to it", () => {

@@ -3,7 +3,7 @@ import { Interrupted } from '../../src/jenkins/transport/errors.js'
 import type { Build } from '../../src/jenkins/model/types.js'
 import type { PipelineRun, PipelineStage } from '../../src/jenkins/reads/stages.js'
 import { failedStage, readStages, inputNotices } from '../../src/outcome/stages.js'
-import { STAGES_OUTPUT_MAX_BYTES, setOutputs } from '../../src/outcome/build-outputs.js'
+import { ARRAY_OUTPUT_MAX_BYTES, setOutputs } from '../../src/outcome/build-outputs.js'
 import { recordingLogger } from '../jenkins/helpers.js'
 import { decodeBuild } from '../../src/jenkins/reads/decode.js'
 
@@ -83,7 +83,7 @@ test('the stages output is capped: the first stages that fit, whole, as valid JS
   const long = (i: number) => stage(String(i), `${i}:${'n'.repeat(4096)}`, 'SUCCESS', i)
   const stages = Array.from({ length: 500 }, (_, i) => long(i))
   const out = stagesOutput(stages)
-  expect(Buffer.byteLength(out.json)).toBeLessThanOrEqual(STAGES_OUTPUT_MAX_BYTES)
+  expect(Buffer.byteLength(out.json)).toBeLessThanOrEqual(ARRAY_OUTPUT_MAX_BYTES)
   const parsed = JSON.parse(out.json) as Array<{ name: string }>
   expect(parsed.map(s => s.name)).toEqual(stages.slice(0, 15).map(s => s.name))
   const whole = stages.map(({ name, status, durationMillis }) => ({ name, status, durationMillis }))

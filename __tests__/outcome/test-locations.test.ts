@@ -143,8 +143,17 @@ describe('locate', () => {
   })
 
   it('gives up past its bounds rather than guess', async () => {
-    expect(await searchWorkspace(root, new Set(['x']), { entries: 5 })).toBeUndefined()
-    expect(await searchWorkspace(root, new Set(['x']), { depth: 2 })).toBeUndefined()
+    expect(await searchWorkspace(root, new Set(['x']), 5)).toBeUndefined()
+    // 24 levels of folders are searched, 25 are not.
+    const deep = mkdtempSync(join(tmpdir(), 'locations-deep-'))
+    const levels = (n: number) => join(deep, ...Array<string>(n).fill('d'))
+    mkdirSync(levels(25), { recursive: true })
+    writeFileSync(join(levels(24), 'x'), 'x\n')
+    expect((await searchWorkspace(levels(1), new Set(['x'])))?.get('x')).toEqual([
+      Array<string>(23).fill('d').join('/') + '/x'
+    ])
+    expect(await searchWorkspace(deep, new Set(['x']))).toBeUndefined()
+    rmSync(deep, { recursive: true, force: true })
     expect(await searchWorkspace(join(root, 'missing'), new Set(['x']))).toBeUndefined()
   })
 })

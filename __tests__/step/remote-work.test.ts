@@ -8,7 +8,10 @@ const api = {
 
 function ledger(jobs: string[][]) {
   const state: Record<string, string> = {}
-  const l = new RemoteWork(jobs, { saveState: (name, value) => (state[name] = value) })
+  const l = new RemoteWork(
+    { job: [], jobs: jobs.map(job => ({ job })) },
+    { saveState: (name, value) => (state[name] = value) }
+  )
   return { l, state }
 }
 

@@ -24,19 +24,16 @@ import type { BuildOutcome, BuildReport } from './report.js'
 export const BUILD_OUTPUT_MAX_BYTES = 256 * 1024
 
 /**
- * The `build` output: the build JSON within `maxBytes`. When it is too
+ * The `build` output: the build JSON within BUILD_OUTPUT_MAX_BYTES. When it is too
  * large, whole top-level fields are left out (`dropped`), largest first,
  * until it fits: the output stays valid JSON with Jenkins' own field names,
  * and what is there is complete. `fullBytes`: the whole JSON's size.
  * @internal
  */
-export function buildOutput(
-  build: Readonly<Record<string, unknown>>,
-  maxBytes = BUILD_OUTPUT_MAX_BYTES
-) {
+export function buildOutput(build: Readonly<Record<string, unknown>>) {
   const json = JSON.stringify(build)
   const fullBytes = Buffer.byteLength(json)
-  if (fullBytes <= maxBytes) return { json, dropped: [], fullBytes }
+  if (fullBytes <= BUILD_OUTPUT_MAX_BYTES) return { json, dropped: [], fullBytes }
   const kept: Record<string, unknown> = { ...build }
   const dropped: string[] = []
   const largestFirst = Object.entries(build)
@@ -44,7 +41,7 @@ export function buildOutput(
     .sort((a, b) => b.bytes - a.bytes)
   let cut = json
   for (const { key } of largestFirst) {
-    if (Buffer.byteLength(cut) <= maxBytes) break
+    if (Buffer.byteLength(cut) <= BUILD_OUTPUT_MAX_BYTES) break
     delete kept[key]
     dropped.push(key)
     cut = JSON.stringify(kept)
@@ -116,7 +113,6 @@ export function setOutputs(
     setCappedArray(out, logger, {
       name: Output.Artifacts,
       entries: artifacts.flatMap(a => a.written),
-      maxBytes: ARTIFACTS_OUTPUT_MAX_BYTES,
       what: 'files',
       whole: `All of them are in ${cut(folders.join(', '), 500)}.`
     })
@@ -182,7 +178,6 @@ function setOneBuildOutputs(out: Pick<StepIO, 'setOutput'>, one: BuildView, logg
         status,
         durationMillis
       })),
-      maxBytes: STAGES_OUTPUT_MAX_BYTES,
       what: 'stages',
       whole: `All stages are at ${outcome.buildUrl ?? 'the build URL'}wfapi/describe.`
     })
@@ -192,39 +187,32 @@ function setOneBuildOutputs(out: Pick<StepIO, 'setOutput'>, one: BuildView, logg
 }
 
 /**
- * Cap of the `artifacts` output, in UTF-8 bytes: about 1,000 paths. The
- * files are on disk whatever the output lists.
+ * Cap of each of the `artifacts` and `stages` outputs, in UTF-8 bytes
+ * (action.yml, README): about 1,000 paths (the files are on disk whatever
+ * the output lists), or some 900 stages of usual names (about 70 bytes
+ * each). With `build` (256 KiB) they stay well within GitHub's 1 MB for all
+ * of a job's outputs, counted as UTF-16.
  * @internal
  */
-export const ARTIFACTS_OUTPUT_MAX_BYTES = 64 * 1024
+export const ARRAY_OUTPUT_MAX_BYTES = 64 * 1024
 
-/**
- * Cap of the `stages` output, in UTF-8 bytes (action.yml, README): with
- * `build` (256 KiB) it stays well within GitHub's 1 MB for all of a job's
- * outputs, counted as UTF-16. Stages of usual names take about 70 bytes
- * each: some 900 fit.
- * @internal
- */
-export const STAGES_OUTPUT_MAX_BYTES = 64 * 1024
-
-/** A JSON array output within its cap (cappedArray); when cut, a warning says how many `what` it lists and where all are (`whole`). */
+/** A JSON array output within ARRAY_OUTPUT_MAX_BYTES (cappedArray); when cut, a warning says how many `what` it lists and where all are (`whole`). */
 function setCappedArray(
   out: Pick<StepIO, 'setOutput'>,
   logger: Logger,
   options: {
     name: Output
     entries: readonly unknown[]
-    maxBytes: number
     what: string
     whole: string
   }
 ): void {
-  const { name, entries, maxBytes } = options
-  const { json, kept, fullBytes } = cappedArray(entries, maxBytes)
+  const { name, entries } = options
+  const { json, kept, fullBytes } = cappedArray(entries, ARRAY_OUTPUT_MAX_BYTES)
   out.setOutput(name, json)
   if (kept < entries.length) {
     logger.warning(
-      `The ${name} output would hold ${kib(fullBytes)} of JSON, over its cap of ${kib(maxBytes)}: it lists the first ${kept} of ${entries.length} ${options.what}. ${options.whole}`
+      `The ${name} output would hold ${kib(fullBytes)} of JSON, over its cap of ${kib(ARRAY_OUTPUT_MAX_BYTES)}: it lists the first ${kept} of ${entries.length} ${options.what}. ${options.whole}`
     )
   }
 }

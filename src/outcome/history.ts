@@ -15,21 +15,14 @@ import { errorText } from '../util/error-text.js'
 import { formatDuration } from '../util/duration.js'
 import { escapeHtml, link } from '../util/html.js'
 
-/** One finished build of the job, as the `history` output has it. */
-export interface HistoryEntry {
-  number: number
-  result: BuildResult
-  /** ms */
-  duration: number
-  /** On the configured base URL. */
-  url: string
-}
+/** One finished build of the job, as the `history` output has it: its duration in ms, its URL on the configured base. */
+export type HistoryEntry = ReturnType<typeof historyOf>[number]
 
 /** The finished builds of `builds` (newest first), with their URLs on our base. */
 export function historyOf(
   builds: readonly Pick<RecentBuild, 'number' | 'result' | 'duration' | 'building'>[],
   urlOf: (number: number) => string
-): HistoryEntry[] {
+) {
   return builds.flatMap(({ number, result, duration, building }) =>
     building || !result || duration === undefined
       ? []

@@ -26,20 +26,14 @@ const NAMED_SECTIONS = 10
  * summary is cut only between units, never inside one, so Markdown and
  * HTML stay whole, and this holds for sections this module does not know.
  * Past twice the limit, what is kept is cut down to it at once, as the
- * write would cut it. `existingBytes` is what the summary file already
- * holds for this step.
+ * write would cut it, less what the summary file already holds for this
+ * step.
  */
 export function boundedSummary(
   summary: Summary,
   logger: Logger,
-  options: {
-    maxBytes?: number
-    existingBytes?: () => number
-    redact?: (text: string) => string
-  } = {}
+  redact: (text: string) => string
 ): Summary {
-  const maxBytes = options.maxBytes ?? SUMMARY_MAX_BYTES
-  const redact = options.redact ?? (text => text)
   let kept = new KeptUnits()
   /** Takes what the buffer holds as one unit. */
   const take = (): void => {
@@ -47,8 +41,8 @@ export function boundedSummary(
     if (unit === '') return
     summary.emptyBuffer()
     kept.add(redact(unit))
-    if (kept.bytes > 2 * maxBytes) {
-      kept.cut(maxBytes)
+    if (kept.bytes > 2 * SUMMARY_MAX_BYTES) {
+      kept.cut(SUMMARY_MAX_BYTES)
       // What was left out is garbage now: collected before the heap grows by it.
       collectGarbage('major')
     }
@@ -61,10 +55,10 @@ export function boundedSummary(
         return async (...args: Parameters<Summary['write']>) => {
           take()
           // write({ overwrite: true }) replaces what the file holds.
-          const existing = args[0]?.overwrite ? 0 : (options.existingBytes ?? summaryFileBytes)()
+          const existing = args[0]?.overwrite ? 0 : summaryFileBytes()
           const fitted = kept
           kept = new KeptUnits()
-          const text = fitted.fit(maxBytes - existing)
+          const text = fitted.fit(SUMMARY_MAX_BYTES - existing)
           const what = fitted.leftOut()
           if (what !== undefined) {
             logger.warning(
@@ -183,17 +177,16 @@ export class KeptUnits {
 
   /** Rows from the end of the largest table kept (the header row and one row stay); false when no table has rows to give. */
   private dropRows(maxBytes: number): boolean {
-    let largest: { section: Section; unit: number; bytes: number; rows: string[] } | undefined
-    for (const section of this.sections) {
-      section.units.forEach((unit, j) => {
-        const bytes = Buffer.byteLength(unit)
-        // The rows of a table written by core.summary.addTable (`<table><tr>…</tr>…</table>`).
-        const rows = /^\s*<table>/i.test(unit) ? (unit.match(/<tr>[\s\S]*?<\/tr>/g) ?? []) : []
-        if (rows.length > 2 && bytes > (largest?.bytes ?? 0)) {
-          largest = { section, unit: j, bytes, rows }
-        }
-      })
-    }
+    // The first of the largest (a stable sort), of the tables written by core.summary.addTable (`<table><tr>…</tr>…</table>`).
+    const [largest] = this.sections
+      .flatMap(section =>
+        section.units.map((unit, j) => {
+          const rows = /^\s*<table>/i.test(unit) ? (unit.match(/<tr>[\s\S]*?<\/tr>/g) ?? []) : []
+          return { section, unit: j, bytes: Buffer.byteLength(unit), rows }
+        })
+      )
+      .filter(table => table.rows.length > 2)
+      .sort((a, b) => b.bytes - a.bytes)
     if (!largest) return false
     const { rows: tableRows } = largest
     const over = this.bytes + Buffer.byteLength(this.line({ anyway: true })) - maxBytes

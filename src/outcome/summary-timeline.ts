@@ -109,8 +109,7 @@ const YEARLY = { ms: 365 * DAY, interval: '12month', format: '%Y' }
  * @internal
  */
 export function axisTicks(spanMs: number): { interval: string; format: string } {
-  const { interval, format } = AXES.find(a => spanMs < SPANS_PER_AXIS * a.ms) ?? YEARLY
-  return { interval, format }
+  return AXES.find(a => spanMs < SPANS_PER_AXIS * a.ms) ?? YEARLY
 }
 
 /**

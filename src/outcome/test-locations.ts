@@ -104,10 +104,9 @@ type WorkspaceFiles = ReadonlyMap<string, string[]>
 export async function searchWorkspace(
   root: string,
   names: ReadonlySet<string>,
-  limits: { entries?: number; depth?: number } = {}
+  // A parameter for the tests alone: 50,000 files would take seconds to make.
+  maxEntries = MAX_ENTRIES
 ): Promise<WorkspaceFiles | undefined> {
-  const maxEntries = limits.entries ?? MAX_ENTRIES
-  const maxDepth = limits.depth ?? MAX_DEPTH
   const found = new Map<string, string[]>()
   let entries = 0
   const folders: Array<{ path: string; rel: string; depth: number }> = [
@@ -125,7 +124,7 @@ export async function searchWorkspace(
         const rel = folder.rel === '' ? entry.name : `${folder.rel}/${entry.name}`
         if (entry.isDirectory()) {
           if (SKIPPED_DIRS.has(entry.name)) continue
-          if (folder.depth + 1 > maxDepth) return undefined
+          if (folder.depth + 1 > MAX_DEPTH) return undefined
           folders.push({ path: join(folder.path, entry.name), rel, depth: folder.depth + 1 })
         } else if (entry.isFile() && names.has(entry.name)) {
           found.set(entry.name, [...(found.get(entry.name) ?? []), rel])

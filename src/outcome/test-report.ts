@@ -36,12 +36,6 @@ export const MAX_ANNOTATED = 10
 const DETAIL_LINES = 5
 const DETAIL_CHARS = 1000
 
-/** The report's action: hudson.tasks.junit.TestResultAction or an AggregatedTestResultAction. */
-interface TestAction {
-  counts: TestCounts
-  urlName: string
-}
-
 /**
  * Reads the build's test report: the counts from its action, then (when
  * tests failed) the failed tests from the report in bounded pages. Undefined
@@ -124,8 +118,9 @@ export async function readTests(
 export function testReportAction(
   actions: unknown[] | undefined,
   ignored: (message: string) => void = () => undefined
-): TestAction | undefined {
-  let best: TestAction | undefined
+) {
+  /** The report's action: hudson.tasks.junit.TestResultAction or an AggregatedTestResultAction. */
+  let best: { counts: TestCounts; urlName: string } | undefined
   for (const action of actions ?? []) {
     if (typeof action !== 'object' || action === null) continue
     // cast: any JSON object; each field is checked below.

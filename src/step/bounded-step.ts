@@ -86,10 +86,7 @@ export async function runBounded(
     signal,
     githubBounds,
     // One item of the record for each job it may start.
-    work: new RemoteWork(
-      (settings.jobs ?? [settings]).map(entry => entry.job),
-      io
-    )
+    work: new RemoteWork(settings, io)
   }
   try {
     await mode.run(step)
@@ -103,7 +100,7 @@ export async function runBounded(
           ? `Timed out after ${formatDuration(at - started)} (timeout: ${formatDuration(settings.timeoutMs)}) waiting for ${present.waitingFor}`
           : `The workflow was cancelled while waiting for ${present.waitingFor}`
       // The stop message's start (why, after how long, waiting for what), and the epoch ms the abort must end by.
-      const stopped = { error, head, until: until ?? at + BUDGET_MS[reason] }
+      const stopped = { error, head, until: at + BUDGET_MS[reason] }
       throw new Error(await stopStep(step, mode.builds(), present, stopped))
     }
     throw leavingWorkRunning(step, error, present)

@@ -7,21 +7,13 @@
  */
 import { abortRemote, SHARED_WORK_LEFT } from '../follow/cancel.js'
 import { namedLogger } from '../util/logger.js'
-import type { StepItem } from './build-begun.js'
-import type { BuildsRun } from './run-builds.js'
-
-/** An item as fail-fast sees it: the engine's track it follows (shared by items that started the same work). */
-export interface Followed extends StepItem {
-  track?: number
-  /** fail-fast told it to stop. */
-  stopping?: true
-}
+import type { BuildsRun, Item } from './run-builds.js'
 
 /** What stopping needs of the run: its record, engine and log. */
 type Run = Pick<BuildsRun, 'step' | 'follower' | 'log'>
 
 /** Stops the work of `items` but `cause` that is still open, one stop for the items of one track. */
-export function stopOthers(run: Run, cause: Followed, items: readonly Followed[]): Promise<void>[] {
+export function stopOthers(run: Run, cause: Item, items: readonly Item[]): Promise<void>[] {
   const { work } = run.step
   // Not those that ended already (their reports are on the way).
   const others = items.filter(
@@ -35,7 +27,7 @@ export function stopOthers(run: Run, cause: Followed, items: readonly Followed[]
   run.log.info(
     `fail-fast: ${cause.entry.jobName} did not pass; stopping the other builds this step started.`
   )
-  const tracks = new Map<unknown, Followed[]>()
+  const tracks = new Map<unknown, Item[]>()
   for (const item of others) {
     const key = item.track ?? item
     tracks.set(key, [...(tracks.get(key) ?? []), item])
@@ -43,7 +35,7 @@ export function stopOthers(run: Run, cause: Followed, items: readonly Followed[]
   return [...tracks.values()].map(group => stopGroup(run, group))
 }
 
-async function stopGroup(run: Run, group: Followed[]): Promise<void> {
+async function stopGroup(run: Run, group: Item[]): Promise<void> {
   const { api, work } = run.step
   const [first] = group
   if (!first) return
@@ -65,7 +57,7 @@ async function stopGroup(run: Run, group: Followed[]): Promise<void> {
 }
 
 /** Stops following the items (their work is not this step's alone to stop). */
-function leave(run: Run, group: Followed[], note: string | undefined): void {
+function leave(run: Run, group: Item[], note: string | undefined): void {
   for (const item of group) {
     if (note) item.report.left = note
     if (item.track !== undefined) run.follower.drop(item.track)

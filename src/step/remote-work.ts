@@ -51,10 +51,11 @@ export class RemoteWork {
   private readonly items: WorkItem[]
 
   constructor(
-    jobs: readonly JobPath[],
+    /** The step's `jobs`, or its one `job`: an item each. */
+    { job, jobs }: { job: JobPath; jobs?: ReadonlyArray<{ job: JobPath }> },
     private readonly io: Pick<StepIO, 'saveState'>
   ) {
-    this.items = jobs.map(job => ({ job, merged: false, done: false }))
+    this.items = (jobs ?? [{ job }]).map(e => ({ job: e.job, merged: false, done: false }))
   }
 
   /** The item at `index`, as known so far. */
@@ -138,21 +139,17 @@ export class RemoteWork {
 
   /** The queue items started, each as saved (Jenkins folds identical requests into one). */
   private groups(): SavedEntry[] {
-    const byQueue = new Map<number, WorkItem[]>()
-    for (const item of this.items) {
-      if (item.queueId === undefined) continue
-      byQueue.set(item.queueId, [...(byQueue.get(item.queueId) ?? []), item])
-    }
-    // JSON leaves out what is undefined.
-    return [...byQueue.values()].flatMap(([first, ...rest]) => {
-      if (!first) return []
+    // One entry at the first item of each queue item; JSON leaves out what is undefined.
+    return this.items.flatMap(first => {
+      const same = this.items.filter(e => e.queueId === first.queueId)
+      if (first.queueId === undefined || same[0] !== first) return []
       return {
         job: first.job,
         queueId: first.queueId,
         number: first.ref?.number,
-        own: rest.length + 1,
-        shared: first.merged && rest.every(e => e.merged),
-        done: first.done && rest.every(e => e.done) ? true : undefined
+        own: same.length,
+        shared: same.every(e => e.merged),
+        done: same.every(e => e.done) ? true : undefined
       }
     })
   }

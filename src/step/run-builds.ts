@@ -8,6 +8,7 @@
 import { buildRef, statusFailure } from '../follow/build-parts.js'
 import { BuildsFollower } from '../follow/follow-builds.js'
 import { expectationFrom } from '../follow/poll-policy.js'
+import type { ConsoleStreamer } from '../follow/log-stream.js'
 import { QueueItemEnded } from '../follow/queue-ended.js'
 import { DEFAULT_SCHEDULE_POLICY, ONE_BUILD_POLICY, type StartSeen } from '../follow/schedule.js'
 import { jobKey, queueItemUrl } from '../jenkins/model/job-path.js'
@@ -26,20 +27,25 @@ import { errorText } from '../util/error-text.js'
 import { namedLogger, type Logger } from '../util/logger.js'
 import { settleBy, throwIfAborted } from '../util/wait.js'
 import type { StepRun } from './bounded-step.js'
-import { buildKnown, queueBuild, queueWaitMs } from './build-begun.js'
+import { buildKnown, queueBuild, queueWaitMs, type StepItem } from './build-begun.js'
 import { judgeEnd, reportEnded } from './build-ended.js'
-import { liveConsole, printConsole, type Streamed } from './consoles.js'
-import { stopOthers, type Followed } from './fail-fast.js'
+import { stopOthers } from './fail-fast.js'
 import type { Presenter } from './presenter.js'
-import { Printer } from './printer.js'
+import { liveConsole, printConsole, Printer } from './printer.js'
 import { resolveItems, type Begin } from './resolve-items.js'
 
 /** How long the end of a run waits for work on the side (a commit status) once the step was stopped (ms). */
 const SETTLE_ON_ABORT_MS = 1000
 
 /** One item of the step (the `job`, or one of `jobs`) once resolved; what it started is RemoteWork's item `index`. */
-interface Item extends Followed, Streamed {
+export interface Item extends StepItem {
   begin: Begin
+  /** The engine's track it follows (shared by items that started the same work). */
+  track?: number
+  /** fail-fast told it to stop. */
+  stopping?: true
+  /** Its console, while it streams live. */
+  live?: { streamer: ConsoleStreamer; close(): void }
   /** Its queue item's `inQueueSince` (Jenkins' clock), for the queue wait. */
   inQueueSince?: number
   inputs?: ReturnType<typeof inputNotices>
@@ -445,12 +451,7 @@ export class BuildsRun {
 
   // ---- fail-fast -------------------------------------------------------------
 
-  /**
-   * fail-fast: the first failure stops every other build this step started
-   * (cancels its queue item, or stops it, escalating as on cancel), never
-   * one shared with another request, which is left running and not waited
-   * for. Stopped builds are still followed to their end, and reported.
-   */
+  /** fail-fast (fail-fast.ts): the first failure stops every other build this step started. */
   private failFast(cause: Item): void {
     if (!this.step.settings.failFast || this.failingFast) return
     this.failingFast = true

@@ -152,7 +152,7 @@ export const coreStepIO: StepIO = {
   annotate: (message, title, where) =>
     whenCommandsRun(() => annotateFailedTest(message, title, where)),
   setOutput: (name, value) => core.setOutput(name, value),
-  summary: boundedSummary(core.summary, coreLogger, { redact: redactSecrets }),
+  summary: boundedSummary(core.summary, coreLogger, redactSecrets),
   redact: redactSecrets,
   saveState: (name, value) => core.saveState(name, value)
 }
