@@ -1597,10 +1597,10 @@ __webpack_unused_export__ = debug; // for test
 
 __nccwpck_require__.a(module, async (__webpack_handle_async_dependencies__, __webpack_async_result__) => { try {
 /* harmony import */ var _util_heap_js__WEBPACK_IMPORTED_MODULE_0__ = __nccwpck_require__(6086);
-/* harmony import */ var _main_js__WEBPACK_IMPORTED_MODULE_1__ = __nccwpck_require__(6034);
+/* harmony import */ var _main_js__WEBPACK_IMPORTED_MODULE_1__ = __nccwpck_require__(4480);
 
 
-(0,_util_heap_js__WEBPACK_IMPORTED_MODULE_0__/* .keepYoungGenerationSmall */ .Dd)();
+(0,_util_heap_js__WEBPACK_IMPORTED_MODULE_0__/* .keepYoungGenerationSmall */ .D)();
 await (0,_main_js__WEBPACK_IMPORTED_MODULE_1__/* .run */ .e)();
 // The outcome is known and written. Work still going on in the background
 // (a crumb prefetch retrying against a server that refuses connections) must
@@ -1704,6 +1704,8 @@ class ExchangeLimits {
     what;
     server;
     controller = new AbortController();
+    /** Fires when the exchange must end: the request and the body are destroyed with `signal.reason`. */
+    signal = this.controller.signal;
     started = Date.now();
     phase = 'headers';
     timer;
@@ -1723,10 +1725,6 @@ class ExchangeLimits {
         settings.signal?.addEventListener('abort', this.onStepAbort, { once: true });
         this.arm(Math.min(settings.requestTimeoutMs, settings.headersTimeoutMs ?? Infinity));
     }
-    /** Fires when the exchange must end: the request and the body are destroyed with `signal.reason`. */
-    get signal() {
-        return this.controller.signal;
-    }
     async text(message, limit, overflow) {
         this.begin(message, 'body');
         const declared = Number(message.headers['content-length']);
@@ -1735,19 +1733,16 @@ class ExchangeLimits {
             throw this.tooLarge(`${declared} bytes`, limit);
         }
         const chunks = [];
-        let size = 0;
         try {
+            // cast: a response without an encoding yields Buffers
             for await (const chunk of message) {
-                const buffer = chunk;
-                this.received += buffer.length;
-                if (size + buffer.length > limit) {
-                    if (overflow === 'fail')
-                        throw this.tooLarge(`more than ${size + buffer.length} bytes`, limit);
-                    chunks.push(buffer.subarray(0, limit - size));
-                    break;
-                }
-                chunks.push(buffer);
-                size += buffer.length;
+                this.received += chunk.length;
+                chunks.push(chunk);
+                if (this.received <= limit)
+                    continue;
+                if (overflow === 'fail')
+                    throw this.tooLarge(`more than ${this.received} bytes`, limit);
+                break;
             }
         }
         catch (error) {
@@ -1756,7 +1751,7 @@ class ExchangeLimits {
         finally {
             this.discard(message);
         }
-        return Buffer.concat(chunks).toString('utf8');
+        return Buffer.concat(chunks).subarray(0, limit).toString('utf8');
     }
     stream(message) {
         this.begin(message, 'stream');
@@ -1786,7 +1781,7 @@ class ExchangeLimits {
     }
     /** Ends the exchange with `error`: the request and the body are destroyed with it. */
     cut(error) {
-        if (this.released || this.controller.signal.aborted)
+        if (this.released || this.signal.aborted)
             return;
         this.message?.destroy(error);
         this.controller.abort(error);
@@ -1794,8 +1789,9 @@ class ExchangeLimits {
     }
     /** The error for a body that failed: why it was cut, or a broken connection. */
     bodyFailure(error) {
-        if (this.controller.signal.aborted)
-            return this.controller.signal.reason;
+        // cast: only cut() aborts this signal, always with an Error
+        if (this.signal.aborted)
+            return this.signal.reason;
         if (error instanceof _errors_js__WEBPACK_IMPORTED_MODULE_1__/* .JenkinsError */ .fF)
             return error;
         return new _errors_js__WEBPACK_IMPORTED_MODULE_1__/* .JenkinsError */ .fF('network', `The connection to Jenkins at ${this.server} broke off while receiving ${this.what} (${this.received} bytes received)`);
@@ -1863,78 +1859,51 @@ class ExchangeLimits {
 }
 /**
  * A response body handed on as a stream, with the stall guard: the clock
- * runs only while this stream wants data (its buffer is not full), so a
- * slow consumer never looks like a stalled server.
+ * runs only while this stream waits for a chunk it asked for (its buffer is
+ * not full), so a slow consumer never looks like a stalled server.
  */
 class GuardedBody extends node_stream__WEBPACK_IMPORTED_MODULE_0__.Readable {
     message;
     limits;
+    chunks;
     windowBytes = 0;
-    /** Waiting time already spent in this window, before the current wait. */
+    /** Waiting time already spent in this window. */
     windowWaited = 0;
-    waitingSince;
-    stallTimer;
-    ended = false;
     constructor(message, limits) {
         super();
         this.message = message;
         this.limits = limits;
-        message.on('data', (chunk) => {
-            limits.received += chunk.length;
-            this.windowBytes += chunk.length;
-            if (this.windowBytes >= limits.settings.stallBytes)
-                this.newWindow();
-            if (!this.push(chunk)) {
-                this.stopWaiting();
-                message.pause();
-            }
-        });
-        message.once('end', () => {
-            this.ended = true;
-            this.stopWaiting();
-            limits.discard(message);
-            this.push(null);
-        });
+        this.chunks = message[Symbol.asyncIterator]();
+        // A cut while the consumer is busy ends this stream at once, not at its next read.
         message.on('error', error => this.destroy(limits.bodyFailure(error)));
-        // A body whose connection closed before all of it came, without an error event.
-        message.once('close', () => {
-            if (!message.complete && !this.ended && !this.destroyed) {
-                this.destroy(limits.bodyFailure(undefined));
-            }
-        });
-        this.startWaiting();
     }
     _read() {
-        if (this.ended)
-            return;
-        this.startWaiting();
-        this.message.resume();
+        const since = Date.now();
+        const { stallMs, stallBytes } = this.limits.settings;
+        const left = Math.max(0, stallMs - this.windowWaited);
+        const stall = setTimeout(() => this.limits.stalled(this.windowBytes), left);
+        this.chunks.next().then(({ done, value }) => {
+            clearTimeout(stall);
+            if (done) {
+                this.limits.discard(this.message);
+                this.push(null);
+                return;
+            }
+            this.windowWaited += Date.now() - since;
+            this.limits.received += value.length;
+            this.windowBytes += value.length;
+            if (this.windowBytes >= stallBytes)
+                this.windowBytes = this.windowWaited = 0;
+            this.push(value);
+        }, (error) => {
+            clearTimeout(stall);
+            // A body whose connection closed before all of it came fails here too.
+            this.destroy(this.limits.bodyFailure(error));
+        });
     }
     _destroy(error, callback) {
-        this.stopWaiting();
         this.limits.discard(this.message);
         callback(error);
-    }
-    newWindow() {
-        this.windowBytes = 0;
-        this.windowWaited = 0;
-        if (this.waitingSince !== undefined) {
-            this.stopWaiting();
-            this.startWaiting();
-        }
-    }
-    startWaiting() {
-        if (this.waitingSince !== undefined)
-            return;
-        this.waitingSince = Date.now();
-        this.stallTimer = setTimeout(() => this.limits.stalled(this.windowBytes), Math.max(0, this.limits.settings.stallMs - this.windowWaited));
-    }
-    stopWaiting() {
-        if (this.waitingSince === undefined)
-            return;
-        this.windowWaited += Date.now() - this.waitingSince;
-        this.waitingSince = undefined;
-        clearTimeout(this.stallTimer);
     }
 }
 
@@ -1949,11 +1918,13 @@ class GuardedBody extends node_stream__WEBPACK_IMPORTED_MODULE_0__.Readable {
 /* harmony export */   r: () => (/* binding */ networkFailure)
 /* harmony export */ });
 /* harmony import */ var _errors_js__WEBPACK_IMPORTED_MODULE_0__ = __nccwpck_require__(1617);
+/* harmony import */ var _util_error_text_js__WEBPACK_IMPORTED_MODULE_1__ = __nccwpck_require__(1992);
 /**
  * Requests that got no HTTP answer: what Node reported (a refused or reset
  * connection, a name that does not resolve, a TLS failure), mapped to a
  * message a user can act on and to whether the request may be sent again.
  */
+
 
 /** A request that got no HTTP answer. */
 class NetworkFailure extends Error {
@@ -1992,9 +1963,8 @@ function tlsHint(code, url, trust) {
  * that is what failed.
  */
 function networkFailure(error, url, server, trust) {
-    const err = (typeof error === 'object' && error !== null ? error : {});
-    const code = typeof err.code === 'string' ? err.code : undefined;
-    const text = typeof err.message === 'string' ? err.message : String(error);
+    const code = (0,_util_error_text_js__WEBPACK_IMPORTED_MODULE_1__/* .errorCode */ .C)(error);
+    const text = (0,_util_error_text_js__WEBPACK_IMPORTED_MODULE_1__/* .errorText */ .k)(error);
     const where = `${url.hostname}:${url.port || (url.protocol === 'https:' ? '443' : '80')}`;
     const known = {
         ECONNREFUSED: `Could not connect to Jenkins at ${server}: ${where} refused the connection`,
@@ -2125,7 +2095,7 @@ class TransientFailure extends Error {
  * Retry-After is either delta-seconds or an HTTP-date (RFC 9110 10.2.3).
  * Returns milliseconds to wait, or undefined when absent or unreadable.
  */
-function parseRetryAfter(value, now = Date.now()) {
+function parseRetryAfter(value) {
     if (value === undefined)
         return undefined;
     const text = value.trim();
@@ -2136,7 +2106,7 @@ function parseRetryAfter(value, now = Date.now()) {
     const date = Date.parse(text);
     if (Number.isNaN(date))
         return undefined;
-    return Math.max(0, date - now);
+    return Math.max(0, date - Date.now());
 }
 /** Waits `ms`; rejects with Interrupted as soon as `signal` fires (`lastFailure`: the failure a retry waited out). */
 function pause(ms, signal, what, { lastFailure } = {}) {
@@ -2227,7 +2197,7 @@ function giveUp(error, why) {
 
 /***/ }),
 
-/***/ 6034:
+/***/ 4480:
 /***/ ((__unused_webpack_module, __webpack_exports__, __nccwpck_require__) => {
 
 
@@ -4488,6 +4458,8 @@ var State;
 /** Build results Jenkins reports (hudson.model.Result). */
 const BUILD_RESULTS = ['SUCCESS', 'UNSTABLE', 'FAILURE', 'NOT_BUILT', 'ABORTED'];
 
+// EXTERNAL MODULE: external "node:crypto"
+var external_node_crypto_ = __nccwpck_require__(7598);
 ;// CONCATENATED MODULE: external "node:path"
 const external_node_path_namespaceObject = __WEBPACK_EXTERNAL_createRequire(import.meta.url)("node:path");
 var external_node_path_default = /*#__PURE__*/__nccwpck_require__.n(external_node_path_namespaceObject);
@@ -7249,7 +7221,9 @@ var input_error = __nccwpck_require__(3059);
  * actions/upload-artifact uses) parses its patterns (internal-globber.js,
  * internal-pattern.js): one per line, trimmed, blank lines and `#` comments
  * skipped, each leading `!` toggles exclusion. A pattern that can never
- * match an artifact's relativePath is an InputError.
+ * match an artifact's relativePath is an InputError. Each pattern: its
+ * `glob` (without its `!` and any leading `./`), `negate` (a `!` line:
+ * excludes what earlier lines included), and its `text` as written.
  */
 function parseArtifactPatterns(value, platform = process.platform) {
     const patterns = [];
@@ -7272,11 +7246,9 @@ function parseArtifactPatterns(value, platform = process.platform) {
             throw never(`'${text}' names no file (write ** for every artifact)`);
         }
         // Matched against relativePath, which has neither (jenkins Run.addArtifacts).
-        if (glob.startsWith('/') || /^[A-Za-z]:/.test(glob) || glob.startsWith('~')) {
-            throw never(`'${text}' is absolute: patterns are matched against each artifact's path relative to the build's artifacts`);
-        }
-        if (glob.split('/').includes('..')) {
-            throw never(`'${text}' contains '..': patterns are matched against each artifact's path relative to the build's artifacts`);
+        const absolute = /^[/~]|^[A-Za-z]:/.test(glob);
+        if (absolute || glob.split('/').includes('..')) {
+            throw never(`'${text}' ${absolute ? 'is absolute' : "contains '..'"}: patterns are matched against each artifact's path relative to the build's artifacts`);
         }
         patterns.push({ glob, negate, text });
     }
@@ -7288,7 +7260,9 @@ function parseArtifactPatterns(value, platform = process.platform) {
  * internal-pattern-helper.js `match`). A pattern also takes everything below
  * a directory it names, and a trailing `/` matches directories only
  * (@actions/glob's implicitDescendants). Minimatch runs with @actions/glob's
- * options, so the glob syntax is exactly upload-artifact's.
+ * options, so the glob syntax is exactly upload-artifact's. `selected`:
+ * the paths taken, in the order given; `unmatched`: the include patterns
+ * that matched no path at all.
  */
 function selectArtifacts(patterns, paths, platform = process.platform) {
     const options = {
@@ -7310,8 +7284,7 @@ function selectArtifacts(patterns, paths, platform = process.platform) {
             used: false
         };
     });
-    const selected = [];
-    for (const path of paths) {
+    const selected = paths.filter(path => {
         let take = false;
         for (const matcher of matchers) {
             if (!matcher.matches(path))
@@ -7319,59 +7292,10 @@ function selectArtifacts(patterns, paths, platform = process.platform) {
             matcher.used = true;
             take = !matcher.pattern.negate;
         }
-        if (take)
-            selected.push(path);
-    }
+        return take;
+    });
     const unmatched = matchers.filter(m => !m.used && !m.pattern.negate).map(m => m.pattern);
     return { selected, unmatched };
-}
-
-// EXTERNAL MODULE: external "node:crypto"
-var external_node_crypto_ = __nccwpck_require__(7598);
-;// CONCATENATED MODULE: ./src/inputs/ca-cert.ts
-
-
-const EXPECTED = 'expected the PEM text of one or more CA certificates (-----BEGIN CERTIFICATE----- … -----END CERTIFICATE-----), e.g. `ca-cert: ${{ secrets.JENKINS_CA }}`';
-const BLOCK = /-----BEGIN ([A-Z0-9 ]+)-----([\s\S]*?)-----END ([A-Z0-9 ]+)-----/g;
-/**
- * Parses the `ca-cert` input into PEM certificates, each one checked by
- * Node's X509 parser, so that a broken one is an input error before any
- * request. Text between blocks (a bundle's `# Subject:` comments) is
- * ignored; a private key is refused outright.
- */
-function parseCaCert(text) {
-    const value = text.trim();
-    if (value === '')
-        return [];
-    const certificates = [];
-    let index = 0;
-    for (const match of value.matchAll(BLOCK)) {
-        index++;
-        const [block, label = '', , endLabel = ''] = match;
-        if (/PRIVATE KEY/.test(label) || /PRIVATE KEY/.test(endLabel)) {
-            throw new input_error/* InputError */.d(`Input 'ca-cert' holds a private key (block ${index}): it takes CA certificates only, which are public. Remove the key, and treat it as leaked if it was a real one.`);
-        }
-        if (label !== 'CERTIFICATE' || endLabel !== 'CERTIFICATE') {
-            throw new input_error/* InputError */.d(`Input 'ca-cert' block ${index} is a ${label === endLabel ? label : `${label}/${endLabel}`} block: ${EXPECTED}.`);
-        }
-        try {
-            // Throws on bad base64 or DER; the message never holds the input.
-            void new external_node_crypto_.X509Certificate(block);
-        }
-        catch {
-            throw new input_error/* InputError */.d(`Input 'ca-cert' certificate ${index} is not a valid certificate (damaged base64 or DER): ${EXPECTED}.`);
-        }
-        certificates.push(`${block}\n`);
-    }
-    const begins = value.match(/-----BEGIN /g)?.length ?? 0;
-    if (begins > index) {
-        throw new input_error/* InputError */.d(`Input 'ca-cert' has a BEGIN line without its END line (block ${index + 1}; cut short when copied?): ${EXPECTED}.`);
-    }
-    if (certificates.length === 0) {
-        const path = !/\s/.test(value) && /[/\\]|\.(pem|crt|cer)$/i.test(value);
-        throw new input_error/* InputError */.d(`Input 'ca-cert' holds no PEM certificate${path ? ' (it looks like a file path: give the certificate text itself, or point NODE_EXTRA_CA_CERTS at the file)' : ''}: ${EXPECTED}.`);
-    }
-    return certificates;
 }
 
 // EXTERNAL MODULE: ./src/util/duration.ts
@@ -9747,7 +9671,8 @@ class Transport {
     origin;
     authorization;
     headers;
-    crumbHeader;
+    /** The crumb sent with every POST once fetched (null: Jenkins has no crumb issuer); undefined while unknown. */
+    crumb;
     /** With ca-cert: Node's default CAs plus the given ones (trustWith); never process-wide. */
     secureContext;
     /** Adds a crumb or session cookie value Jenkins gave to the list, and tells RequestSettings.onSecret, before anything could print it. */
@@ -9803,18 +9728,20 @@ class Transport {
                 this.secret(cookie.value);
         }
     }
-    /** The session cookies, for another client to continue the session (RequestSettings.session). */
-    cookies() {
-        return this.jar.serializeSync();
+    /** This client's session, for another client to continue (RequestSettings.session). */
+    session() {
+        const cookies = this.jar.serializeSync();
+        return cookies && { cookies, crumb: this.crumb };
     }
-    /** Sends the crumb header with every later POST (undefined stops sending it). */
+    /** Sends the crumb header with every later POST (null stops sending it). */
     setCrumb(crumb) {
-        this.crumbHeader = crumb;
+        this.crumb = crumb;
         if (crumb)
             this.secret(crumb.value);
     }
-    /** Forgets the session, e.g. after Jenkins rejected a crumb bound to a dropped session. */
-    async clearCookies() {
+    /** Forgets the session and its crumb, e.g. after Jenkins rejected a crumb bound to a dropped session. */
+    async forgetSession() {
+        this.crumb = undefined;
         await this.jar.removeAllCookies();
     }
     /** Closes kept-alive sockets. */
@@ -9826,15 +9753,16 @@ class Transport {
         let url = exchange.url;
         for (let hops = 0;; hops++) {
             const response = await this.once(exchange, url);
+            const location = response.header('location');
             if (exchange.method !== 'GET' ||
                 exchange.follow === false ||
                 !REDIRECTS.has(response.status) ||
-                response.header('location') === undefined) {
+                location === undefined) {
                 return response;
             }
             // Not drained: a redirect's body is worth nothing, and draining a slow one would hold the exchange.
             response.message.destroy();
-            const target = this.redirectTarget(url, response.header('location') ?? '', exchange.crossOriginRedirects ?? false);
+            const target = this.redirectTarget(url, location, exchange.crossOriginRedirects ?? false);
             if (hops >= MAX_REDIRECTS) {
                 throw new errors/* JenkinsError */.fF('redirect', `Jenkins at ${this.baseUrl} redirected more than ${MAX_REDIRECTS} times from ${pathOf(exchange.url)}`, response.status);
             }
@@ -9885,8 +9813,8 @@ class Transport {
                 headers['authorization'] = this.authorization;
             // Only POSTs are checked (CrumbFilter, jenkins-api.md 1.5): a GET that
             // carried the crumb would hand it to whatever echoes requests.
-            if (this.crumbHeader && exchange.method === 'POST') {
-                headers[this.crumbHeader.field.toLowerCase()] = this.crumbHeader.value;
+            if (this.crumb && exchange.method === 'POST') {
+                headers[this.crumb.field.toLowerCase()] = this.crumb.value;
             }
         }
         const cookie = await this.jar.getCookieString(url.href);
@@ -9982,6 +9910,7 @@ function pathOf(url) {
  * told to use it), else tls.rootCertificates and the NODE_EXTRA_CA_CERTS file.
  */
 function trustWith(extra) {
+    // cast: @types/node 20 does not declare tls.getCACertificates (CaSource)
     const fromNode = external_node_tls_default().getCACertificates?.('default');
     const ca = fromNode ?? [...(external_node_tls_default()).rootCertificates];
     const file = process.env.NODE_EXTRA_CA_CERTS;
@@ -10011,34 +9940,25 @@ const TOKEN = /^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/;
 const REFUSED = new Map([
     ['host', "it would address another server than 'url'"],
     ['cookie', 'the action keeps the Jenkins session cookie itself (the crumb is bound to it)'],
-    ['content-length', 'the action frames its own requests'],
     ['content-type', 'the action sets it for the forms it posts'],
-    ['transfer-encoding', 'the action frames its own requests'],
-    ['connection', 'the HTTP client manages connections'],
-    ['keep-alive', 'the HTTP client manages connections'],
-    ['upgrade', 'the HTTP client manages connections'],
-    ['te', 'the HTTP client manages connections'],
-    ['trailer', 'the action frames its own requests'],
-    ['expect', 'the action frames its own requests'],
-    ['proxy-authorization', 'it belongs to a forward proxy: put its credentials in HTTPS_PROXY'],
-    ['proxy-connection', 'the HTTP client manages connections']
+    ['proxy-authorization', 'it belongs to a forward proxy: put its credentials in HTTPS_PROXY']
 ]);
+for (const name of ['connection', 'keep-alive', 'upgrade', 'te', 'proxy-connection']) {
+    REFUSED.set(name, 'the HTTP client manages connections');
+}
+for (const name of ['content-length', 'transfer-encoding', 'trailer', 'expect']) {
+    REFUSED.set(name, 'the action frames its own requests');
+}
 /**
  * The value of every `Name: value` line, before any validation, so that
  * they can be masked before a message could show one. A `Scheme credentials`
  * value (Bearer, Basic) yields the credentials alone too.
  */
 function headerSecrets(text) {
-    const secrets = [];
-    for (const line of text.split(/\r?\n/)) {
-        const colon = line.indexOf(':');
-        if (colon < 0)
-            continue;
-        const value = line.slice(colon + 1).trim();
-        if (value !== '')
-            secrets.push(...headerValueSecrets(value));
-    }
-    return secrets;
+    return text.split(/\r?\n/).flatMap(line => {
+        const value = line.includes(':') ? line.slice(line.indexOf(':') + 1).trim() : '';
+        return value === '' ? [] : headerValueSecrets(value);
+    });
 }
 /**
  * Parses the `headers` input: `Name: value` lines (blank lines skipped),
@@ -10048,6 +9968,7 @@ function headerSecrets(text) {
  * and the header, never a value.
  */
 function parseExtraHeaders(text, options) {
+    /** For the Jenkins origin: a validated name and value each. */
     const headers = [];
     const seen = new Map();
     const lines = text.split(/\r?\n/);
@@ -10110,7 +10031,7 @@ function checkConflicts(s) {
     if (s.branch && s.listJobs) {
         throw conflict('branch', 'list-jobs', `to list the branches of a multibranch project, name it in 'job' and leave 'branch' out`);
     }
-    if (s.jobToken && none !== '') {
+    if (s.jobToken !== '' && none !== '') {
         const why = {
             'list-jobs': 'listing reads the jobs',
             disable: 'disabling needs user and token with Job/Configure',
@@ -10118,7 +10039,7 @@ function checkConflicts(s) {
         }[none];
         throw conflict('job-token', none, `a job token only triggers builds; ${why}`);
     }
-    if (s.hasFiles && none !== '') {
+    if (s.files.length > 0 && none !== '') {
         throw conflict('files', none, `files are uploaded with a new build only, and '${none}' starts none`);
     }
     if (s.disable && s.listJobs) {
@@ -10134,13 +10055,13 @@ function checkConflicts(s) {
             ? `'disable' does not report a build; leave 'build' at new`
             : `listing jobs reports no build; leave 'build' at new`);
     }
-    if (s.hasArtifacts && (s.disable || s.listJobs)) {
+    if (s.artifacts.length > 0 && (s.disable || s.listJobs)) {
         throw conflict('artifacts', none, 'no build is reported, so there are no artifacts to download');
     }
-    if (s.hasArtifacts && s.wait !== 'finish') {
+    if (s.artifacts.length > 0 && s.wait !== 'finish') {
         throw conflict('artifacts', 'wait', `artifacts are downloaded once the build ends, ${waited}`);
     }
-    if (s.valuesFileRequired && !s.hasValuesFile) {
+    if (s.valuesFileRequired && !(s.jobs ?? [s]).some(entry => entry.valuesFile !== undefined)) {
         throw new input_error/* InputError */.d(`Input 'values-file-required' is true but no values file is named: name the artifact to read in 'values-file' (or an item's "values-file"), or leave 'values-file-required' out.`);
     }
     if (s.valuesFileRequired && s.wait !== 'finish') {
@@ -10179,7 +10100,7 @@ function commitParameterConflicts(s, name, none, unbuilt) {
         throw conflict('commit-parameter', none, `${unbuilt}, so no parameter would take the commit`);
     }
     const own = `${name} takes the commit under test ('commit-parameter'): leave it out of`;
-    if (s.parameters && Object.hasOwn(s.parameters, name)) {
+    if (Object.hasOwn(s.parameters, name)) {
         throw conflict('commit-parameter', 'parameters', `${own} 'parameters'`);
     }
     const item = (s.jobs ?? []).findIndex(entry => Object.hasOwn(entry.parameters, name)) + 1;
@@ -10232,14 +10153,30 @@ function parseJobUrl(value, baseUrl) {
     if (url.search || url.hash) {
         throw new input_error/* InputError */.d(`Input 'job' URL has a query or fragment ('${redactUrl(value)}'): ${job_path_FORMS}.`);
     }
-    const basePath = base.pathname.replace(/\/+$/, '');
-    const path = url.pathname;
-    if (basePath && path !== basePath && !path.startsWith(basePath + '/')) {
-        throw new input_error/* InputError */.d(`Input 'job' URL path '${path}' is not under the context path '${basePath}' of 'url': ${job_path_FORMS}.`);
+    const rest = pathBelow(url, base);
+    if (rest === undefined) {
+        throw new input_error/* InputError */.d(`Input 'job' URL path '${url.pathname}' is not under the context path '${base.pathname.replace(/\/+$/, '')}' of 'url': ${job_path_FORMS}.`);
     }
-    const rest = path.slice(basePath.length).replace(/^\/+/, '').replace(/\/+$/, '');
     return parseUrlForm(rest, value);
 }
+/**
+ * The path of `url` below `base`'s context path, without a leading or
+ * trailing '/'; undefined when it is not below (another origin, or outside
+ * the context path).
+ */
+function pathBelow(url, base) {
+    const basePath = base.pathname.replace(/\/+$/, '');
+    const path = url.pathname;
+    if (url.origin !== base.origin)
+        return undefined;
+    if (basePath && path !== basePath && !path.startsWith(`${basePath}/`))
+        return undefined;
+    return path.slice(basePath.length).replace(/^\/+/, '').replace(/\/+$/, '');
+}
+/**
+ * The names of a `job/NAME/job/NAME` path (the part of a URL below the
+ * context path), each percent-decoded once; `original`: the input as given, for messages.
+ */
 function parseUrlForm(path, original) {
     const parts = path.split('/');
     const names = [];
@@ -10273,19 +10210,12 @@ function checkSegments(segments, original) {
     }
     return Object.freeze([...segments]);
 }
-/**
- * The URL path of a job below the base URL: `/job/a/job/b`, each name percent-encoded once.
- * @internal
- */
-function jobUrlPath(job) {
+/** Absolute URL of a job on `baseUrl` (normalised, no trailing slash), `/job/a/job/b/`, each name percent-encoded once. */
+function jobUrl(baseUrl, job) {
     // encodeURIComponent is compatible with Jenkins' Util.rawEncode (it only
     // leaves `~` unencoded, which Stapler reads the same), and turns a multibranch `feature%2Fx` into `feature%252Fx`,
     // the canonical form that survives reverse proxies (jenkins-api.md 3.8).
-    return job.map(name => '/job/' + encodeURIComponent(name)).join('');
-}
-/** Absolute URL of a job on `baseUrl` (normalised, no trailing slash), ending in '/'. */
-function jobUrl(baseUrl, job) {
-    return `${baseUrl}${jobUrlPath(job)}/`;
+    return `${baseUrl}${job.map(name => `/job/${encodeURIComponent(name)}`).join('')}/`;
 }
 /** Absolute URL of a build on `baseUrl` (normalised, no trailing slash), ending in '/'. */
 function buildUrl(baseUrl, job, number) {
@@ -10431,18 +10361,21 @@ function readBoolean(read, name) {
     throw new input_error/* InputError */.d(`Input '${name}' ('${(0,shorten/* clip */.$)(value)}') is not a boolean: expected true or false (true | True | TRUE | false | False | FALSE).`);
 }
 function parseWait(value) {
-    return WAIT_MODES[oneOf(value, Input.Wait, ['true', 'started', 'false'])];
+    return WAIT_MODES[oneOf(Input.Wait, ['true', 'started', 'false'])(value)];
 }
-function parseBuild(value) {
-    return oneOf(value, Input.Build, BUILD_MODES, ', a build number of the job (42), or a build or queue item URL Jenkins gave for it.');
-}
-/** The choice `value` names (in any case); else an error naming the input, the value and the choices, then `more`. */
-function oneOf(value, name, choices, more = '.') {
-    const choice = choices.find(c => c === value.toLowerCase());
-    if (choice === undefined) {
-        throw new input_error/* InputError */.d(`Input '${name}' ('${(0,shorten/* clip */.$)(value)}') must be one of ${choices.join(', ')}${more}`);
-    }
-    return choice;
+const parseBuild = oneOf(Input.Build, BUILD_MODES, ', a build number of the job (42), or a build or queue item URL Jenkins gave for it.');
+/**
+ * The parser of a choice input `name`: the choice a value names (in any
+ * case); else an error naming the input, the value and the choices, then `more`.
+ */
+function oneOf(name, choices, more = '.') {
+    return (value) => {
+        const choice = choices.find(c => c === value.toLowerCase());
+        if (choice === undefined) {
+            throw new input_error/* InputError */.d(`Input '${name}' ('${(0,shorten/* clip */.$)(value)}') must be one of ${choices.join(', ')}${more}`);
+        }
+        return choice;
+    };
 }
 function parseAccept(value) {
     const expected = `expected a comma-separated list of ${BUILD_RESULTS.join(', ')}`;
@@ -10452,16 +10385,12 @@ function parseAccept(value) {
         .filter(item => item !== '');
     if (items.length === 0)
         throw new input_error/* InputError */.d(`Input 'accept' lists no result: ${expected}.`);
-    const results = [];
-    for (const item of items) {
-        const result = BUILD_RESULTS.find(r => r === item);
-        if (result === undefined) {
-            throw new input_error/* InputError */.d(`Input 'accept' has an unknown result '${(0,shorten/* clip */.$)(item)}': ${expected}.`);
-        }
-        if (!results.includes(result))
-            results.push(result);
+    const unknown = items.find(item => !BUILD_RESULTS.some(r => r === item));
+    if (unknown !== undefined) {
+        throw new input_error/* InputError */.d(`Input 'accept' has an unknown result '${(0,shorten/* clip */.$)(unknown)}': ${expected}.`);
     }
-    return results;
+    // In the order given, each once.
+    return [...new Set(items.flatMap(item => BUILD_RESULTS.filter(r => r === item)))];
 }
 /** `where` names the input in the error (an item of `jobs` has its own). */
 function parseBranch(value, where = "Input 'branch'") {
@@ -10473,96 +10402,44 @@ function parseBranch(value, where = "Input 'branch'") {
     return value;
 }
 function parseScan(value, hasBranch) {
-    const mode = oneOf(value, Input.Scan, SCAN_MODES);
+    const mode = oneOf(Input.Scan, SCAN_MODES)(value);
     if (mode !== 'if-missing' && !hasBranch) {
         throw new input_error/* InputError */.d(`Input 'scan' ('${mode}') only applies with 'branch': set 'branch' to the branch or pull request of the multibranch project in 'job', or leave 'scan' out.`);
     }
     return mode;
 }
-/** Input `commit`: a full SHA-1 or SHA-256 commit id, lower-cased; undefined when empty. */
-function parseCommit(value) {
-    if (value === '')
-        return undefined;
-    const sha = commitShaOf(value);
-    if (sha === undefined) {
-        throw new input_error/* InputError */.d(`Input 'commit' ('${(0,shorten/* clip */.$)(value)}') is not a full commit SHA: expected 40 (or, in a SHA-256 repository, 64) hexadecimal characters, such as \${{ github.event.pull_request.head.sha }}.`);
-    }
-    return sha;
-}
-/** Input `pull-request`: a pull request number; undefined when empty. */
-function parsePullRequest(value) {
-    if (value === '')
-        return undefined;
-    const number = /^#?([1-9][0-9]{0,14})$/.exec(value)?.[1];
-    if (number === undefined) {
-        throw new input_error/* InputError */.d(`Input 'pull-request' ('${(0,shorten/* clip */.$)(value)}') is not a pull request number: expected a whole number from 1, such as 42.`);
-    }
-    return Number(number);
-}
-/** Input `comment-permission`. `read` is refused: on a public repository everyone has it. */
-function parseCommentPermission(value) {
-    return oneOf(value, Input.CommentPermission, COMMENT_PERMISSIONS, ': the least role on the repository that the author of a comment command needs (read is not enough: on a public repository everyone has it).');
-}
-/** Input `commit-parameter`: the name of the job's parameter that takes the commit under test; undefined when empty. */
-function parseCommitParameter(value) {
-    if (value === '')
-        return undefined;
-    if (value.includes('=') || /\p{Cc}/u.test(value) || value.length > 200) {
-        throw new input_error/* InputError */.d(`Input 'commit-parameter' ('${(0,shorten/* clip */.$)(value)}') is not a parameter name: expected the name of the job's parameter that takes the commit under test, such as SHA (no '=', no control characters).`);
-    }
-    return value;
-}
-
-;// CONCATENATED MODULE: ./src/jenkins/model/counts.ts
 /**
- * Counts Jenkins sends (build numbers, queue ids, durations, test counts,
- * offsets): whole numbers from 0 to Number.MAX_SAFE_INTEGER. Beyond that a
- * number is no longer exact and prints as `1e+21`, which a shell's `-gt`
- * cannot read and a URL does not address; a broken or hostile server is the
- * only source of such values, so they are ignored where they are read.
+ * The parser of an optional input `name`: undefined when empty, else what
+ * `parse` reads, or an error naming the input, the value and `what` it is not.
  */
-function isCount(value) {
-    return typeof value === 'number' && Number.isSafeInteger(value) && value >= 0;
+function optional(name, parse, what) {
+    return (value) => {
+        if (value === '')
+            return undefined;
+        const parsed = parse(value);
+        if (parsed === undefined) {
+            throw new input_error/* InputError */.d(`Input '${name}' ('${(0,shorten/* clip */.$)(value)}') is not ${what}.`);
+        }
+        return parsed;
+    };
 }
-/** A build number: a count from 1 (Run.number starts at 1). */
-function isBuildNumber(value) {
-    return isCount(value) && value >= 1;
-}
-/** An estimated duration: a whole number of ms, or -1 when Jenkins has none (Job.getEstimatedDuration). */
-function isEstimate(value) {
-    return Number.isSafeInteger(value);
-}
-/** A count from a header or a path (digits only), or undefined when it is none or too large. */
-function countOf(text) {
-    if (text === undefined || !/^\d{1,16}$/.test(text.trim()))
-        return undefined;
-    const value = Number(text.trim());
-    return isCount(value) ? value : undefined;
-}
-/** A value Jenkins sent, for a message: JSON-quoted (control characters escaped) and cut to `chars` characters. */
-function shownValue(value, chars = 40) {
-    const text = JSON.stringify(value) ?? String(value);
-    return text.length > chars ? `${text.slice(0, chars - 1)}…` : text;
-}
-/** A JSON object (not an array, not null): where every decode of an answer starts. */
+/** Input `commit`: a full SHA-1 or SHA-256 commit id, lower-cased. */
+const parseCommit = optional(Input.Commit, commitShaOf, 'a full commit SHA: expected 40 (or, in a SHA-256 repository, 64) hexadecimal characters, such as ${{ github.event.pull_request.head.sha }}');
+/** Input `pull-request`: a pull request number. */
+const parsePullRequest = optional(Input.PullRequest, value => (/^#?[1-9][0-9]{0,14}$/.test(value) ? Number(value.replace('#', '')) : undefined), 'a pull request number: expected a whole number from 1, such as 42');
+/**
+ * Input `comment-permission`: the least role on the repository the author of
+ * a comment command needs; `none` checks nothing. `read` is refused: on a
+ * public repository everyone has it.
+ */
+const parseCommentPermission = oneOf(Input.CommentPermission, COMMENT_PERMISSIONS, ': the least role on the repository that the author of a comment command needs (read is not enough: on a public repository everyone has it).');
+/** Input `commit-parameter`: the name of the job's parameter that takes the commit under test. */
+const parseCommitParameter = optional(Input.CommitParameter, value => (value.includes('=') || /\p{Cc}/u.test(value) || value.length > 200 ? undefined : value), "a parameter name: expected the name of the job's parameter that takes the commit under test, such as SHA (no '=', no control characters)");
+
+;// CONCATENATED MODULE: ./src/util/is-record.ts
+/** Whether `value` is a JSON object (not null, not a list): where every decode of a parsed answer, event or file starts. */
 function isRecord(value) {
     return typeof value === 'object' && value !== null && !Array.isArray(value);
-}
-/** A JSON object's fields, or none when it is not an object: a field then reads as undefined. */
-function fields(value) {
-    return isRecord(value) ? value : {};
-}
-/** A JSON list, or none. */
-function list(value) {
-    return Array.isArray(value) ? value : [];
-}
-/** The texts of a JSON list; anything else in it is skipped. */
-function texts(value) {
-    return list(value).filter(v => typeof v === 'string');
-}
-/** A JSON text, or undefined. */
-function counts_text(value) {
-    return typeof value === 'string' ? value : undefined;
 }
 
 ;// CONCATENATED MODULE: ./node_modules/@humanwhocodes/momoa/dist/momoa.js
@@ -13264,7 +13141,7 @@ class JsonTooDeep extends Error {
  * stays valid JSON. Malformed text gives some result; JSON.parse then says
  * what is wrong with it. A cut element is not checked beyond its brackets.
  */
-function scan(text, limit, droppable) {
+function scan(text, droppable) {
     const cuts = [];
     let depth = 0;
     // The top-level object: is a key expected next, and the last key read.
@@ -13309,7 +13186,7 @@ function scan(text, limit, droppable) {
                 kept = false;
                 deepAt = -1;
             }
-            if (depth > limit) {
+            if (depth > MAX_JSON_DEPTH) {
                 if (!inList || depth <= LIST_DEPTH)
                     return { at: i, cuts };
                 if (deepAt < 0)
@@ -13366,12 +13243,12 @@ function classOf(text, from) {
     return head?.[1];
 }
 /**
- * The character offset where `text` first nests deeper than `limit`
+ * The character offset where `text` first nests deeper than MAX_JSON_DEPTH
  * brackets and braces outside strings, or -1 (scan: one pass, strings
  * skipped). Malformed text gives some offset or -1.
  */
-function tooDeepAt(text, limit = MAX_JSON_DEPTH) {
-    return scan(text, limit, []).at;
+function tooDeepAt(text) {
+    return scan(text, []).at;
 }
 /** The index of the quote that ends the string whose content starts at `from`, or -1. */
 function stringEnd(text, from) {
@@ -13395,7 +13272,7 @@ function stringEnd(text, from) {
  * SyntaxError, as JSON.parse. One scan, one parse.
  */
 function readJenkinsJson(text, { droppable = [] } = {}) {
-    const { at, cuts } = scan(text, MAX_JSON_DEPTH, droppable);
+    const { at, cuts } = scan(text, droppable);
     if (at >= 0)
         throw new JsonTooDeep(at);
     let kept = '';
@@ -13405,7 +13282,8 @@ function readJenkinsJson(text, { droppable = [] } = {}) {
         start = cut.to;
     }
     kept += text.slice(start);
-    return { value: JSON.parse(kept), dropped: cuts.map(cut => cut.part) };
+    const value = JSON.parse(kept);
+    return { value, dropped: cuts.map(cut => cut.part) };
 }
 /**
  * JSON.parse of a Jenkins answer, refused with JsonTooDeep when nested
@@ -13416,6 +13294,7 @@ function parseJenkinsJson(text) {
 }
 
 ;// CONCATENATED MODULE: ./src/inputs/parameters.ts
+
 
 
 
@@ -13464,24 +13343,21 @@ function parseJsonInput(text, where, forms) {
  * each split by splitNameValue; `line` is 1-based.
  */
 function nameValueLines(text, where, forms) {
-    const lines = [];
-    text.split(/\r?\n/).forEach((raw, index) => {
+    return text.split(/\r?\n/).flatMap((raw, index) => {
         if (raw.trim() === '')
-            return;
+            return [];
         const pair = splitNameValue(raw);
         if ('missing' in pair) {
             const problem = pair.missing === '=' ? "has no '='" : "has an empty NAME before '='";
             throw new input_error/* InputError */.d(`${where} line ${index + 1} ${problem}: ${forms}.`);
         }
-        lines.push({ ...pair, line: index + 1 });
+        return [{ ...pair, line: index + 1 }];
     });
-    return lines;
 }
 function parseJson(text, where) {
     const data = parseJsonInput(text, where, parameters_FORMS);
-    if (data === null || typeof data !== 'object' || Array.isArray(data)) {
+    if (!isRecord(data))
         throw new input_error/* InputError */.d(`${where} is JSON but not an object: ${parameters_FORMS}.`);
-    }
     // Only the top level: a nested object is refused as a value anyway.
     const twice = duplicateKey(text, 1);
     if (twice) {
@@ -13561,12 +13437,16 @@ function kindOf(value) {
         return 'an array';
     if (typeof value === 'object')
         return 'an object';
-    if (typeof value === 'string')
-        return 'a string';
     return `a ${typeof value}`;
 }
 
-;// CONCATENATED MODULE: ./src/util/artifact-paths.ts
+;// CONCATENATED MODULE: external "node:fs/promises"
+const promises_namespaceObject = __WEBPACK_EXTERNAL_createRequire(import.meta.url)("node:fs/promises");
+// EXTERNAL MODULE: ./src/util/error-text.ts
+var error_text = __nccwpck_require__(1992);
+;// CONCATENATED MODULE: ./src/util/workspace-paths.ts
+
+
 
 /** Characters Windows does not allow in a file name (NTFS/Win32; `:` would also open an alternate data stream). */
 const WINDOWS_FORBIDDEN = /[<>:"|?*]/;
@@ -13632,6 +13512,7 @@ function windowsNameProblem(name) {
  * True when `target` is `root` or below it (both absolute, already resolved).
  * `path` is the platform's by default (path.win32 in tests: it compares
  * case-insensitively and knows drives and UNC roots).
+ * @internal
  */
 function isInside(root, target, path = (external_node_path_default())) {
     const rel = path.relative(root, target);
@@ -13651,39 +13532,6 @@ function artifactTarget(root, relativePath) {
     }
     return target;
 }
-
-;// CONCATENATED MODULE: ./src/inputs/values-file.ts
-/**
- * The `values-file` input (and a `jobs` item's `"values-file"`): a path among
- * the build's artifacts, as the `artifacts` output lists them. Checked as
- * Jenkins writes artifact paths (src/util/artifact-paths.ts), on Jenkins'
- * side of the path only: it names a URL below `artifact/`, never a file of
- * the runner, so Windows' file-name rules do not apply.
- */
-
-
-
-/** The artifact path, or undefined when the input is empty; `where` names the input in the error (`Input 'values-file'`). */
-function parseValuesFile(value, where) {
-    const path = value.trim();
-    if (path === '')
-        return undefined;
-    const segments = artifactSegments(path, 'linux');
-    if (!Array.isArray(segments)) {
-        throw new input_error/* InputError */.d(`${where} ('${(0,shorten/* clip */.$)(path)}') ${segments.reason}: expected the path of an artifact the build archives, relative to its artifacts, such as values.json or out/build.env.`);
-    }
-    return path;
-}
-
-;// CONCATENATED MODULE: external "node:fs/promises"
-const promises_namespaceObject = __WEBPACK_EXTERNAL_createRequire(import.meta.url)("node:fs/promises");
-// EXTERNAL MODULE: ./src/util/error-text.ts
-var error_text = __nccwpck_require__(1992);
-;// CONCATENATED MODULE: ./src/util/workspace-paths.ts
-
-
-
-
 /** @internal */
 const nodeWalkFs = {
     lstat: async (path) => {
@@ -13730,109 +13578,66 @@ class WorkspacePathError extends Error {
     }
 }
 /**
- * The segments of a path the user gave relative to the workspace, or why not:
- * no absolute path (`/x`, `C:\x`, `\x`, `\\server\share`), no drive-relative
- * one (`C:x`, `C:..`), no `..`, and on Windows no device name (`CON`,
- * `aux.txt`) and no name ending in a dot or a space (Windows drops them, so
- * `a.` and `a` are one file). `.` and empty segments are dropped.
- * @internal
+ * The absolute folder a user's path names below the workspace (relative to
+ * it, or absolute inside it), or a WorkspacePathError: a control character,
+ * outside the workspace, and on Windows a UNC path outside it, a
+ * drive-relative one (`C:..`, whose meaning depends on that drive's current
+ * folder), or a device name or a name ending in a dot or space in any
+ * segment. Lexical only: links are checked when the folder is made
+ * (walkCheckedInside).
  */
-function workspaceSegments(value, path = (external_node_path_default())) {
+function workspaceFolder(value, workspace, path = (external_node_path_default())) {
     const refuse = (reason) => {
         throw new WorkspacePathError(value, reason);
     };
     const windows = path.sep === '\\';
-    if (value.trim() === '')
-        refuse('is empty');
-    lexicalChecks(value, path, { unc: () => refuse('is a network (UNC) path') });
-    if (path.isAbsolute(value) || (windows && /^[A-Za-z]:/.test(value)))
-        refuse('is absolute');
-    const segments = value.split(windows ? /[\\/]/ : '/').filter(s => s !== '' && s !== '.');
-    if (segments.length === 0)
-        refuse('names the workspace itself');
-    for (const segment of segments) {
-        if (segment === '..')
-            refuse("has a '..' segment");
-        windowsNames(value, [segment], path);
+    // eslint-disable-next-line no-control-regex
+    if (/[\u0000-\u001f\u007f]/.test(value))
+        refuse('contains a control character');
+    if (windows && /^[\\/]{2}/.test(value) && !isInside(workspace, path.resolve(value), path)) {
+        refuse('is a network (UNC) path outside the workspace');
     }
-    return segments;
-}
-/**
- * The absolute folder a user's path names below the workspace (relative to
- * it, or absolute inside it), or a WorkspacePathError: outside the
- * workspace, and on Windows a UNC path, a drive-relative one (`C:..`, whose
- * meaning depends on that drive's current folder), or a device name or a
- * name ending in a dot or space in any segment. Lexical only: links are
- * checked when the folder is made (makeFolderInside).
- */
-function workspaceFolder(value, workspace, path = (external_node_path_default())) {
-    lexicalChecks(value, path, {
-        unc: () => {
-            if (!isInside(workspace, path.resolve(value), path)) {
-                throw new WorkspacePathError(value, 'is a network (UNC) path outside the workspace');
-            }
-        }
-    });
+    if (windows && /^[A-Za-z]:(?![\\/])/.test(value)) {
+        refuse("is relative to a drive's current folder (like C:..)");
+    }
     const target = path.resolve(workspace, value);
     if (!isInside(workspace, target, path)) {
-        const reason = path.isAbsolute(value)
-            ? 'is outside the workspace'
-            : 'leads out of the workspace';
-        throw new WorkspacePathError(value, reason);
+        refuse(path.isAbsolute(value) ? 'is outside the workspace' : 'leads out of the workspace');
     }
-    windowsNames(value, path.relative(workspace, target).split(/[\\/]/), path);
-    return target;
-}
-/** What both readings refuse first: a control character, then on Windows a UNC path (`unc` decides) and a drive-relative one. */
-function lexicalChecks(value, path, { unc }) {
-    // eslint-disable-next-line no-control-regex
-    if (/[\u0000-\u001f\u007f]/.test(value)) {
-        throw new WorkspacePathError(value, 'contains a control character');
-    }
-    if (path.sep !== '\\')
-        return;
-    if (/^[\\/]{2}/.test(value))
-        unc();
-    if (/^[A-Za-z]:(?![\\/])/.test(value)) {
-        throw new WorkspacePathError(value, "is relative to a drive's current folder (like C:..)");
-    }
-}
-/** On Windows, the first segment Windows would not take as the name it looks like is refused. */
-function windowsNames(value, segments, path) {
-    if (path.sep !== '\\')
-        return;
-    for (const segment of segments) {
+    for (const segment of windows ? path.relative(workspace, target).split(/[\\/]/) : []) {
         const problem = segment === '' ? undefined : windowsNameProblem(segment);
         if (problem)
-            throw new WorkspacePathError(value, problem);
+            refuse(problem);
     }
-}
-/**
- * Makes the folder `segments` below `base` one level at a time, checking
- * before each step that the part that exists leads where it seems: a
- * component that is (or resolves through) a symbolic link or junction out of
- * `baseReal` is refused, naming it, before anything is created inside it.
- * Returns the folder's real path. `baseReal` is `base` with its links
- * resolved (the boundary); `label` is how messages name the path.
- */
-async function makeFolderInside(base, baseReal, segments, label, options = {}) {
-    return walk(base, baseReal, segments, label, 'folder', options);
+    return target;
 }
 /**
  * An existing file at `relativePath` below `workspace`, for reading: its real
- * path, or a WorkspacePathError when the path is absolute, has `..`, names a
- * Windows device, does not exist or is not a file, or passes through a
- * symbolic link (or junction) that leads out of the workspace. Links that
- * stay inside are followed. Nothing is created.
+ * path, or a WorkspacePathError when the path breaks the rules of an
+ * artifact's path (artifactSegments: relative, `/`-separated, no `.`, `..`
+ * or empty segment, on Windows no device name), does not exist or is not a
+ * file, or passes through a symbolic link (or junction) that leads out of the
+ * workspace. Links that stay inside are followed. Nothing is created.
  */
 async function resolveWorkspaceFile(workspace, relativePath, options = {}) {
     const fs = options.fs ?? nodeWalkFs;
-    const segments = workspaceSegments(relativePath, options.path ?? (external_node_path_default()));
-    return walk(workspace, await fs.realpath(workspace), segments, relativePath, 'file', options);
+    const platform = (options.path ?? (external_node_path_default())).sep === '\\' ? 'win32' : 'linux';
+    const segments = artifactSegments(relativePath, platform);
+    if (!Array.isArray(segments))
+        throw new WorkspacePathError(relativePath, segments.reason);
+    const real = await fs.realpath(workspace);
+    return walkCheckedInside(workspace, real, segments, relativePath, { ...options, want: 'file' });
 }
-async function walk(base, baseReal, segments, label, want, options) {
-    const path = options.path ?? (external_node_path_default());
-    const fs = options.fs ?? nodeWalkFs;
+/**
+ * Makes the folder `segments` below `base` one level at a time (`want:
+ * 'file'`: reads down to an existing file, making nothing), checking before
+ * each step that the part that exists leads where it seems: a component that
+ * is (or resolves through) a symbolic link or junction out of `baseReal` is
+ * refused, naming it, before anything is created inside it. Returns the real
+ * path. `baseReal` is `base` with its links resolved (the boundary); `label`
+ * is how messages name the path.
+ */
+async function walkCheckedInside(base, baseReal, segments, label, { path = (external_node_path_default()), fs = nodeWalkFs, want = 'folder' } = {}) {
     // Each step starts from the real path of the part already checked, which
     // has no link in it: nothing is looked up or made through a link that
     // was not checked first.
@@ -13851,14 +13656,10 @@ async function walk(base, baseReal, segments, label, want, options) {
                 throw new WorkspacePathError(label, `could not be created ('${shown}')`);
         }
         if (kind.isSymbolicLink()) {
-            let target;
-            try {
-                target = await fs.realpath(here);
-            }
-            catch {
+            const target = await fs.realpath(here).catch(async () => {
                 const to = await fs.readlink(here).catch(() => '?');
                 throw new WorkspacePathError(label, `passes through the symbolic link '${shown}', which leads to ${to}, which does not exist`, { link: shown, target: to, dangling: true });
-            }
+            });
             if (!isInside(baseReal, target, path)) {
                 throw new WorkspacePathError(label, `leads out of ${base === baseReal ? base : `${base} (${baseReal})`} through a symbolic link: '${shown}' leads to ${target}`, { link: shown, target });
             }
@@ -13892,7 +13693,7 @@ async function walk(base, baseReal, segments, label, want, options) {
  * job needs the job's definitions: jenkins/trigger/upload-trigger.ts checks it before
  * the trigger is sent.
  *
- * The path rules are those of the artifacts (artifact-paths.ts): relative,
+ * The path rules are those of the artifacts (workspace-paths.ts): relative,
  * `/`-separated, no `.`, `..` or empty segment, no backslash or drive letter.
  */
 
@@ -13946,23 +13747,17 @@ async function resolveUploads(files, workspace, where = "Input 'files'") {
     const uploads = [];
     for (const file of files) {
         const refuse = (why) => new input_error/* InputError */.d(`${where}: ${file.name}=${file.path} ${why}. Nothing was sent to Jenkins.`);
-        let real;
-        try {
-            // Component by component: a link out of the workspace is refused and named.
-            real = await resolveWorkspaceFile(workspace, file.path);
-        }
-        catch (error) {
-            if (error instanceof WorkspacePathError)
-                throw refuse(error.reason);
-            throw refuse(`cannot be read (${(0,error_text/* errorCode */.C)(error) ?? String(error)})`);
-        }
+        // Component by component: a link out of the workspace is refused and named.
+        const real = await resolveWorkspaceFile(workspace, file.path).catch((error) => {
+            const why = error instanceof WorkspacePathError ? error.reason : undefined;
+            throw refuse(why ?? `cannot be read (${(0,error_text/* errorCode */.C)(error) ?? String(error)})`);
+        });
         const info = await (0,promises_namespaceObject.stat)(real);
-        try {
-            await (await (0,promises_namespaceObject.open)(real, 'r')).close();
-        }
-        catch (error) {
+        await (0,promises_namespaceObject.open)(real, 'r')
+            .then(handle => handle.close())
+            .catch((error) => {
             throw refuse(`cannot be read (${(0,error_text/* errorCode */.C)(error) ?? 'error'})`);
-        }
+        });
         uploads.push({
             name: file.name,
             path: real,
@@ -13973,6 +13768,55 @@ async function resolveUploads(files, workspace, where = "Input 'files'") {
         });
     }
     return uploads;
+}
+
+;// CONCATENATED MODULE: ./src/jenkins/model/counts.ts
+
+/**
+ * Counts Jenkins sends (build numbers, queue ids, durations, test counts,
+ * offsets): whole numbers from 0 to Number.MAX_SAFE_INTEGER. Beyond that a
+ * number is no longer exact and prints as `1e+21`, which a shell's `-gt`
+ * cannot read and a URL does not address; a broken or hostile server is the
+ * only source of such values, so they are ignored where they are read.
+ */
+function isCount(value) {
+    return typeof value === 'number' && Number.isSafeInteger(value) && value >= 0;
+}
+/** A build number: a count from 1 (Run.number starts at 1). */
+function isBuildNumber(value) {
+    return isCount(value) && value >= 1;
+}
+/** An estimated duration: a whole number of ms, or -1 when Jenkins has none (Job.getEstimatedDuration). */
+function isEstimate(value) {
+    return Number.isSafeInteger(value);
+}
+/** A count from a header or a path (digits only), or undefined when it is none or too large. */
+function countOf(text) {
+    if (text === undefined || !/^\d{1,16}$/.test(text.trim()))
+        return undefined;
+    const value = Number(text.trim());
+    return isCount(value) ? value : undefined;
+}
+/** A value Jenkins sent, for a message: JSON-quoted (control characters escaped) and cut to `chars` characters. */
+function shownValue(value, chars = 40) {
+    const text = JSON.stringify(value) ?? String(value);
+    return text.length > chars ? `${text.slice(0, chars - 1)}…` : text;
+}
+/** A JSON object's fields, or none when it is not an object: a field then reads as undefined. */
+function fields(value) {
+    return isRecord(value) ? value : {};
+}
+/** A JSON list, or none. */
+function list(value) {
+    return Array.isArray(value) ? value : [];
+}
+/** The texts of a JSON list; anything else in it is skipped. */
+function texts(value) {
+    return list(value).filter(v => typeof v === 'string');
+}
+/** A JSON text, or undefined. */
+function counts_text(value) {
+    return typeof value === 'string' ? value : undefined;
 }
 
 ;// CONCATENATED MODULE: ./src/inputs/build-reference.ts
@@ -14032,16 +13876,9 @@ function parseBuildReference(value, baseUrl, job) {
  * not below `base` (another origin, or outside its context path).
  */
 function locateReference(url, base, job, shown) {
-    if (!URL.canParse(base))
+    const rest = URL.canParse(base) ? pathBelow(url, new URL(base)) : undefined;
+    if (rest === undefined)
         return undefined;
-    const root = new URL(base);
-    const basePath = root.pathname.replace(/\/+$/, '');
-    const path = url.pathname;
-    if (url.origin !== root.origin)
-        return undefined;
-    if (basePath !== '' && path !== basePath && !path.startsWith(`${basePath}/`))
-        return undefined;
-    const rest = path.slice(basePath.length).replace(/^\/+/, '').replace(/\/+$/, '');
     const queue = /^queue\/item\/(\d+)(?:\/|$)/.exec(rest);
     if (queue) {
         const id = Number(queue[1]);
@@ -14049,19 +13886,15 @@ function locateReference(url, base, job, shown) {
             return { kind: 'queue', id, text: shown };
     }
     const parts = rest.split('/');
-    const names = [];
     let at = 0;
-    for (; parts[at] === 'job'; at += 2) {
-        const name = parts[at + 1];
-        if (!name)
-            break;
-        try {
-            // As parseJobPath: a decoded '/' is a multibranch name's %2F.
-            names.push(decodeURIComponent(name).replace(/\//g, '%2F'));
-        }
-        catch {
-            break;
-        }
+    while (parts[at] === 'job' && parts[at + 1])
+        at += 2;
+    let names = [];
+    try {
+        names = parseUrlForm(parts.slice(0, at).join('/'), shown);
+    }
+    catch {
+        // A malformed percent-encoding: no job, so not a build URL (below).
     }
     // The build: its number, or a permalink, then any page of it (console, changes, tests…).
     const which = parts[at] ?? '';
@@ -14134,8 +13967,6 @@ const jobs_input_FORMS = 'expected a JSON array whose items are a job path or {"
  */
 function parseJobs(text, url, shared) {
     const trimmed = text.trim();
-    if (trimmed === '')
-        throw new input_error/* InputError */.d(`Input 'jobs' lists no job: ${jobs_input_FORMS}.`);
     if (trimmed.startsWith('{')) {
         throw new input_error/* InputError */.d(`Input 'jobs' is a JSON object, not an array: ${jobs_input_FORMS}.`);
     }
@@ -14146,8 +13977,7 @@ function parseJobs(text, url, shared) {
         throw new input_error/* InputError */.d(`Input 'jobs' lists ${items.length} jobs, more than the ${MAX_JOBS} one step follows: split them over several steps or a matrix.`);
     }
     const entries = items.map(item => entryOf(item, url, shared));
-    nameContexts(entries);
-    return { entries, warnings: duplicateWarnings(entries) };
+    return { entries, warnings: repeats(entries) };
 }
 function lineItems(text) {
     const jobs = text.split(/\r?\n/).map(line => line.trim());
@@ -14192,15 +14022,16 @@ function rawItem(value, index) {
 }
 function entryOf(item, url, shared) {
     const where = `Input 'jobs' item ${item.index}`;
+    // An item's own value, parsed (undefined: it has none), named in messages by its key.
+    const own = (value, key, parse) => value === undefined ? undefined : parse(value, `${where}'s '${key}'`);
     const entry = jobEntry(parseProject(item.job, url, where), shared, {
-        parameters: ownParameters(item, where),
-        ...(item.branch === undefined
-            ? {}
-            : { branch: parseBranch(item.branch, `${where}'s 'branch'`) ?? '' }),
-        ...(item.files === undefined ? {} : { files: parseFiles(item.files, `${where}'s 'files'`) }),
-        ...(item['values-file'] === undefined
-            ? {}
-            : { valuesFile: parseValuesFile(item['values-file'], `${where}'s 'values-file'`) ?? '' })
+        // An object was parsed with the rest; written out again it goes through
+        // the same rules as the `parameters` input (value types, empty names).
+        parameters: own(item.parameters, 'parameters', (value, at) => parseParameters(typeof value === 'string' ? value : JSON.stringify(value), at)),
+        // `""` is none, over a shared one.
+        branch: own(item.branch, 'branch', (value, at) => parseBranch(value, at) ?? ''),
+        files: own(item.files, 'files', parseFiles),
+        valuesFile: own(item['values-file'], 'values-file', (value, at) => parseValuesFile(value, at) ?? '')
     });
     return item.build === undefined ? entry : { ...entry, given: givenBuild(item, url, entry) };
 }
@@ -14258,45 +14089,34 @@ function jobEntry(project, shared, own = {}) {
 function mergeFiles(shared, own) {
     return [...shared.filter(file => !own.some(mine => mine.name === file.name)), ...own];
 }
-function ownParameters(item, where) {
-    if (item.parameters === undefined)
-        return {};
-    // The object was parsed with the rest; written out again it goes through
-    // the same rules as the `parameters` input (value types, empty names).
-    const text = typeof item.parameters === 'string' ? item.parameters : JSON.stringify(item.parameters);
-    return parseParameters(text, `${where}'s 'parameters'`);
-}
-/** Items after the first with the same context get ` (2)`, ` (3)`…, so that no status overwrites another's. */
-function nameContexts(entries) {
-    const seen = new Map();
-    for (const entry of entries) {
-        const key = entry.statusContext.toLowerCase();
-        const count = (seen.get(key) ?? 0) + 1;
-        seen.set(key, count);
-        if (count > 1)
-            entry.statusContext = `${entry.statusContext} (${count})`;
-    }
-}
 /**
+ * What repeats among the items, in one pass. Items after the first with the
+ * same context get ` (2)`, ` (3)`…, so that no status overwrites another's.
  * Two items naming the same job (Jenkins compares names case-insensitively)
  * with the same parameters: Jenkins folds a request into an identical one
  * still queued (Queue.scheduleInternal, ParametersAction.shouldSchedule), so
- * both may report one build. Allowed, and said.
+ * both may report one build. Allowed, and said: the warnings returned.
  */
-function duplicateWarnings(entries) {
+function repeats(entries) {
+    const contexts = new Map();
     const first = new Map();
     const warnings = [];
     entries.forEach((entry, i) => {
+        const context = entry.statusContext.toLowerCase();
+        const count = (contexts.get(context) ?? 0) + 1;
+        contexts.set(context, count);
+        if (count > 1)
+            entry.statusContext = `${entry.statusContext} (${count})`;
         const key = JSON.stringify([
             jobKey(entry.job),
             Object.entries(entry.parameters).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))
         ]);
         const earlier = first.get(key);
-        if (earlier === undefined) {
+        if (earlier === undefined)
             first.set(key, i + 1);
-            return;
+        else {
+            warnings.push(`Input 'jobs' lists ${entry.jobName} twice with the same parameters (items ${earlier} and ${i + 1}): Jenkins merges identical requests while one is still queued, so both items may report one and the same build.`);
         }
-        warnings.push(`Input 'jobs' lists ${entry.jobName} twice with the same parameters (items ${earlier} and ${i + 1}): Jenkins merges identical requests while one is still queued, so both items may report one and the same build.`);
     });
     return warnings;
 }
@@ -14310,6 +14130,25 @@ function renamed(parse, rename) {
             throw new input_error/* InputError */.d(rename(error.message));
         throw error;
     }
+}
+/**
+ * The `values-file` input (and a `jobs` item's `"values-file"`): a path among
+ * the build's artifacts, as the `artifacts` output lists them. Checked as
+ * Jenkins writes artifact paths (src/util/workspace-paths.ts), on Jenkins'
+ * side of the path only: it names a URL below `artifact/`, never a file of
+ * the runner, so Windows' file-name rules do not apply. The artifact path,
+ * or undefined when the input is empty; `where` names the input in the error
+ * (`Input 'values-file'`).
+ */
+function parseValuesFile(value, where) {
+    const path = value.trim();
+    if (path === '')
+        return undefined;
+    const segments = artifactSegments(path, 'linux');
+    if (!Array.isArray(segments)) {
+        throw new input_error/* InputError */.d(`${where} ('${(0,shorten/* clip */.$)(path)}') ${segments.reason}: expected the path of an artifact the build archives, relative to its artifacts, such as values.json or out/build.env.`);
+    }
+    return path;
 }
 
 ;// CONCATENATED MODULE: ./src/util/github-login.ts
@@ -14325,7 +14164,6 @@ function githubLoginOf(value) {
 }
 
 ;// CONCATENATED MODULE: ./src/inputs/inputs.ts
-
 
 
 
@@ -14370,7 +14208,9 @@ const INPUT_DEFAULTS = {
     [Input.ValuesFileRequired]: 'false'
 };
 /**
- * Pure: reads every input through `get` (tests pass a map) and validates it.
+ * Pure: reads every input through `get` (tests pass a map) and validates it,
+ * against `env`: the workspace (GITHUB_WORKSPACE; the working directory when
+ * unset) and the platform.
  * @internal
  */
 function parseSettings(get, env = {
@@ -14427,7 +14267,7 @@ function parseSettings(get, env = {
     const one = jobs
         ? jobEntry(Object.freeze([]), { ...shared, branch: '' })
         : jobEntry(parseJob(read(Input.Job), url, listJobs || settle), shared);
-    const { job, branch } = one;
+    const { job } = one;
     const scan = parseScan(read(Input.Scan), (jobs?.entries ?? [one]).some(entry => entry.branch !== undefined));
     // A build number or URL names one build of one job: never with `jobs`.
     if (jobs && (/^\d+$/.test(buildText) || /^[a-z][a-z0-9+.-]*:\/\//i.test(buildText))) {
@@ -14439,24 +14279,27 @@ function parseSettings(get, env = {
     const build = reference?.kind === 'latest' ? reference.mode : given ? 'given' : parseBuild(buildText);
     const jobToken = parseSecret(read(Input.JobToken), Input.JobToken, `the job's "Trigger builds remotely" token`);
     const artifacts = parseArtifactPatterns(read(Input.Artifacts), env.platform);
-    checkConflicts({
-        disable,
-        listJobs,
-        build,
-        hasParameters,
-        hasFiles: files.length > 0,
+    // The settings the conflict checks read.
+    const use = {
+        ...one,
         wait,
-        branch: branch !== undefined,
-        jobToken: jobToken !== '',
-        hasArtifacts: artifacts.length > 0,
-        jobs: jobs?.entries,
+        disable,
+        build,
+        listJobs,
+        /** The job's "Trigger builds remotely" token ('' for none). Already masked (getSettings). */
+        jobToken,
+        /** Lines of the `artifacts` input; empty: download nothing. */
+        artifacts,
+        /** Input `jobs`: the builds to start and follow together, in the order given; undefined with `job`. */
+        ...(jobs ? { jobs: jobs.entries } : {}),
+        /** Input `fail-fast`: when one of the `jobs` builds ends outside `accept`, stop the others this step started. */
         failFast,
-        statusContext: statusContext !== '',
+        /** Input `values-file-required`: a values file that cannot be read fails the step (after its report) rather than warn. */
         valuesFileRequired,
-        hasValuesFile: (jobs?.entries ?? [one]).some(entry => entry.valuesFile !== undefined),
-        commitParameter,
-        parameters
-    });
+        /** Input `commit-parameter`: the job parameter that takes the commit under test (outcome/commit-gate.ts); undefined: none. */
+        ...(commitParameter === undefined ? {} : { commitParameter })
+    };
+    checkConflicts({ ...use, statusContext: statusContext !== '' });
     const githubToken = read(Input.GithubToken);
     const needsToken = [
         [commitStatus, Input.CommitStatus, 'statuses: write'],
@@ -14474,12 +14317,8 @@ function parseSettings(get, env = {
         user,
         /** API token or password ('' for anonymous). Already masked (getSettings). */
         token,
-        ...one,
-        wait,
-        disable,
-        build,
+        ...use,
         ...(given ? { given } : {}),
-        listJobs,
         /** Input `settle`: settle the hand-offs whose builds ended (step/settle.ts), only those of `context` (`status-context` given) and of `job` (given), written by `creator` (`status-creator`); undefined: not this mode. */
         ...(settle
             ? {
@@ -14505,44 +14344,27 @@ function parseSettings(get, env = {
         ...(commit === undefined ? {} : { commit }),
         /** Input `pull-request`: the pull request the run is for, where the event names none. */
         ...(pullRequest === undefined ? {} : { pullRequest }),
-        /** Input `commit-parameter`: the job parameter that takes the commit under test (outcome/commit-gate.ts); undefined: none. */
-        ...(commitParameter === undefined ? {} : { commitParameter }),
-        /** Input `comment-permission`: the least role the author of a comment command needs (outcome/comment-command.ts). */
+        /** Input `comment-permission`: the least role the author of a comment command needs (outcome/commit-gate.ts). */
         commentPermission: parseCommentPermission(read(Input.CommentPermission)),
         scan,
-        /** The job's "Trigger builds remotely" token ('' for none). Already masked (getSettings). */
-        jobToken,
         /** Extra headers for the Jenkins origin only. Values already masked (getSettings). */
         headers: parseExtraHeaders(read(Input.Headers), { credentials: user !== '' }),
         /** PEM CA certificates trusted for Jenkins besides Node's defaults (each one parsed). */
         caCerts: parseCaCert(read(Input.CaCert)),
-        /** Lines of the `artifacts` input; empty: download nothing. */
-        artifacts,
         /** Absolute folder the artifacts are written to, inside the workspace. */
         artifactsPath: parseArtifactsPath(read(Input.ArtifactsPath), env.workspace),
         /** The workspace (GITHUB_WORKSPACE, else the working directory): outputs name paths relative to it. */
         workspace: env.workspace,
-        /** Input `jobs`: the builds to start and follow together, in the order given; undefined with `job`. */
-        ...(jobs ? { jobs: jobs.entries } : {}),
-        /** Input `fail-fast`: when one of the `jobs` builds ends outside `accept`, stop the others this step started. */
-        failFast,
-        /** Input `values-file-required`: a values file that cannot be read fails the step (after its report) rather than warn. */
-        valuesFileRequired,
         /** What the inputs allow but may not mean (an item of `jobs` given twice): printed as warnings. */
         inputWarnings: jobs?.warnings ?? []
     };
 }
 /** Inputs whose lines and whitespace matter. */
-const MULTI_LINE = new Set([
-    Input.Parameters,
-    Input.Files,
-    Input.Artifacts,
-    Input.Jobs
-]);
+const MULTI_LINE = new Set([Input.Parameters, Input.Files, Input.Artifacts, Input.Jobs]);
 /**
  * Reads the inputs with core.getInput. The secrets are given to `mask`
  * first (the step's: the runner's masker and the step's redaction,
- * step/secrets.ts), before any validation can write a message, so that
+ * step/step-io.ts), before any validation can write a message, so that
  * nothing this step writes afterwards can show them.
  */
 function getSettings(options) {
@@ -14550,9 +14372,8 @@ function getSettings(options) {
         if (value !== '')
             options.mask(value);
     };
-    mask(getInput(Input.Token));
-    mask(getInput(Input.GithubToken));
-    mask(getInput(Input.JobToken));
+    for (const name of [Input.Token, Input.GithubToken, Input.JobToken])
+        mask(getInput(name));
     // Header values are secrets (access tokens); values under 4 characters
     // are not, and masking them would blank every such string in the log.
     for (const value of headerSecrets(getInput(Input.Headers))) {
@@ -14624,15 +14445,52 @@ function settleConflicts(o) {
 }
 /** `status-creator`: a GitHub login (an app's ends in `[bot]`), with `settle` only. */
 function parseStatusCreator(value, settle) {
-    if (value === '')
-        return undefined;
-    if (!settle) {
+    if (value !== '' && !settle) {
         throw new input_error/* InputError */.d(`Input 'status-creator' only applies with 'settle: true': it names who wrote the hand-offs a settle run takes.`);
     }
-    if (githubLoginOf(value) === undefined) {
-        throw new input_error/* InputError */.d(`Input 'status-creator' ('${(0,shorten/* clip */.$)(value)}') is not a GitHub login: expected a login such as my-app[bot].`);
+    return optional(Input.StatusCreator, githubLoginOf, 'a GitHub login: expected a login such as my-app[bot]')(value);
+}
+const CA_EXPECTED = 'expected the PEM text of one or more CA certificates (-----BEGIN CERTIFICATE----- … -----END CERTIFICATE-----), e.g. `ca-cert: ${{ secrets.JENKINS_CA }}`';
+const PEM_BLOCK = /-----BEGIN ([A-Z0-9 ]+)-----([\s\S]*?)-----END ([A-Z0-9 ]+)-----/g;
+/**
+ * Parses the `ca-cert` input into PEM certificates, each one checked by
+ * Node's X509 parser, so that a broken one is an input error before any
+ * request. Text between blocks (a bundle's `# Subject:` comments) is
+ * ignored; a private key is refused outright.
+ */
+function parseCaCert(text) {
+    const value = text.trim();
+    if (value === '')
+        return [];
+    const certificates = [];
+    let index = 0;
+    for (const match of value.matchAll(PEM_BLOCK)) {
+        index++;
+        const [block, label = '', , endLabel = ''] = match;
+        if (/PRIVATE KEY/.test(label) || /PRIVATE KEY/.test(endLabel)) {
+            throw new input_error/* InputError */.d(`Input 'ca-cert' holds a private key (block ${index}): it takes CA certificates only, which are public. Remove the key, and treat it as leaked if it was a real one.`);
+        }
+        if (label !== 'CERTIFICATE' || endLabel !== 'CERTIFICATE') {
+            throw new input_error/* InputError */.d(`Input 'ca-cert' block ${index} is a ${label === endLabel ? label : `${label}/${endLabel}`} block: ${CA_EXPECTED}.`);
+        }
+        try {
+            // Throws on bad base64 or DER; the message never holds the input.
+            void new external_node_crypto_.X509Certificate(block);
+        }
+        catch {
+            throw new input_error/* InputError */.d(`Input 'ca-cert' certificate ${index} is not a valid certificate (damaged base64 or DER): ${CA_EXPECTED}.`);
+        }
+        certificates.push(`${block}\n`);
     }
-    return value;
+    const begins = value.match(/-----BEGIN /g)?.length ?? 0;
+    if (begins > index) {
+        throw new input_error/* InputError */.d(`Input 'ca-cert' has a BEGIN line without its END line (block ${index + 1}; cut short when copied?): ${CA_EXPECTED}.`);
+    }
+    if (certificates.length === 0) {
+        const path = !/\s/.test(value) && /[/\\]|\.(pem|crt|cer)$/i.test(value);
+        throw new input_error/* InputError */.d(`Input 'ca-cert' holds no PEM certificate${path ? ' (it looks like a file path: give the certificate text itself, or point NODE_EXTRA_CA_CERTS at the file)' : ''}: ${CA_EXPECTED}.`);
+    }
+    return certificates;
 }
 
 // EXTERNAL MODULE: external "node:events"
@@ -14702,6 +14560,7 @@ function valuesProblem(definition, values) {
     const kind = SINGLE_VALUE_TYPES[definition.type ?? ''];
     if (kind === undefined)
         return undefined;
+    // cast: there is one value.
     if (values.length === 1)
         return oneValueProblem(definition, values[0]);
     return `is given ${values.length} values, but ${kind} takes one (give one value; a parameter that splits its value, such as a multi-select Active Choices parameter, takes them joined: 'a,b')`;
@@ -14742,25 +14601,22 @@ function isBuildResult(value) {
 }
 /**
  * A job's `builds` list (`job/…/api/json?tree=builds[…]`), newest first; an
- * entry without a usable number is skipped.
+ * entry without a usable number is skipped. What it was asked for: with
+ * `actions`, causes and parameters; with `outcome`, result, duration, building.
  */
 function buildsOf(raw, asked = {}) {
-    const builds = [];
-    for (const entry of list(raw)) {
-        const build = fields(entry);
+    return list(raw)
+        .map(fields)
+        .flatMap(build => {
         if (!isBuildNumber(build.number))
-            continue;
-        const recent = {
+            return [];
+        return {
             ...(asked.outcome && buildSummaryOf(build)),
-            number: build.number
+            number: build.number,
+            ...(isCount(build.queueId) && { queueId: build.queueId }),
+            ...(asked.actions && actionsOf(build.actions))
         };
-        if (isCount(build.queueId))
-            recent.queueId = build.queueId;
-        if (asked.actions)
-            Object.assign(recent, actionsOf(build.actions));
-        builds.push(recent);
-    }
-    return builds;
+    });
 }
 /** A `builds` entry's number and outcome; undefined unless its number and duration are counts (it only aims polls). */
 function buildSummaryOf(raw) {
@@ -14861,9 +14717,9 @@ function entriesOf(within, field) {
  * first; names follow each `job` marker; the number ends it.
  */
 function buildOfUrl(url) {
-    const match = /^(.*\/)(\d+)\/?$/.exec(decode_pathOf(url) ?? '');
-    const number = Number(match?.[2]);
-    const job = match ? jobNamesFromUrl(match[1]) : undefined;
+    const [, folder, digits] = /^(.*\/)(\d+)\/?$/.exec(decode_pathOf(url) ?? '') ?? [];
+    const number = Number(digits);
+    const job = folder === undefined ? undefined : jobNamesFromUrl(folder);
     if (!job || job.length === 0 || !isBuildNumber(number))
         return undefined;
     return { job, number };
@@ -14920,8 +14776,10 @@ function decodeBuild(json, options = {}) {
  * `__proto__` is a key like any other.
  */
 function parameterValues(parameters) {
+    // cast: Object.create is untyped; the object is filled below.
     const values = Object.create(null);
     for (const p of parameters ?? []) {
+        // cast: a parameter's value is a part of Jenkins' answer, as JSON.parse gave it.
         if (p.value !== undefined)
             values[p.name] = p.value;
         else if (p.file)
@@ -14930,161 +14788,16 @@ function parameterValues(parameters) {
     return values;
 }
 
-;// CONCATENATED MODULE: ./src/jenkins/trigger/shared-work.ts
-/**
- * Whether a queue item or build stands for more than one trigger request,
- * so that cancelling or stopping it would cancel someone else's work too:
- * Jenkins folds a request into an item already queued with the same
- * parameters and adds its cause, and every trigger by this action brings
- * exactly one cause, so more than one means another request shares it.
- * From Jenkins' source: docs/internals.md, "Work shared with another request".
- */
-
-/** The `tree` that makes a build GET export its causes (one entry per cause). */
-const CAUSES_TREE = 'actions[causes[shortDescription]]';
-/**
- * True when the item or build answers for more requests than `own`, the
- * number of this step's own requests folded into it (more than one when a
- * step listed the same job twice with the same parameters): by the causes
- * exported in its `actions` array (CauseAction's `causes`, none when none
- * is exported).
- */
-function isShared(actions, own = 1) {
-    return (entriesOf(actions, 'causes')?.length ?? 0) > Math.max(1, own);
-}
-/**
- * The cause a request by a signed-in (or anonymous) user records (ParameterizedJobMixIn.getBuildCause).
- * @internal
- */
-const USER_ID_CAUSE = 'hudson.model.Cause$UserIdCause';
-/**
- * True only when the work is one request of `user`'s and nothing else: one
- * exported cause (the shared-work rule above, for one request of ours), a
- * UserIdCause of that user. Work found by its shape rather than by the id
- * Jenkins gave us (a lost answer) may be cancelled or stopped only then:
- * another user's request, or a timer's that ours was folded into, has the
- * same shape. Without a user (anonymous, a job token) nothing is ours alone.
- */
-function isOwnAlone(found, user) {
-    const causes = found.causes ?? [];
-    if (user === undefined || causes.length !== 1)
-        return false;
-    const id = found.userIds?.length === 1 ? found.userIds[0] : undefined;
-    return causes[0] === USER_ID_CAUSE && sameUser(id, user);
-}
-/** Whether a cause's userId is `user`'s: Jenkins' default IdStrategy compares user ids case-insensitively. */
-function sameUser(id, user) {
-    return typeof id === 'string' && id.toLowerCase() === user.toLowerCase();
-}
-
-;// CONCATENATED MODULE: ./src/jenkins/trigger/reconcile.ts
-
-
-
-/** Fields read from the job for recent builds; newest first, as Jenkins lists them. */
-const RECENT_BUILDS_TREE = `builds[number,queueId,${ACTIONS_FIELDS}]{0,20}`;
-/** Settle periods: how long Jenkins may still be acting after the answer was lost. */
-const SETTLE_MS = 1500;
-/** A gateway timeout or our own request timeout: the upstream is probably still busy. */
-const SLOW_SETTLE_MS = 4000;
-/**
- * Every defined parameter with the value Jenkins will store: ours, else the
- * default, as text (booleans 'true'/'false'; a multi-value parameter's values
- * joined with ','). `undefined` means "cannot know" and matches anything.
- */
-function expectedParameters(definitions, params) {
-    const expected = new Map();
-    for (const definition of definitions) {
-        const given = Object.prototype.hasOwnProperty.call(params, definition.name)
-            ? params[definition.name]
-            : undefined;
-        const isBoolean = /Boolean/i.test(definition.type ?? '');
-        const isPassword = definition.password === true;
-        let value;
-        if (given !== undefined) {
-            value = typeof given === 'string' ? given : given.join(',');
-            // Boolean.parseBoolean: anything but "true" (any case) is false (3.2).
-            if (isBoolean)
-                value = String(value.toLowerCase() === 'true');
-        }
-        else if (definition.defaultValue !== undefined && definition.defaultValue !== null) {
-            value = textOf(definition.defaultValue);
-        }
-        else if (/Choice/i.test(definition.type ?? '') && definition.choices?.length) {
-            value = definition.choices[0];
-        }
-        // Jenkins never exports a password value, so there is nothing to compare.
-        expected.set(definition.name, isPassword ? undefined : value);
-    }
-    return expected;
-}
-function textOf(value) {
-    if (typeof value === 'string')
-        return value;
-    if (typeof value === 'number' || typeof value === 'boolean')
-        return String(value);
-    return undefined;
-}
-/** True when `actual` holds exactly the expected names, with equal values where both are known. */
-function sameParameters(expected, actual) {
-    if (actual.length !== expected.size)
-        return false;
-    const seen = new Set();
-    for (const parameter of actual) {
-        if (!expected.has(parameter.name) || seen.has(parameter.name))
-            return false;
-        seen.add(parameter.name);
-        const want = expected.get(parameter.name);
-        const got = textOf(parameter.value);
-        if (want !== undefined && got !== undefined && want !== got)
-            return false;
-    }
-    return true;
-}
-function causedBy(candidate, user) {
-    if (user === undefined || candidate.userIds === undefined || candidate.userIds.length === 0) {
-        return true;
-    }
-    return candidate.userIds.some(id => sameUser(id, user));
-}
-/**
- * One look: a queued item first (the usual case), then builds started since the trigger.
- * @internal
- */
-async function findTriggered(reader, expectation) {
-    const queued = (await reader.queue()).filter(item => sameJob(item.job, expectation.job) && sameParameters(expectation.parameters, item.parameters));
-    // The oldest: a merged request would have joined it.
-    queued.sort((a, b) => a.id - b.id);
-    const item = queued[0];
-    if (item)
-        return { queueId: item.id, from: 'queue' };
-    const floor = expectation.firstBuildNumber;
-    if (floor === undefined)
-        return undefined;
-    const builds = (await reader.builds()).filter(build => build.number >= floor &&
-        build.queueId !== undefined &&
-        sameParameters(expectation.parameters, build.parameters) &&
-        causedBy(build, expectation.user));
-    builds.sort((a, b) => a.number - b.number);
-    const build = builds[0];
-    if (build?.queueId === undefined)
-        return undefined;
-    return { queueId: build.queueId, from: 'build', buildNumber: build.number };
-}
-/**
- * Looks, waits `settleMs`, looks again. Returns what was found, or undefined
- * when Jenkins shows nothing after the settle period (the request did not act).
- */
-async function reconcile(reader, expectation, options) {
-    const first = await findTriggered(reader, expectation);
-    if (first)
-        return first;
-    options.logger.debug(`No queued item or new build with these parameters yet; looking again in ${options.settleMs} ms`);
-    await options.sleep(options.settleMs);
-    return findTriggered(reader, expectation);
-}
-
+// EXTERNAL MODULE: ./src/jenkins/transport/retry.ts
+var transport_retry = __nccwpck_require__(2858);
 ;// CONCATENATED MODULE: ./src/jenkins/transport/responses.ts
+/**
+ * What the request path (requester.ts) makes of an answer: its body read
+ * within bounds, and a failed answer turned into the error to throw or to
+ * retry (TransientFailure), with a message a user can act on.
+ */
+
+
 
 
 /** Statuses worth another try for a request that may safely repeat. */
@@ -15106,13 +14819,16 @@ function looksLikeHtml(response, body) {
 function htmlError(context, status) {
     return new errors/* JenkinsError */.fF('html', `Jenkins answered with an HTML page where JSON was expected — a login page or SSO proxy in front of Jenkins? (${context.what} at ${context.server}, status ${status}). If an authenticating proxy (Cloudflare Access, an IAP, oauth2-proxy) guards Jenkins, give it the headers it expects in 'headers'.`, status);
 }
+/** An answer no real Jenkins sends from `server`: `what` names it and says what is wrong with it. */
+function oddAnswer(server, what, status) {
+    return new errors/* JenkinsError */.fF('protocol', `Jenkins at ${server} answered ${what}`, status);
+}
+const PERMISSION_GROUPS = new Map(Object.entries({ Item: 'Job', Hudson: 'Overall', Run: 'Run', Computer: 'Agent', View: 'View' }));
 /** `hudson.model.Item.Configure` → `Job/Configure`, as the Jenkins UI names permissions. */
 function permissionName(id) {
-    const match = /^hudson\.model\.(Item|Hudson|Run|Computer|View)\.(\w+)$/.exec(id);
-    if (!match)
-        return id;
-    const group = { Item: 'Job', Hudson: 'Overall', Run: 'Run', Computer: 'Agent', View: 'View' }[match[1]];
-    return `${group}/${match[2]}`;
+    const [, kind = '', name] = /^hudson\.model\.(\w+)\.(\w+)$/.exec(id) ?? [];
+    const group = PERMISSION_GROUPS.get(kind);
+    return group ? `${group}/${name}` : id;
 }
 /**
  * A one-line message from an error body, when there is a readable one: plain
@@ -15126,7 +14842,7 @@ function shortMessage(response, body) {
         try {
             // An error body too deep to read has no message to quote (JsonTooDeep).
             const parsed = parseJenkinsJson(body);
-            const message = parsed?.message;
+            const message = isRecord(parsed) ? parsed.message : undefined;
             if (typeof message === 'string')
                 text = message;
         }
@@ -15189,10 +14905,12 @@ function errorForResponse(response, body, context) {
     }
     return fail('protocol', `${at} answered ${context.what} with an unexpected status ${status}${detail}`);
 }
+/** A 403's error. */
+const forbidden = (kind, message) => new errors/* JenkinsError */.fF(kind, message, 403);
 function forbiddenError(response, body, context) {
     const at = `Jenkins at ${context.server}`;
     if (isCrumbRejection(response.status, body)) {
-        return new errors/* JenkinsError */.fF('crumb', `${at} rejected the CSRF crumb for ${context.what} (403 "No valid crumb") even with a fresh crumb and session: does a proxy drop the session cookie or the crumb header?`, 403);
+        return forbidden('crumb', `${at} rejected the CSRF crumb for ${context.what} (403 "No valid crumb") even with a fresh crumb and session: does a proxy drop the session cookie or the crumb header?`);
     }
     if (context.jobTokenSent)
         return jobTokenRefused(body, context);
@@ -15205,13 +14923,13 @@ function forbiddenError(response, body, context) {
         const sent = context.user
             ? ` Credentials for user '${context.user}' were sent but Jenkins treated the request as anonymous: is a proxy removing the Authorization header?`
             : '';
-        return new errors/* JenkinsError */.fF('auth-required', `Jenkins requires authentication: set user and token (${at} answered ${context.what} with 403).${sent}`, 403);
+        return forbidden('auth-required', `Jenkins requires authentication: set user and token (${at} answered ${context.what} with 403).${sent}`);
     }
     const permission = required ? permissionName(required) : context.permission;
     const needs = permission
         ? `the user lacks ${permission}${required ? ` (${required})` : ''}`
         : 'the user lacks a permission';
-    return new errors/* JenkinsError */.fF('forbidden', `${at} denied ${context.what} to user '${who ?? 'anonymous'}' (403): ${needs}`, 403);
+    return forbidden('forbidden', `${at} denied ${context.what} to user '${who ?? 'anonymous'}' (403): ${needs}`);
 }
 /**
  * A trigger that carried the job token got a 403: BuildAuthorizationToken
@@ -15223,7 +14941,7 @@ function forbiddenError(response, body, context) {
 function jobTokenRefused(body, context) {
     const invalid = /Invalid token provided/.test(body);
     const who = context.user ? `user '${context.user}'` : 'anonymous users';
-    return new errors/* JenkinsError */.fF('forbidden', `Jenkins at ${context.server} refused the job token for ${context.what} (403${invalid ? ' "Invalid token provided."' : ''}): it is not the job's "Trigger builds remotely" token${invalid ? '' : `, or the job has no such token and ${who} lack Job/Build`}. Check 'job-token' (its value is not shown).`, 403);
+    return forbidden('forbidden', `Jenkins at ${context.server} refused the job token for ${context.what} (403${invalid ? ' "Invalid token provided."' : ''}): it is not the job's "Trigger builds remotely" token${invalid ? '' : `, or the job has no such token and ${who} lack Job/Build`}. Check 'job-token' (its value is not shown).`);
 }
 /**
  * An anonymous read refused while the step holds only a job token. Jenkins
@@ -15233,23 +14951,10 @@ function jobTokenRefused(body, context) {
  */
 function anonymousReadRefused(context) {
     const at = `Jenkins at ${context.server}`;
-    return new errors/* JenkinsError */.fF('auth-required', context.following
+    return forbidden('auth-required', context.following
         ? `${at} refused anonymous read of ${context.what} (403): the job token let this step queue the build, but following it needs read access: give user/token, or use wait: false.`
-        : `${at} refused anonymous read of ${context.what} (403): a job token alone is not enough here, because Jenkins finds the job, and hands out the CSRF crumb its trigger needs, only to callers who may read it (Overall/Read and Job/Read). Give user/token (that user then needs only Job/Read: the job token stands in for Job/Build), or grant anonymous read.`, 403);
+        : `${at} refused anonymous read of ${context.what} (403): a job token alone is not enough here, because Jenkins finds the job, and hands out the CSRF crumb its trigger needs, only to callers who may read it (Overall/Read and Job/Read). Give user/token (that user then needs only Job/Read: the job token stands in for Job/Build), or grant anonymous read.`);
 }
-
-// EXTERNAL MODULE: ./src/jenkins/transport/retry.ts
-var transport_retry = __nccwpck_require__(2858);
-;// CONCATENATED MODULE: ./src/jenkins/transport/answers.ts
-/**
- * What the request path (requester.ts) makes of an answer: its body read
- * within bounds, and a failed answer turned into the error to throw or to
- * retry (TransientFailure).
- */
-
-
-
-
 /** JSON answers can be big (a large instance's job tree); a bound still stops a runaway body. */
 const JSON_LIMIT = 64 * 1024 * 1024;
 const ERROR_BODY_LIMIT = 64 * 1024;
@@ -15295,12 +15000,12 @@ options = {}) {
         // The same answer again would be as deep: not a glitch to retry.
         if (error instanceof JsonTooDeep)
             throw tooDeepError(context, error, response.status);
-        throw new transport_retry/* TransientFailure */.$r(new errors/* JenkinsError */.fF('protocol', `Jenkins at ${context.server} answered ${context.what} with malformed JSON`, response.status), 'invalid JSON', { maxAttempts: GLITCH_ATTEMPTS });
+        throw new transport_retry/* TransientFailure */.$r(oddAnswer(context.server, `${context.what} with malformed JSON`, response.status), 'invalid JSON', { maxAttempts: GLITCH_ATTEMPTS });
     }
 }
 /** What to say of an answer nested too deep to read. */
 function tooDeepError(context, error, status) {
-    return new errors/* JenkinsError */.fF('protocol', `Jenkins at ${context.server} answered ${context.what} with JSON nested more than ${MAX_JSON_DEPTH} levels deep (at character ${error.offset}), which this action does not read: no Jenkins answer it asks for nests that deep, so a plugin or something in front of Jenkins sent it`, status);
+    return oddAnswer(context.server, `${context.what} with JSON nested more than ${MAX_JSON_DEPTH} levels deep (at character ${error.offset}), which this action does not read: no Jenkins answer it asks for nests that deep, so a plugin or something in front of Jenkins sent it`, status);
 }
 /**
  * What to say of a part left out as too deep (json.ts readJenkinsJson):
@@ -15312,6 +15017,7 @@ function droppedNote(context, part) {
 }
 
 ;// CONCATENATED MODULE: ./src/jenkins/reads/reads.ts
+
 
 
 
@@ -15381,9 +15087,15 @@ function listTree(depth) {
 function jobNotFound(http, name, hint = {}) {
     return `Job '${name}' was not found on Jenkins at ${http.baseUrl} (404)${http.anonymousHint(hint)}`;
 }
-/** An answer no real Jenkins sends: `what` names it and says what is wrong with it. */
-function oddAnswer(http, what, status) {
-    return new errors/* JenkinsError */.fF('protocol', `Jenkins at ${http.baseUrl} answered ${what}`, status);
+/**
+ * A JSON answer that must be an object: anything else (null, a list, a
+ * number) is refused, as no real Jenkins sends it.
+ */
+async function getObject(http, label, url, context, options) {
+    const data = await http.getJson(label, url, context, options);
+    if (!isRecord(data))
+        throw oddAnswer(http.baseUrl, `${context.what} without an object`);
+    return data;
 }
 /** The 404 of a build. */
 function buildNotFound(http, name, number) {
@@ -15395,11 +15107,9 @@ async function getJob(http, job) {
     // alongside the job to save a round trip.
     http.prefetchCrumb();
     const name = fullName(job);
-    const data = await http.getJson('job', `${jobUrl(http.baseUrl, job)}api/json?tree=${encodeURIComponent(JOB_TREE)}`, http.context(`job '${name}'`, {
-        notFound: jobNotFound(http, name)
-    }));
+    const data = await getObject(http, 'job', `${jobUrl(http.baseUrl, job)}api/json?tree=${encodeURIComponent(JOB_TREE)}`, http.context(`job '${name}'`, { notFound: jobNotFound(http, name) }));
     const info = {
-        name: typeof data.name === 'string' ? data.name : (job[job.length - 1] ?? ''),
+        name: counts_text(data.name) ?? job[job.length - 1] ?? '',
         // Jenkins' own `url` comes from its configured root URL, which may be
         // another host (jenkins-api.md 9): always our base.
         url: jobUrl(http.baseUrl, job),
@@ -15416,7 +15126,8 @@ async function getJob(http, job) {
         info.disabled = data.disabled;
     if (isBuildNumber(data.nextBuildNumber))
         info.nextBuildNumber = data.nextBuildNumber;
-    const builds = buildSummaries(data.builds);
+    // The well-formed entries; anything else is skipped (it only aims polls).
+    const builds = list(data.builds).flatMap(entry => buildSummaryOf(entry) ?? []);
     // A folder has no `builds`: no history, rather than an empty one.
     if (Array.isArray(data.builds)) {
         info.history = builds.filter(b => !b.building && b.result !== null).slice(0, HISTORY_BUILDS);
@@ -15424,7 +15135,7 @@ async function getJob(http, job) {
     const recent = builds.slice(0, ESTIMATE_BUILDS);
     // Older than the six newest when it is not among them: expectationFrom
     // then finds it as Jenkins does, as the last successful build.
-    const [lastSuccessful] = buildSummaries([data.lastSuccessfulBuild]);
+    const lastSuccessful = buildSummaryOf(data.lastSuccessfulBuild);
     if (lastSuccessful && !recent.some(b => b.number === lastSuccessful.number)) {
         recent.push(lastSuccessful);
     }
@@ -15432,23 +15143,17 @@ async function getJob(http, job) {
         info.recent = recent;
     return info;
 }
-/** The well-formed entries of a job's `builds`; anything else is skipped (it only aims polls). */
-function buildSummaries(raw) {
-    return list(raw).flatMap(entry => buildSummaryOf(entry) ?? []);
-}
 /** Full names of every job below `folder` (root when empty), in one request. */
 async function listJobs(http, folder) {
     const where = folder.length > 0 ? `folder '${fullName(folder)}'` : 'the root';
     const base = folder.length > 0 ? jobUrl(http.baseUrl, folder) : `${http.baseUrl}/`;
-    const data = await http.getJson('jobs', `${base}api/json?tree=${encodeURIComponent(listTree(reads_LIST_DEPTH))}`, http.context(`the job list of ${where}`, {
+    const data = await getObject(http, 'jobs', `${base}api/json?tree=${encodeURIComponent(listTree(reads_LIST_DEPTH))}`, http.context(`the job list of ${where}`, {
         notFound: `Folder '${fullName(folder)}' was not found on Jenkins at ${http.baseUrl} (404)${http.anonymousHint()}`
     }));
     if (!Array.isArray(data.jobs)) {
         throw new errors/* JenkinsError */.fF('bad-request', `'${fullName(folder)}' on Jenkins at ${http.baseUrl} is a job, not a folder: there are no jobs to list below it`);
     }
-    const names = [];
-    collectJobs(http, data.jobs, folder.length > 0 ? `${fullName(folder)}/` : '', names);
-    return names;
+    return collectJobs(http, data.jobs, folder.length > 0 ? `${fullName(folder)}/` : '');
 }
 /**
  * A queue item's JSON (Queue.Item; a LeftItem adds `executable` and
@@ -15460,7 +15165,11 @@ async function getQueueItem(http, queueId) {
         notFound: `Queue item ${queueId} is not known to Jenkins at ${http.baseUrl} (404): it left the queue more than 5 minutes ago, or Jenkins restarted${http.anonymousHint({ following: true })}`,
         following: true
     }));
-    const refused = (what) => oddAnswer(http, `queue item ${queueId} ${what}`);
+    return queueItemOf(http, queueId, raw);
+}
+/** getQueueItem's decode: a field of a type Jenkins never sends is refused. */
+function queueItemOf(http, queueId, raw) {
+    const refused = (what) => oddAnswer(http.baseUrl, `queue item ${queueId} ${what}`);
     if (!isRecord(raw) || typeof raw.id !== 'number')
         throw refused('without an id');
     const field = (name, expected, is) => {
@@ -15472,33 +15181,36 @@ async function getQueueItem(http, queueId) {
     const why = field('why', 'a text or null', v => typeof v === 'string' || v === null);
     const task = field('task', 'an object or null', v => v === null || isRecord(v));
     const executable = field('executable', 'an object or null', v => v === null || isRecord(v));
-    const item = {
+    const number = executable?.number;
+    // A number that addresses no build would reach URLs and outputs.
+    if (number !== undefined && !isBuildNumber(number)) {
+        throw refused(`with a build whose number is ${shownValue(number)}: expected a whole number from 1 to ${Number.MAX_SAFE_INTEGER}`);
+    }
+    // Jenkins' own URL of the run, kept only when it sent one: requests go to
+    // the `url` input's host and build their URLs from it (jenkins-api.md 9).
+    const url = counts_text(executable?.url);
+    return {
         id: raw.id,
         _class: field('_class', 'a class name', v => typeof v === 'string'),
         cancelled: field('cancelled', 'true or false', v => typeof v === 'boolean'),
-        // The step prints it as it waits: a `why` that echoes the request's cookie or crumb must not.
+        /** Why it still waits: Jenkins' text, redacted (the step prints it as it waits: a `why` that echoes the request's cookie or crumb must not); null once it left. */
         why: typeof why === 'string' ? http.redact(why) : why,
-        actions: field('actions', 'a list', Array.isArray),
+        /** CauseAction (one cause per request folded into the item: shared-work.ts), ParametersAction, … */
+        actions: field('actions', 'a list', (v) => Array.isArray(v)),
+        /** The job it builds; `url` absolute, from Jenkins' root URL (jenkins-api.md 4), absent when it sent none. */
         task: task && (typeof task.url === 'string' ? { url: task.url } : {}),
-        inQueueSince: isCount(raw.inQueueSince) ? raw.inQueueSince : undefined
+        /** Epoch ms on Jenkins' clock, a count; absent when Jenkins sent none or no count. */
+        inQueueSince: isCount(raw.inQueueSince) ? raw.inQueueSince : undefined,
+        /**
+         * A LeftItem's run once created: its number a build number; null while
+         * it is being created, or when it never was (or an executable that
+         * names none). `url` is Jenkins' own (maybe another host), absent when
+         * it sent none: never a request target (use JenkinsClient.buildUrl).
+         */
+        ...(executable !== undefined && {
+            executable: number === undefined ? null : { number, ...(url !== undefined && { url }) }
+        })
     };
-    if (executable?.number !== undefined) {
-        // A number that addresses no build would reach URLs and outputs.
-        if (!isBuildNumber(executable.number)) {
-            throw refused(`with a build whose number is ${shownValue(executable.number)}: expected a whole number from 1 to ${Number.MAX_SAFE_INTEGER}`);
-        }
-        // Jenkins' own URL of the run, kept only when it sent one: requests go to
-        // the `url` input's host and build their URLs from it (jenkins-api.md 9).
-        item.executable =
-            typeof executable.url === 'string'
-                ? { number: executable.number, url: executable.url }
-                : { number: executable.number };
-    }
-    else if (executable !== undefined) {
-        // Left, its run not created yet (null), or an executable that names none.
-        item.executable = null;
-    }
-    return item;
 }
 /**
  * The root URL Jenkins is configured with (`url` of `/api/json`,
@@ -15506,8 +15218,8 @@ async function getQueueItem(http, queueId) {
  * null when none is configured (it then writes the request's host).
  */
 async function rootUrl(http) {
-    const data = await http.getJson('root', `${http.baseUrl}/api/json?tree=url`, http.context('the root of Jenkins'));
-    return typeof data.url === 'string' && data.url !== '' ? data.url : null;
+    const data = await getObject(http, 'root', `${http.baseUrl}/api/json?tree=url`, http.context('the root of Jenkins'));
+    return counts_text(data.url) || null;
 }
 /** A build's JSON, by number or permalink. */
 async function getBuild(http, job, which, options = {}) {
@@ -15520,23 +15232,24 @@ async function getBuild(http, job, which, options = {}) {
             ? `Job '${name}' has no last successful build on Jenkins at ${http.baseUrl} (or the job does not exist)`
             : buildNotFound(http, name, which);
     const build = await http.getJson('build', url, http.context(typeof which === 'number' ? `build #${which} of '${name}'` : `the ${which} of '${name}'`, { notFound, following: true }), { droppable: BUILD_PLUGIN_LISTS });
-    if (typeof build !== 'object' || build === null || typeof build.number !== 'number') {
-        throw oddAnswer(http, `a build of '${name}' without a number`);
+    if (!isRecord(build) || typeof build.number !== 'number') {
+        throw oddAnswer(http.baseUrl, `a build of '${name}' without a number`);
     }
     if (!isBuildNumber(build.number)) {
-        throw oddAnswer(http, `a build of '${name}' with the number ${shownValue(build.number)}: expected a whole number from 1 to ${Number.MAX_SAFE_INTEGER}`);
+        throw oddAnswer(http.baseUrl, `a build of '${name}' with the number ${shownValue(build.number)}: expected a whole number from 1 to ${Number.MAX_SAFE_INTEGER}`);
     }
     const result = build.result;
     // Only hudson.model.Result's five names exist (jenkins-api.md 5.2); anything
     // else is a broken or hostile server, and would reach outputs and messages.
     if (result !== undefined && result !== null && !isBuildResult(result)) {
-        throw oddAnswer(http, `build #${build.number} of '${name}' with an unexpected result ${shownValue(result, 60)}: expected one of ${BUILD_RESULTS.join(', ')}, or null while it runs`);
+        throw oddAnswer(http.baseUrl, `build #${build.number} of '${name}' with an unexpected result ${shownValue(result, 60)}: expected one of ${BUILD_RESULTS.join(', ')}, or null while it runs`);
     }
+    // cast: its number and result are checked above.
     return decodeBuild(build, { passwords: options.passwords });
 }
 /** Every item waiting in the queue, with its task's item names, causes and parameters. */
 async function getQueue(http) {
-    const data = await http.getJson('queue', `${http.baseUrl}/queue/api/json?tree=${encodeURIComponent(QUEUE_TREE)}`, http.context('the queue'));
+    const data = await getObject(http, 'queue', `${http.baseUrl}/queue/api/json?tree=${encodeURIComponent(QUEUE_TREE)}`, http.context('the queue'));
     const items = [];
     for (const item of list(data.items).map(fields)) {
         const url = fields(item.task).url;
@@ -15561,11 +15274,11 @@ async function getQueue(http) {
  */
 async function recentBuilds(http, job, limit, options = {}) {
     const name = fullName(job);
-    let fields = options.actions ? `number,queueId,${ACTIONS_FIELDS}` : 'number,queueId';
+    let wanted = options.actions ? `number,queueId,${ACTIONS_FIELDS}` : 'number,queueId';
     if (options.outcome)
-        fields += ',result,duration,building';
-    const tree = `builds[${fields}]{0,${Math.max(1, Math.floor(limit))}}`;
-    const data = await http.getJson('builds', `${jobUrl(http.baseUrl, job)}api/json?tree=${encodeURIComponent(tree)}`, http.context(`the builds of job '${name}'`, {
+        wanted += ',result,duration,building';
+    const tree = `builds[${wanted}]{0,${Math.max(1, Math.floor(limit))}}`;
+    const data = await getObject(http, 'builds', `${jobUrl(http.baseUrl, job)}api/json?tree=${encodeURIComponent(tree)}`, http.context(`the builds of job '${name}'`, {
         notFound: jobNotFound(http, name, { following: true }),
         following: true
     }));
@@ -15599,47 +15312,44 @@ function logOffsets(http, response, context) {
     const textSize = countOf(response.header('x-text-size'));
     if (textSize === undefined) {
         response.discard();
-        throw oddAnswer(http, `${context.what} without a usable X-Text-Size header`);
+        throw oddAnswer(http.baseUrl, `${context.what} without a usable X-Text-Size header`);
     }
     return { textSize, moreData: response.header('x-more-data') === 'true' };
 }
 // ---------------------------------------------------------------------------
 /**
  * Full names of the jobs in a `jobs` tree, in Jenkins' order, folders
- * walked in place. Without recursion and bounded to LIST_DEPTH levels: the
- * answer is Jenkins', and a hostile one can nest far deeper than the tree
- * asked for (a recursive walk overflowed the stack).
+ * walked in place, no deeper than LIST_DEPTH levels: the answer is
+ * Jenkins', and a hostile one can nest far deeper than the tree asked for
+ * (an unbounded recursive walk overflowed the stack).
  */
-function collectJobs(http, items, prefix, names) {
-    // What is left to see, the next one on top.
-    const stack = [];
-    const push = (list, prefix, depth) => {
-        for (let i = list.length - 1; i >= 0; i--)
-            stack.push({ item: list[i], prefix, depth });
-    };
-    push(items, prefix, 1);
+function collectJobs(http, items, prefix) {
+    const names = [];
     let skipped = false;
-    for (let next = stack.pop(); next; next = stack.pop()) {
-        const item = fields(next.item);
-        if (typeof item.name !== 'string')
-            continue;
-        const path = `${next.prefix}${item.name}`;
-        if (Array.isArray(item.jobs)) {
-            if (next.depth < reads_LIST_DEPTH)
-                push(item.jobs, `${path}/`, next.depth + 1);
-            else
-                skipped = true;
+    const walk = (level, prefix, depth) => {
+        for (const item of level.map(fields)) {
+            if (typeof item.name !== 'string')
+                continue;
+            const path = `${prefix}${item.name}`;
+            if (Array.isArray(item.jobs)) {
+                if (depth < reads_LIST_DEPTH)
+                    walk(item.jobs, `${path}/`, depth + 1);
+                else
+                    skipped = true;
+            }
+            else if (isFolder(item)) {
+                http.logger.debug(`Not listing the jobs of '${path}': deeper than ${reads_LIST_DEPTH} folder levels`);
+            }
+            else {
+                names.push(path);
+            }
         }
-        else if (isFolder(item)) {
-            http.logger.debug(`Not listing the jobs of '${path}': deeper than ${reads_LIST_DEPTH} folder levels`);
-        }
-        else {
-            names.push(path);
-        }
-    }
+    };
+    walk(items, prefix, 1);
     if (skipped) {
         http.logger.debug(`Jenkins answered with folders nested deeper than the ${reads_LIST_DEPTH} levels asked for; not listed`);
     }
+    return names;
 }
 function isFolder(item) {
     return ((typeof item._class === 'string' && FOLDER_CLASSES.has(item._class)) || Array.isArray(item.jobs));
@@ -15662,10 +15372,205 @@ function parameterDefinitions(property) {
     });
 }
 
+;// CONCATENATED MODULE: ./src/jenkins/trigger/shared-work.ts
+/**
+ * Whether a queue item or build stands for more than one trigger request,
+ * so that cancelling or stopping it would cancel someone else's work too:
+ * Jenkins folds a request into an item already queued with the same
+ * parameters and adds its cause, and every trigger by this action brings
+ * exactly one cause, so more than one means another request shares it.
+ * From Jenkins' source: docs/internals.md, "Work shared with another request".
+ */
+
+/** The `tree` that makes a build GET export its causes (one entry per cause). */
+const CAUSES_TREE = 'actions[causes[shortDescription]]';
+/**
+ * True when the item or build answers for more requests than `own`, the
+ * number of this step's own requests folded into it (more than one when a
+ * step listed the same job twice with the same parameters): by the causes
+ * exported in its `actions` array (CauseAction's `causes`, none when none
+ * is exported).
+ */
+function isShared(actions, own = 1) {
+    return (entriesOf(actions, 'causes')?.length ?? 0) > Math.max(1, own);
+}
+/**
+ * The cause a request by a signed-in (or anonymous) user records (ParameterizedJobMixIn.getBuildCause).
+ * @internal
+ */
+const USER_ID_CAUSE = 'hudson.model.Cause$UserIdCause';
+/**
+ * True only when the work is one request of `user`'s and nothing else: one
+ * exported cause (the shared-work rule above, for one request of ours), a
+ * UserIdCause of that user. Work found by its shape rather than by the id
+ * Jenkins gave us (a lost answer) may be cancelled or stopped only then:
+ * another user's request, or a timer's that ours was folded into, has the
+ * same shape. Without a user (anonymous, a job token) nothing is ours alone.
+ */
+function isOwnAlone(found, user) {
+    const causes = found.causes ?? [];
+    if (user === undefined || causes.length !== 1)
+        return false;
+    const id = found.userIds?.length === 1 ? found.userIds[0] : undefined;
+    return causes[0] === USER_ID_CAUSE && sameUser(id, user);
+}
+/** Whether a cause's userId is `user`'s: Jenkins' default IdStrategy compares user ids case-insensitively. */
+function sameUser(id, user) {
+    return typeof id === 'string' && id.toLowerCase() === user.toLowerCase();
+}
+
+;// CONCATENATED MODULE: ./src/jenkins/trigger/reconcile.ts
+/**
+ * Reconciliation of a trigger whose answer was lost (a reset, a timeout, a
+ * proxy's 500/502/504): rather than send it again blindly, look for what
+ * Jenkins did (a queue item of the job with exactly our parameters, or a
+ * build from `nextBuildNumber` on with our parameters and user) and adopt it;
+ * nothing found after a settle period: send it again. How parameters are
+ * compared, and the risks that remain:
+ * docs/internals.md, "A trigger whose answer was lost".
+ */
+
+
+
+
+/** Fields read from the job for recent builds; newest first, as Jenkins lists them. */
+const RECENT_BUILDS_TREE = `builds[number,queueId,${ACTIONS_FIELDS}]{0,20}`;
+/** Settle periods: how long Jenkins may still be acting after the answer was lost. */
+const SETTLE_MS = 1500;
+/** A gateway timeout or our own request timeout: the upstream is probably still busy. */
+const SLOW_SETTLE_MS = 4000;
+/**
+ * Every defined parameter with the value Jenkins will store: ours, else the
+ * default, as text (booleans 'true'/'false'; a multi-value parameter's values
+ * joined with ','). `undefined` means "cannot know" and matches anything.
+ */
+function expectedParameters(definitions, params) {
+    const expected = new Map();
+    for (const definition of definitions) {
+        const given = Object.prototype.hasOwnProperty.call(params, definition.name)
+            ? params[definition.name]
+            : undefined;
+        const isBoolean = /Boolean/i.test(definition.type ?? '');
+        const isPassword = definition.password === true;
+        let value;
+        if (given !== undefined) {
+            value = typeof given === 'string' ? given : given.join(',');
+            // Boolean.parseBoolean: anything but "true" (any case) is false (3.2).
+            if (isBoolean)
+                value = String(value.toLowerCase() === 'true');
+        }
+        else if (definition.defaultValue !== undefined && definition.defaultValue !== null) {
+            value = textOf(definition.defaultValue);
+        }
+        else if (/Choice/i.test(definition.type ?? '') && definition.choices?.length) {
+            value = definition.choices[0];
+        }
+        // Jenkins never exports a password value, so there is nothing to compare.
+        expected.set(definition.name, isPassword ? undefined : value);
+    }
+    return expected;
+}
+function textOf(value) {
+    if (typeof value === 'string')
+        return value;
+    if (typeof value === 'number' || typeof value === 'boolean')
+        return String(value);
+    return undefined;
+}
+/** True when `actual` holds exactly the expected names, with equal values where both are known. */
+function sameParameters(expected, actual) {
+    if (actual.length !== expected.size)
+        return false;
+    const seen = new Set();
+    for (const parameter of actual) {
+        if (!expected.has(parameter.name) || seen.has(parameter.name))
+            return false;
+        seen.add(parameter.name);
+        const want = expected.get(parameter.name);
+        const got = textOf(parameter.value);
+        if (want !== undefined && got !== undefined && want !== got)
+            return false;
+    }
+    return true;
+}
+/**
+ * Whether `candidate` may be the lost trigger's build: its causes name `user`,
+ * or nothing tells who started it.
+ * @internal
+ */
+function causedBy(candidate, user) {
+    if (user === undefined || candidate.userIds === undefined || candidate.userIds.length === 0) {
+        return true;
+    }
+    return candidate.userIds.some(id => sameUser(id, user));
+}
+/** The job's recent builds, newest first, with their causes and parameters (shared-work.ts: whose request each is). */
+async function jobBuilds(http, job) {
+    const data = await getObject(http, 'builds', `${jobUrl(http.baseUrl, job)}api/json?tree=${encodeURIComponent(RECENT_BUILDS_TREE)}`, http.context(`the builds of job '${fullName(job)}'`));
+    return buildsOf(data.builds, { actions: true });
+}
+/**
+ * One look at Jenkins for what `lost` may have queued, by the values it
+ * would carry: the job's queue items with them, and its builds with them from
+ * `firstBuildNumber` on (none without one) by its user. The queue and the
+ * builds are each read once, and only when asked for.
+ */
+function lookIn(http, lost) {
+    let queue;
+    let builds;
+    const floor = lost.firstBuildNumber;
+    return {
+        queued: async (parameters) => (await (queue ??= getQueue(http))).filter(item => sameJob(item.job, lost.job) && sameParameters(parameters, item.parameters)),
+        built: async (parameters) => floor === undefined
+            ? []
+            : (await (builds ??= jobBuilds(http, lost.job))).filter(build => build.number >= floor &&
+                causedBy(build, lost.user) &&
+                sameParameters(parameters, build.parameters ?? []))
+    };
+}
+/**
+ * One look: a queued item first (the usual case), then builds started since the trigger.
+ * @internal
+ */
+async function findTriggered(http, expectation) {
+    const look = lookIn(http, expectation);
+    // The oldest: a merged request would have joined it.
+    const [item] = (await look.queued(expectation.parameters)).sort((a, b) => a.id - b.id);
+    if (item)
+        return { queueId: item.id, from: 'queue' };
+    const [build] = (await look.built(expectation.parameters))
+        .filter(b => b.queueId !== undefined)
+        .sort((a, b) => a.number - b.number);
+    if (build?.queueId === undefined)
+        return undefined;
+    return { queueId: build.queueId, from: 'build', buildNumber: build.number };
+}
+/**
+ * Looks, waits `settleMs`, looks again. Returns what was found, or undefined
+ * when Jenkins shows nothing after the settle period (the request did not act).
+ */
+async function reconcile(http, expectation, settleMs) {
+    const first = await findTriggered(http, expectation);
+    if (first)
+        return first;
+    http.logger.debug(`No queued item or new build with these parameters yet; looking again in ${settleMs} ms`);
+    await http.pause(settleMs, 'look for the lost trigger again');
+    return findTriggered(http, expectation);
+}
+/** How long the abort path gives a lost trigger to show up before its second look. */
+const LOST_SETTLE_MS = 1000;
+/**
+ * Looks for what a lost trigger queued (reads only: never a new POST), with
+ * a second look after a short settle when the client's deadline leaves time.
+ */
+async function findLostTrigger(http, lost) {
+    const left = http.deadline === undefined ? Infinity : http.deadline - Date.now();
+    return reconcile(http, lost, Math.max(0, Math.min(LOST_SETTLE_MS, left / 4)));
+}
+
 // EXTERNAL MODULE: ./node_modules/entities/dist/decode.js + 3 modules
 var decode = __nccwpck_require__(1161);
 ;// CONCATENATED MODULE: ./src/jenkins/trigger/trigger.ts
-
 
 
 
@@ -15696,18 +15601,16 @@ async function trigger(http, info, job, params, options = {}) {
     const name = fullName(job);
     const { fields, undefinedNames } = triggerFields(http, info, name, params, options);
     const parameterized = info.parameterDefinitions.length > 0;
-    const form = new URLSearchParams();
     // Multi-value parameters are repeated fields.
-    for (const [key, value] of fields) {
-        for (const item of typeof value === 'string' ? [value] : value)
-            form.append(key, item);
-    }
+    const form = new URLSearchParams(fields.flatMap(([key, value]) => [value].flat().map((item) => [key, item])));
     // /build on a parameterized job wants a `json` form and skips defaults;
     // /buildWithParameters fills in defaults (jenkins-api.md 3.2, 3.3).
-    // `delay` is a request parameter; 0sec skips the quiet period (3.5).
-    const endpoint = parameterized ? 'buildWithParameters' : 'build';
-    const url = `${jobUrl(http.baseUrl, job)}${endpoint}?delay=0sec`;
-    const context = triggerContext(http, name, parameterized ? `Jenkins also answers 500 to ${REFUSED_VALUE}.` : undefined);
+    const post = parameterized
+        ? {
+            endpoint: 'buildWithParameters',
+            serverHint: `Jenkins also answers 500 to ${REFUSED_VALUE}.`
+        }
+        : { endpoint: 'build' };
     const expectation = {
         job,
         parameters: expectedParameters(info.parameterDefinitions, params),
@@ -15715,43 +15618,31 @@ async function trigger(http, info, job, params, options = {}) {
         firstBuildNumber: info.nextBuildNumber
     };
     const jobPage = jobUrl(http.baseUrl, job);
-    let mayHaveQueued = false;
-    const interrupted = (error) => mayHaveQueued || error.sent
-        ? new errors/* Interrupted */.j$(`${error.message} (a trigger of '${name}' may have queued a build)`, {
-            sent: error.sent,
-            lostTrigger: expectation,
-            lastFailure: error.lastFailure
-        })
+    let answerLost = false;
+    const interrupted = (error) => answerLost || error.sent
+        ? mayHaveQueued(error, `a trigger of '${name}' may have queued a build`, expectation)
         : error;
     for (let send = 1;; send++) {
-        let outcome;
-        try {
-            outcome = await triggerOnce(http, url, { form: form.toString() }, context, name);
-        }
-        catch (error) {
+        const outcome = await triggerOnce(http, job, { form: form.toString() }, post).catch((error) => {
             throw error instanceof errors/* Interrupted */.j$ ? interrupted(error) : error;
-        }
+        });
         if ('queueId' in outcome)
             return { ...outcome, unknownParameters: undefinedNames };
         // The answer was lost: look for what Jenkins did before sending again
         // (reconcile.ts says why, and what risk remains).
-        mayHaveQueued = true;
+        answerLost = true;
         const lost = outcome.lost;
         const settleMs = options.settleMs ?? (lost.slow ? SLOW_SETTLE_MS : SETTLE_MS);
         const unknown = (why) => new errors/* JenkinsError */.fF(lost.error.kind === 'timeout' ? 'network' : lost.error.kind, `${lost.error.message} while triggering job '${name}' (${why}): the build may or may not have been queued. Check ${jobPage} before running again.`, lost.error.status);
         if (http.deadline !== undefined && Date.now() + settleMs > http.deadline) {
             throw unknown('no time left before the step timeout to check');
         }
-        let adopted;
-        try {
-            adopted = await lookFor(http, expectation, settleMs);
-        }
-        catch (error) {
+        const adopted = await reconcile(http, expectation, settleMs).catch((error) => {
             if (error instanceof errors/* Interrupted */.j$)
                 throw interrupted(error);
             http.logger.debug(`Could not look for the lost trigger: ${(0,error_text/* errorText */.k)(error)}`);
             throw unknown('and Jenkins could not be asked what it did');
-        }
+        });
         if (adopted) {
             http.logger.info(adopted.from === 'queue'
                 ? `Trigger answer lost (${lost.reason}); Jenkins shows queue item ${adopted.queueId} of '${name}' with these parameters: following it.`
@@ -15770,8 +15661,14 @@ async function trigger(http, info, job, params, options = {}) {
         http.logger.info(`Trigger answer lost (${lost.reason}); Jenkins shows no such queued item or build; sending it again.`);
     }
 }
+/** A stop (cancel, timeout) once a trigger may have reached Jenkins: `note` says so, `lost` is for the abort path to find. */
+function mayHaveQueued(error, note, lost) {
+    const { sent, lastFailure } = error;
+    return new errors/* Interrupted */.j$(`${error.message} (${note})`, { sent, lostTrigger: lost, lastFailure });
+}
 /**
- * Checks that `job` can be built with `params` (checkBuildable), and says
+ * Refuses what cannot be built before anything is sent (a folder, a disabled
+ * job, a value Jenkins would refuse or change: parameter-values.ts), and says
  * what a trigger sends: the values of the parameters the job defines (a job
  * without parameters defines none: nothing is sent), but those in `skip`;
  * then the job token, in the body, never in the URL (where proxies and
@@ -15781,7 +15678,13 @@ async function trigger(http, info, job, params, options = {}) {
  * tokens (ApiCrumbExclusion), and the crumb issuer needs Overall/Read.
  */
 function triggerFields(http, info, name, params, options) {
-    checkBuildable(http, info, name, params);
+    // Building a computed folder starts a scan, not a build (jenkins-api.md 3.8).
+    if (info.isFolder)
+        throw notAJob(info, name, http.baseUrl);
+    if (info.disabled === true || info.buildable === false) {
+        throw new errors/* JenkinsError */.fF('conflict', disabledMessage(http, name));
+    }
+    checkParameterValues(info, name, params);
     const undefinedNames = unknownParameters(info, params);
     const fields = Object.entries(params).filter(([key]) => !undefinedNames.includes(key) && !options.skip?.has(key));
     if (http.jobToken) {
@@ -15797,43 +15700,24 @@ function unknownParameters(info, params) {
     return Object.keys(params).filter(key => !defined.has(key));
 }
 /**
- * Refuses what cannot be built before anything is sent: a folder, a
- * disabled job, a value Jenkins would refuse or change (`params`,
- * parameter-values.ts).
+ * One trigger POST to `<job>/<endpoint>?delay=0sec` (`delay` is a request
+ * parameter; 0sec skips the quiet period: jenkins-api.md 3.5); `serverHint`
+ * says what Jenkins' own 500 may mean. A refusal that provably did nothing
+ * (503, 429, connection refused) is retried inside; an answer that may hide
+ * an action (reset, hang up, timeout, a proxy's 500/502/504) comes back as
+ * `lost`. Its errors say the job's 404, its refusal as disabled, and the
+ * permission it needs.
  */
-function checkBuildable(http, info, name, params = {}) {
-    // Building a computed folder starts a scan, not a build (jenkins-api.md 3.8).
-    if (info.isFolder)
-        throw notAJob(info, name, http.baseUrl);
-    if (info.disabled === true || info.buildable === false) {
-        throw new errors/* JenkinsError */.fF('conflict', disabledMessage(http, name));
-    }
-    checkParameterValues(info, name, params);
-}
-/** How long the abort path gives a lost trigger to show up before its second look. */
-const LOST_SETTLE_MS = 1000;
-/**
- * Looks for what a lost trigger queued (reads only: never a new POST), with
- * a second look after a short settle when the client's deadline leaves time.
- */
-async function findLostTrigger(http, lost) {
-    const left = http.deadline === undefined ? Infinity : http.deadline - Date.now();
-    return lookFor(http, lost, Math.max(0, Math.min(LOST_SETTLE_MS, left / 4)));
-}
-/** Looks for what a lost trigger did: now, and again after `settleMs` (reconcile.ts). */
-function lookFor(http, lost, settleMs) {
-    return reconcile(reconcileReader(http, lost.job), lost, {
-        settleMs,
-        sleep: ms => http.pause(ms, 'look for the lost trigger again'),
-        logger: http.logger
+async function triggerOnce(http, job, payload, { endpoint, serverHint }) {
+    const name = fullName(job);
+    const url = `${jobUrl(http.baseUrl, job)}${endpoint}?delay=0sec`;
+    const context = http.context(`the trigger of job '${name}'`, {
+        notFound: jobNotFound(http, name),
+        conflict: disabledMessage(http, name),
+        permission: 'Job/Build',
+        jobTokenSent: http.jobToken !== undefined,
+        serverHint
     });
-}
-/**
- * One trigger POST. A refusal that provably did nothing (503, 429,
- * connection refused) is retried inside; an answer that may hide an action
- * (reset, hang up, timeout, a proxy's 500/502/504) comes back as `lost`.
- */
-async function triggerOnce(http, url, payload, context, name) {
     let lost;
     let answer;
     try {
@@ -15885,30 +15769,6 @@ async function triggerOnce(http, url, payload, context, name) {
     // Reverse proxies rewrite hosts, and the Location follows the request's
     // own host (jenkins-api.md 3.1): rebuild it on our base.
     return { queueId, queueUrl: queueItemUrl(http.baseUrl, queueId), merged: response.status === 303 };
-}
-/** Reads for reconcile.ts: the queue, and the job's recent builds with parameters and causes. */
-function reconcileReader(http, job) {
-    const name = fullName(job);
-    return {
-        queue: () => getQueue(http),
-        builds: async () => {
-            const data = await http.getJson('builds', `${jobUrl(http.baseUrl, job)}api/json?tree=${encodeURIComponent(RECENT_BUILDS_TREE)}`, http.context(`the builds of job '${name}'`));
-            return buildsOf(data.builds, { actions: true }).map(build => ({
-                ...build,
-                parameters: build.parameters ?? []
-            }));
-        }
-    };
-}
-/** What a trigger's errors say: the job's 404, its refusal as disabled, the permission it needs. */
-function triggerContext(http, name, serverHint) {
-    return http.context(`the trigger of job '${name}'`, {
-        notFound: jobNotFound(http, name),
-        conflict: disabledMessage(http, name),
-        permission: 'Job/Build',
-        jobTokenSent: http.jobToken !== undefined,
-        serverHint
-    });
 }
 function disabledMessage(http, name) {
     return `Job '${name}' on Jenkins at ${http.baseUrl} is disabled (not buildable): enable it first`;
@@ -16033,9 +15893,8 @@ function buildRef(api, job, number) {
 /** `build: last` / `last-successful`: the job's existing build; 404s told apart (no job, not a job, no build). */
 async function lastBuild(api, job, mode) {
     const name = fullName(job);
-    const which = mode === 'last' ? 'lastBuild' : 'lastSuccessfulBuild';
     try {
-        return await api.getBuild(job, which);
+        return await api.getBuild(job, mode === 'last' ? 'lastBuild' : 'lastSuccessfulBuild');
     }
     catch (error) {
         if (!(error instanceof errors/* JenkinsError */.fF && error.kind === 'not-found'))
@@ -16095,33 +15954,6 @@ async function stdoutDrained() {
     settled.abort();
 }
 
-;// CONCATENATED MODULE: ./src/util/inert-text.ts
-/**
- * The one printer for text outside the console's stop-commands region: every
- * step-log line the action writes goes through inertLine (core-logger.ts),
- * because most of them quote Jenkins, and Jenkins text is untrusted. An
- * escaped line with no line break, no `##[`, and no `::` at its start can form
- * no command: docs/internals.md, "Inert step-log lines".
- */
-// C0 and C1 controls but TAB: CR and LF split lines, and U+0085 (NEL) is
-// whitespace to .NET's TrimStart though not to JavaScript's `\s`.
-// eslint-disable-next-line no-control-regex
-const CONTROL = /[\u0000-\u0008\u000a-\u001f\u007f-\u009f]/g;
-const NAMED = { '\n': '\\n', '\r': '\\r' };
-/**
- * One step-log line that the runner cannot take for a workflow command:
- * control characters (line breaks included) are shown escaped (`\n`, `\r`,
- * `\x1b`), every `##[` becomes `#\#[`, and a line that would start with `::`
- * after its leading whitespace gets a `\` before it.
- */
-function inertLine(text) {
-    const escaped = text
-        .replace(CONTROL, c => NAMED[c] ?? `\\x${c.charCodeAt(0).toString(16).padStart(2, '0')}`)
-        .replace(/##\[/g, '#\\#[');
-    // JavaScript's \s covers .NET's whitespace once U+0085 is escaped above.
-    return escaped.replace(/^(\s*)::/, '$1\\::');
-}
-
 ;// CONCATENATED MODULE: ./src/runner/commands.ts
 /**
  * Whether the runner reads workflow commands right now. While Jenkins'
@@ -16160,53 +15992,6 @@ function holdCommands() {
     };
 }
 
-;// CONCATENATED MODULE: ./src/step/secrets.ts
-
-
-
-/**
- * The step's secrets: every secret input (inputs.ts getSettings) and every
- * secret Jenkins hands over (a crumb, a session cookie: create-client.ts).
- * The runner masks them in the log; it cannot mask what the step sends
- * through the API (a pull request comment, a commit status), and annotations
- * and the summary are the step's to keep clean, so every text the step
- * writes goes through `redactSecrets` too (step-io.ts, core-logger.ts,
- * GithubReports). One list for the step, as the runner's masker is one.
- */
-const secrets = new redaction/* Redaction */.k();
-/** Registers a secret: redacted from now on, and masked by the runner (once commands run: an `::add-mask::` while the console prints would show the value). */
-function maskSecret(value) {
-    if (value === '')
-        return;
-    secrets.add(value);
-    whenCommandsRun(() => core_setSecret(value));
-}
-/** `text` without any secret of the step (util/redaction.ts). */
-function redactSecrets(text) {
-    return secrets.redact(text);
-}
-
-;// CONCATENATED MODULE: ./src/step/core-logger.ts
-
-
-
-
-/**
- * The step log, for every module (they never call @actions/core's printing
- * themselves; ESLint enforces it). Info lines go through inertLine, since
- * they quote Jenkins; debug and warning are safe as they are: @actions/core
- * escapes their data and starts the line with its own `::debug::` or
- * `::warning::`, which the runner parses first. Those two are commands: while
- * the console prints (commands stopped) they wait for the resume. Every line
- * leaves without the step's secrets (secrets.ts): a warning is also an
- * annotation, which the runner shows as sent.
- */
-const coreLogger = {
-    debug: message => whenCommandsRun(() => core_debug(redactSecrets(message))),
-    info: message => info(inertLine(redactSecrets(message))),
-    warning: message => whenCommandsRun(() => warning(redactSecrets(message)))
-};
-
 // EXTERNAL MODULE: ./src/util/bytes.ts
 var bytes = __nccwpck_require__(1671);
 // EXTERNAL MODULE: ./src/util/heap.ts + 2 modules
@@ -16237,12 +16022,10 @@ const NAMED_SECTIONS = 10;
  * summary is cut only between units, never inside one, so Markdown and
  * HTML stay whole, and this holds for sections this module does not know.
  * Past twice the limit, what is kept is cut down to it at once, as the
- * write would cut it. `existingBytes` is what the summary file already
- * holds for this step.
+ * write would cut it, less what the summary file already holds for this
+ * step.
  */
-function boundedSummary(summary, logger, options = {}) {
-    const maxBytes = options.maxBytes ?? SUMMARY_MAX_BYTES;
-    const redact = options.redact ?? (text => text);
+function boundedSummary(summary, logger, redact) {
     let kept = new KeptUnits();
     /** Takes what the buffer holds as one unit. */
     const take = () => {
@@ -16251,10 +16034,10 @@ function boundedSummary(summary, logger, options = {}) {
             return;
         summary.emptyBuffer();
         kept.add(redact(unit));
-        if (kept.bytes > 2 * maxBytes) {
-            kept.cut(maxBytes);
+        if (kept.bytes > 2 * SUMMARY_MAX_BYTES) {
+            kept.cut(SUMMARY_MAX_BYTES);
             // What was left out is garbage now: collected before the heap grows by it.
-            (0,heap/* collectAllGarbage */.Dw)();
+            (0,heap/* collectGarbage */.i)('major');
         }
     };
     const proxy = new Proxy(summary, {
@@ -16266,14 +16049,15 @@ function boundedSummary(summary, logger, options = {}) {
                 return async (...args) => {
                     take();
                     // write({ overwrite: true }) replaces what the file holds.
-                    const existing = args[0]?.overwrite ? 0 : (options.existingBytes ?? summaryFileBytes)();
-                    const added = kept.addedBytes;
-                    const fitted = kept.fit(maxBytes - existing);
+                    const existing = args[0]?.overwrite ? 0 : summaryFileBytes();
+                    const fitted = kept;
                     kept = new KeptUnits();
-                    if (fitted.leftOut > 0 || fitted.rows > 0) {
-                        logger.warning(`The job summary was ${(0,bytes/* kib */.t)(added)}, over GitHub's limit of 1 MiB for a step: ${leftOutText(fitted, { inSummary: false })}`);
+                    const text = fitted.fit(SUMMARY_MAX_BYTES - existing);
+                    const what = fitted.leftOut();
+                    if (what !== undefined) {
+                        logger.warning(`The job summary was ${(0,bytes/* kib */.t)(fitted.addedBytes)}, over GitHub's limit of 1 MiB for a step: left out ${what}.`);
                     }
-                    target.addRaw(fitted.text);
+                    target.addRaw(text);
                     await Reflect.apply(value, target, args);
                     return proxy;
                 };
@@ -16314,20 +16098,10 @@ function summaryFileBytes() {
     }
 }
 /**
- * Units (each a whole element) within `maxBytes`, with a line saying what
- * was left out (KeptUnits.fit).
- * @internal
- */
-function fitSummary(units, maxBytes) {
-    const kept = new KeptUnits();
-    for (const unit of units)
-        kept.add(unit);
-    return kept.fit(maxBytes);
-}
-/**
  * The units of a summary as sections, each unit kept once (never a copy of
  * a growing text), and what was left out of them: sections and table rows.
  * A unit added to a section left out is left out too.
+ * @internal
  */
 class KeptUnits {
     /** Every section, in document order. */
@@ -16343,7 +16117,8 @@ class KeptUnits {
         const bytes = Buffer.byteLength(unit);
         this.addedBytes += bytes;
         let last = this.sections.at(-1);
-        if (isHeading(unit) || !last) {
+        // A heading starts a section.
+        if (/^\s*<h[1-6][\s>]/i.test(unit) || !last) {
             last = { name: sectionName(this.open, unit), units: [], bytes: 0 };
             this.sections.push(last);
         }
@@ -16357,10 +16132,10 @@ class KeptUnits {
     text() {
         return this.sections.map(section => section.units.join('')).join('');
     }
-    /** What is kept cut to `maxBytes` (cut), and the text with its 'left out' line. */
+    /** What is kept cut to `maxBytes` (cut), with its 'left out' line. */
     fit(maxBytes) {
         this.cut(maxBytes);
-        return { ...this.leftOut(), text: this.text() + this.line() };
+        return this.text() + this.line();
     }
     /**
      * Leaves out whole sections, the largest first, never the first one
@@ -16392,16 +16167,14 @@ class KeptUnits {
     }
     /** Rows from the end of the largest table kept (the header row and one row stay); false when no table has rows to give. */
     dropRows(maxBytes) {
-        let largest;
-        for (const section of this.sections) {
-            section.units.forEach((unit, j) => {
-                const bytes = Buffer.byteLength(unit);
-                const rows = isTable(unit) ? rowsOf(unit) : [];
-                if (rows.length > 2 && bytes > (largest?.bytes ?? 0)) {
-                    largest = { section, unit: j, bytes, rows };
-                }
-            });
-        }
+        // The first of the largest (a stable sort), of the tables written by core.summary.addTable (`<table><tr>…</tr>…</table>`).
+        const [largest] = this.sections
+            .flatMap(section => section.units.map((unit, j) => {
+            const rows = /^\s*<table>/i.test(unit) ? (unit.match(/<tr>[\s\S]*?<\/tr>/g) ?? []) : [];
+            return { section, unit: j, bytes: Buffer.byteLength(unit), rows };
+        }))
+            .filter(table => table.rows.length > 2)
+            .sort((a, b) => b.bytes - a.bytes);
         if (!largest)
             return false;
         const { rows: tableRows } = largest;
@@ -16411,7 +16184,8 @@ class KeptUnits {
             freed += Buffer.byteLength(tableRows[keep - 1] ?? '');
         }
         const table = largest.section.units[largest.unit] ?? '';
-        const shorter = tableOf(table, tableRows.slice(0, keep));
+        const tail = /<\/table>(\s*)$/.exec(table)?.[1] ?? '\n';
+        const shorter = `<table>${tableRows.slice(0, keep).join('')}</table>${tail}`;
         const change = Buffer.byteLength(shorter) - largest.bytes;
         largest.section.units[largest.unit] = shorter;
         largest.section.bytes += change;
@@ -16421,19 +16195,23 @@ class KeptUnits {
     }
     /** The line closing a cut summary, and its line break: none while nothing was left out (unless `anyway`: about to be). */
     line({ anyway = false } = {}) {
-        const left = this.leftOut();
-        if (!anyway && left.leftOut === 0 && left.rows === 0)
+        const what = this.leftOut() ?? (anyway ? 'some content' : undefined);
+        if (what === undefined)
             return '';
-        return `<p>✂️ ${(0,html/* escapeHtml */.ZD)(leftOutText(left, { inSummary: true }))}</p>\n`;
+        return `<p>✂️ ${(0,html/* escapeHtml */.ZD)(`This summary was cut to stay under GitHub's limit of 1 MiB for a step: left out ${what}. The build's pages in Jenkins have everything.`)}</p>\n`;
     }
+    /** What was left out, in words: sections (the first NAMED_SECTIONS named, in document order) and table rows; undefined for nothing. */
     leftOut() {
         const left = this.sections.filter(section => section.left);
-        return {
-            text: '',
-            sections: left.slice(0, NAMED_SECTIONS).map(s => s.name),
-            leftOut: left.length,
-            rows: this.rows
-        };
+        const named = left.slice(0, NAMED_SECTIONS).map(s => `'${s.name}'`);
+        const more = left.length - named.length;
+        const parts = [];
+        if (left.length > 0) {
+            parts.push(`${left.length} section(s) (${named.join(', ')}${more > 0 ? `, and ${more} more` : ''})`);
+        }
+        if (this.rows > 0)
+            parts.push(`${this.rows} table row(s)`);
+        return parts.length > 0 ? parts.join(' and ') : undefined;
     }
 }
 /**
@@ -16443,54 +16221,94 @@ class KeptUnits {
  */
 function sectionName(open, firstUnit) {
     const level = Number(/^\s*<h([1-6])/i.exec(firstUnit)?.[1] ?? 7);
-    const text = (0,shorten/* cut */.J)(headingText(firstUnit), 100);
+    // Its text, tags and entities taken out (it is escaped again where shown).
+    const text = (0,shorten/* cut */.J)((0,decode/* decodeHTML */.Gz)(firstUnit.replace(/<[^>]*>/g, '')).trim(), 100);
     while ((open.at(-1)?.level ?? 0) >= level)
         open.pop();
     const parent = open.at(-1);
     open.push({ level, text });
     return parent && level > 2 ? `${parent.text} › ${text}` : text;
 }
-function isHeading(unit) {
-    return /^\s*<h[1-6][\s>]/i.test(unit);
-}
-function isTable(unit) {
-    return /^\s*<table>/i.test(unit);
-}
-/** What was left out, in words. */
-function leftOutText(left, { inSummary }) {
-    const parts = [];
-    if (left.leftOut > 0) {
-        const named = left.sections.map(s => `'${s}'`);
-        const more = left.leftOut - named.length;
-        parts.push(`${left.leftOut} section(s) (${named.join(', ')}${more > 0 ? `, and ${more} more` : ''})`);
-    }
-    if (left.rows > 0)
-        parts.push(`${left.rows} table row(s)`);
-    const what = parts.length > 0 ? parts.join(' and ') : 'some content';
-    return inSummary
-        ? `This summary was cut to stay under GitHub's limit of 1 MiB for a step: left out ${what}. The build's pages in Jenkins have everything.`
-        : `left out ${what}.`;
-}
-/** A heading's text, tags and entities taken out (it is escaped again where shown). */
-function headingText(unit) {
-    return (0,decode/* decodeHTML */.Gz)(unit.replace(/<[^>]*>/g, '')).trim();
-}
-/** The rows of a table written by core.summary.addTable (`<table><tr>…</tr>…</table>`). */
-function rowsOf(table) {
-    return table.match(/<tr>[\s\S]*?<\/tr>/g) ?? [];
-}
-function tableOf(table, rows) {
-    const tail = /<\/table>(\s*)$/.exec(table)?.[1] ?? '\n';
-    return `<table>${rows.join('')}</table>${tail}`;
-}
 
 ;// CONCATENATED MODULE: ./src/step/step-io.ts
+/**
+ * What the step writes to the runner (StepIO), and what never leaves it: the
+ * step's secrets, masked by the runner and redacted from every text the step
+ * writes, and Jenkins text that could form a workflow command (every plain
+ * log line is made inert).
+ */
 
 
 
 
 
-
+/**
+ * The step's secrets: every secret input (inputs.ts getSettings) and every
+ * secret Jenkins hands over (a crumb, a session cookie: create-client.ts).
+ * The runner masks them in the log; it cannot mask what the step sends
+ * through the API (a pull request comment, a commit status), and annotations
+ * and the summary are the step's to keep clean, so every text the step
+ * writes goes through `redactSecrets` too (coreLogger, coreStepIO,
+ * GithubReports). One list for the step, as the runner's masker is one.
+ */
+const secrets = new redaction/* Redaction */.k();
+/** Registers a secret: redacted from now on, and masked by the runner (once commands run: an `::add-mask::` while the console prints would show the value). */
+function maskSecret(value) {
+    if (value === '')
+        return;
+    secrets.add(value);
+    whenCommandsRun(() => core_setSecret(value));
+}
+/**
+ * `text` without any secret of the step (util/redaction.ts).
+ * @internal
+ */
+function redactSecrets(text) {
+    return secrets.redact(text);
+}
+/**
+ * The one printer for text outside the console's stop-commands region: every
+ * step-log line the action writes goes through inertLine, because most of
+ * them quote Jenkins, and Jenkins text is untrusted. An escaped line with no
+ * line break, no `##[`, and no `::` at its start can form no command:
+ * docs/internals.md, "Inert step-log lines".
+ */
+// C0 and C1 controls but TAB: CR and LF split lines, and U+0085 (NEL) is
+// whitespace to .NET's TrimStart though not to JavaScript's `\s`.
+// eslint-disable-next-line no-control-regex
+const CONTROL = /[\u0000-\u0008\u000a-\u001f\u007f-\u009f]/g;
+const NAMED = { '\n': '\\n', '\r': '\\r' };
+/**
+ * One step-log line that the runner cannot take for a workflow command:
+ * control characters (line breaks included) are shown escaped (`\n`, `\r`,
+ * `\x1b`), every `##[` becomes `#\#[`, and a line that would start with `::`
+ * after its leading whitespace gets a `\` before it.
+ * @internal
+ */
+function inertLine(text) {
+    const escaped = text
+        .replace(CONTROL, c => NAMED[c] ?? `\\x${c.charCodeAt(0).toString(16).padStart(2, '0')}`)
+        .replace(/##\[/g, '#\\#[');
+    // JavaScript's \s covers .NET's whitespace once U+0085 is escaped above.
+    return escaped.replace(/^(\s*)::/, '$1\\::');
+}
+/**
+ * The step log, for every module (they never call @actions/core's printing
+ * themselves; ESLint enforces it). Info lines go through inertLine, since
+ * they quote Jenkins; debug and warning are safe as they are: @actions/core
+ * escapes their data and starts the line with its own `::debug::` or
+ * `::warning::`, which the runner parses first. Those two are commands: while
+ * the console prints (commands stopped) they wait for the resume. Every line
+ * leaves without the step's secrets: a warning is also an annotation, which
+ * the runner shows as sent.
+ */
+const coreLogger = {
+    debug: message => whenCommandsRun(() => core_debug(redactSecrets(message))),
+    // The one core.info of src/ (ESLint's print rule): every other line goes through here.
+    // eslint-disable-next-line no-restricted-syntax
+    info: message => info(inertLine(redactSecrets(message))),
+    warning: message => whenCommandsRun(() => warning(redactSecrets(message)))
+};
 /**
  * GitHub shows 10 error annotations a step and drops the rest
  * (actions/toolkit, docs/problem-matchers.md): 9 failed tests are annotated
@@ -16533,7 +16351,7 @@ const annotateFailedTest = failedTestsTo({
  * The runner's step: @actions/core, with the job summary kept under
  * GitHub's limit (summary-cap.ts) and the annotations under GitHub's
  * (`failedTestsTo`); the summary, annotations and log lines leave without the
- * step's secrets (secrets.ts).
+ * step's secrets.
  */
 const coreStepIO = {
     logger: coreLogger,
@@ -16543,7 +16361,7 @@ const coreStepIO = {
     endGroup: () => endGroup(),
     annotate: (message, title, where) => whenCommandsRun(() => annotateFailedTest(message, title, where)),
     setOutput: (name, value) => setOutput(name, value),
-    summary: boundedSummary(summary, coreLogger, { redact: redactSecrets }),
+    summary: boundedSummary(summary, coreLogger, redactSecrets),
     redact: redactSecrets,
     saveState: (name, value) => saveState(name, value)
 };
@@ -16631,12 +16449,14 @@ const MAX_ARTIFACTS = 10_000;
  * `artifacts[displayPath,fileName,relativePath]`). A tree asks for the path
  * alone and a range bounds the list: Jenkins lists every file of the build
  * (Run.getArtifactsUpTo(Integer.MAX_VALUE)), so a build with a huge number of
- * them would otherwise make a huge answer.
+ * them would otherwise make a huge answer. Each path is as Jenkins sent it
+ * (unchecked: see src/util/workspace-paths.ts); `truncated` when the build has
+ * more artifacts than were read.
  */
 async function listArtifacts(http, build, limit = MAX_ARTIFACTS) {
     const name = fullName(build.job);
     const tree = `artifacts[relativePath]{0,${limit + 1}}`;
-    const data = await http.getJson('artifacts', `${buildUrl(http.baseUrl, build.job, build.number)}api/json?tree=${encodeURIComponent(tree)}`, http.context(`the artifacts of build #${build.number} of '${name}'`, {
+    const data = await getObject(http, 'artifacts', `${buildUrl(http.baseUrl, build.job, build.number)}api/json?tree=${encodeURIComponent(tree)}`, http.context(`the artifacts of build #${build.number} of '${name}'`, {
         notFound: buildNotFound(http, name, build.number)
     }), 
     // A proxy that ignores tree= sends the whole build, plugins' data included.
@@ -16656,7 +16476,9 @@ async function listArtifacts(http, build, limit = MAX_ARTIFACTS) {
  * otherwise, or a 302 to the resource root URL when one is configured (so
  * redirects to that other origin are followed, without credentials).
  */
-async function downloadArtifact(http, build, relativePath, open) {
+async function downloadArtifact(http, build, relativePath, open
+// The bytes written, and the tries it took (the first included).
+) {
     let attempts = 0;
     const notFound = `Artifact '${relativePath}' of build #${build.number} of '${fullName(build.job)}' was not found on Jenkins at ${http.baseUrl} (404): it was listed but is gone (deleted, or the build was discarded)`;
     return getArtifact(http, build, { relativePath, notFound }, async (response, context) => {
@@ -16682,7 +16504,8 @@ async function downloadArtifact(http, build, relativePath, open) {
  * `maxBytes` of it: a Content-Length above that is refused before any of
  * the body is read (DirectoryBrowserSupport sends it for an artifact), and a
  * body without one is cut, its connection dropped, once it passes the bound.
- * 404 (not archived) is a JenkinsError 'not-found', as for any read.
+ * 404 (not archived) is a JenkinsError 'not-found', as for any read. It
+ * gives the bytes, or that the artifact holds more than asked for.
  */
 async function readArtifact(http, build, relativePath, maxBytes) {
     const notFound = `Build #${build.number} of '${fullName(build.job)}' has no artifact '${relativePath}' on Jenkins at ${http.baseUrl} (404)`;
@@ -16695,6 +16518,7 @@ async function readArtifact(http, build, relativePath, maxBytes) {
         const body = response.stream();
         const chunks = [];
         let size = 0;
+        // cast: a body stream without an encoding yields Buffers.
         for await (const chunk of body) {
             size += chunk.length;
             if (size > maxBytes) {
@@ -16768,7 +16592,7 @@ async function copy(body, sink) {
         if (cause instanceof errors/* JenkinsError */.fF && (cause.kind === 'network' || cause.kind === 'timeout')) {
             throw new transport_retry/* TransientFailure */.$r(cause, cause.kind === 'network' ? 'body broke off' : 'body stalled');
         }
-        const code = cause.code ?? 'body error';
+        const code = counts_text(fields(cause).code) ?? 'body error';
         throw new transport_retry/* TransientFailure */.$r(new errors/* JenkinsError */.fF('network', `The download broke off after ${bytes} bytes (${code})`), code);
     }
 }
@@ -16804,22 +16628,28 @@ async function runningBuilds(http, options = {}) {
     for (const computer of list(fields(data).computer)) {
         const c = fields(computer);
         for (const executor of [...list(c.executors), ...list(c.oneOffExecutors)]) {
-            const raw = fields(fields(executor).currentExecutable);
-            const build = buildOfUrl(counts_text(raw.url) ?? '');
+            const build = runningOf(fields(executor).currentExecutable);
             if (!build)
                 continue;
-            if (isCount(raw.queueId))
-                build.queueId = raw.queueId;
-            if (isCount(raw.timestamp) && raw.timestamp > 0)
-                build.timestamp = raw.timestamp;
-            if (isEstimate(raw.estimatedDuration))
-                build.estimatedDuration = raw.estimatedDuration;
             const key = runningKey(build.job, build.number);
             // Each entry holds only the fields it has: the first one's win.
             builds.set(key, { ...build, ...builds.get(key) });
         }
     }
     return [...builds.values()];
+}
+/** An executor's build, from its `currentExecutable`; undefined when its URL names no build. */
+function runningOf(executable) {
+    const raw = fields(executable);
+    const build = buildOfUrl(counts_text(raw.url) ?? '');
+    return (build && {
+        ...build,
+        // The queue item it came from (a Pipeline's `node` block alone does not say).
+        ...(isCount(raw.queueId) && { queueId: raw.queueId }),
+        ...(isCount(raw.timestamp) && raw.timestamp > 0 && { timestamp: raw.timestamp }),
+        // Jenkins' estimate of its duration (ms; -1 when unknown).
+        ...(isEstimate(raw.estimatedDuration) && { estimatedDuration: raw.estimatedDuration })
+    });
 }
 /** The key a build is matched by: its jobKey and number. */
 function runningKey(job, number) {
@@ -16865,7 +16695,10 @@ async function scanMultibranch(http, project) {
  * GET <project>/indexing/logText/progressiveText?start=N: LargeText over
  * the scan's log file (FolderComputation.getLogText), X-More-Data while its
  * result is unset. Until a queued scan starts this is the previous scan's
- * log, complete (ComputedFolder.createExecutable replaces it then).
+ * log, complete (ComputedFolder.createExecutable replaces it then). A
+ * stretch of it, with the offsets: its `text` from `start`, CRLF as Jenkins
+ * sends it, notes included; `truncated` when the answer was longer than the
+ * client reads at once (`text` holds its start only).
  */
 async function indexingLog(http, project, start) {
     const name = fullName(project);
@@ -16895,99 +16728,32 @@ const MAX_STAGES = 500;
  */
 async function describeRun(http, build) {
     const name = fullName(build.job);
-    const data = await (0,errors/* unlessNotFound */.CA)(http.getJson('stages', `${build.url}wfapi/describe`, http.context(`the stages of build #${build.number} of '${name}'`)), undefined);
-    if (data === undefined)
+    const run = await (0,errors/* unlessNotFound */.CA)(getObject(http, 'stages', `${build.url}wfapi/describe`, http.context(`the stages of build #${build.number} of '${name}'`)), undefined);
+    if (run === undefined)
         return undefined;
-    if (typeof data !== 'object' || data === null) {
-        throw oddAnswer(http, `the stages of build #${build.number} of '${name}' without an object`);
-    }
-    const run = fields(data);
-    const stages = [];
-    for (const raw of list(run.stages).slice(0, MAX_STAGES)) {
-        const stage = fields(raw);
+    const stages = list(run.stages)
+        .slice(0, MAX_STAGES)
+        .map(fields)
+        .flatMap(stage => {
         if (typeof stage.name !== 'string')
-            continue;
-        const out = {
+            return [];
+        const error = counts_text(fields(stage.error).message);
+        return {
             id: counts_text(stage.id) ?? '',
             name: stage.name,
+            /** The Stage View plugin's StatusExt (NOT_EXECUTED, ABORTED, SUCCESS, IN_PROGRESS, PAUSED_PENDING_INPUT, FAILED, UNSTABLE); unknown values kept. */
             status: counts_text(stage.status) ?? 'NOT_EXECUTED',
             durationMillis: count(stage.durationMillis),
             startTimeMillis: count(stage.startTimeMillis),
-            pauseDurationMillis: count(stage.pauseDurationMillis)
+            pauseDurationMillis: count(stage.pauseDurationMillis),
+            // ErrorExt.message of a failed stage.
+            ...(error !== undefined && { error })
         };
-        const error = counts_text(fields(stage.error).message);
-        if (error !== undefined)
-            out.error = error;
-        stages.push(out);
-    }
+    });
     return { status: counts_text(run.status), stages };
 }
 function count(value) {
     return isCount(value) ? value : 0;
-}
-
-;// CONCATENATED MODULE: ./src/jenkins/reports/junit-names.ts
-/**
- * How the JUnit plugin names a test's page (`<build>/<action>/<package>/
- * <class>/<case>/`), so that a failed test can be linked without asking
- * Jenkins for its URL (the report JSON has none). Each level's safe name,
- * from jenkinsci/junit-plugin: docs/internals.md, "How the JUnit plugin names a test's page".
- */
-/**
- * TestObject.safe: "(empty)" for an empty name; otherwise each character that
- * may not stand literally in a URL path segment becomes '_': controls,
- * space, DEL and `"#%/:<>?[\]^`{|}` (junit-plugin 1422+, PR #1251). Earlier
- * versions replaced only `/\:?#%<>`, so a name with a space or a bracket
- * links to a page those versions name differently.
- * @internal
- */
-function safe(name) {
-    if (name === '')
-        return '(empty)';
-    // eslint-disable-next-line no-control-regex
-    return name.replace(/[\u0000-\u0020\u007f"#%/:<>?[\\\]^`{|}]/g, '_');
-}
-/**
- * Character.isJavaIdentifierPart for one UTF-16 unit: letters, digits,
- * connecting punctuation (`_`), currency symbols (`$`), numeric letters,
- * combining marks, and the "ignorable" controls and format characters. A
- * surrogate half is none of these, so Java replaces an emoji with two '_',
- * and so does this (it tests units, not code points).
- */
-const JAVA_IDENTIFIER_PART = 
-// eslint-disable-next-line no-control-regex
-/^[\p{L}\p{Nl}\p{Nd}\p{Mn}\p{Mc}\p{Pc}\p{Sc}\p{Cf}\u0000-\u0008\u000e-\u001b\u007f-\u009f]$/u;
-/**
- * CaseResult.getSafeName before uniquifying.
- * @internal
- */
-function caseBaseName(displayName) {
-    // Without the u flag, each match is one UTF-16 unit.
-    return displayName.replace(/[\s\S]/g, unit => (JAVA_IDENTIFIER_PART.test(unit) ? unit : '_'));
-}
-/**
- * Names the cases of one test report in the order the plugin meets them
- * (suites in order, their cases in order: TestResult.tally adds them to
- * their class in that order), uniquifying within each class.
- */
-class CaseNamer {
-    /** Cases seen by `<package>/<class>/<case>` (no part holds a '/': safe and caseBaseName replace it). */
-    taken = new Map();
-    /** The URL path of a case below the report: `<package>/<class>/<case>`, each segment encoded. */
-    path(className, displayName) {
-        // CaseResult.getPackageName (up to the last '.', or "(root)") and getSimpleName.
-        const dot = className.lastIndexOf('.');
-        const pkg = safe(dot < 0 ? '(root)' : className.slice(0, dot));
-        const cls = safe(className.slice(dot + 1));
-        const base = caseBaseName(displayName);
-        const seen = (this.taken.get(`${pkg}/${cls}/${base}`) ?? 0) + 1;
-        this.taken.set(`${pkg}/${cls}/${base}`, seen);
-        return [pkg, cls, seen === 1 ? base : `${base}_${seen}`].map(segment).join('/');
-    }
-}
-/** One path segment, percent-encoded; a lone surrogate (a broken name) cannot be, so it becomes U+FFFD. */
-function segment(name) {
-    return encodeURIComponent(name.replace(/\p{Cs}/gu, '\uFFFD'));
 }
 
 ;// CONCATENATED MODULE: ./src/jenkins/reports/json-prefix.ts
@@ -17055,8 +16821,6 @@ function parseJsonPrefix(text) {
                     cut = { at: i, open: stack.map(frame => ({ ...frame })) };
                 break;
             }
-            default:
-                break;
         }
     }
     if (!cut)
@@ -17077,14 +16841,17 @@ function parseJsonPrefix(text) {
 
 
 
-
-
-
+/** How much of a report is read to find its failed tests. */
 const DEFAULT_BUDGET = {
+    /** Failed tests wanted; reading stops once this many were found. */
     want: 20,
+    /** Bytes one page may have; a bigger answer is cut off there and used up to its last whole case. */
     pageLimit: 1024 * 1024,
+    /** Bytes a page aims at: the next page's ranges are sized from the pages read so far. */
     pageTarget: 256 * 1024,
+    /** Bytes read in all, a hard cap: no page reads past it; the scan stops, and says so. */
     totalBytes: 4 * 1024 * 1024,
+    /** Cases asked per suite in a page of several suites; a larger suite is read in ranges of its cases. */
     casesPerSuite: 1000
 };
 /** Cases of the first suite asked for in the first page, before their size is known. */
@@ -17122,10 +16889,10 @@ async function readFailedTests(http, build, options = {}) {
         budgetReached: false
     };
     const reports = new Map();
-    const own = { base: reportUrl, namer: new CaseNamer(), blocks: new Set() };
+    const own = { base: reportUrl, taken: new Map(), blocks: new Set() };
     const stateOf = (url) => {
         const base = `${(options.rebase ?? (u => u))(url)}${encodeURIComponent(urlName)}/`;
-        const state = reports.get(url) ?? { base, namer: new CaseNamer(), blocks: new Set() };
+        const state = reports.get(url) ?? { base, taken: new Map(), blocks: new Set() };
         reports.set(url, state);
         return state;
     };
@@ -17150,9 +16917,7 @@ async function readFailedTests(http, build, options = {}) {
     // come from more than one block (TestResult.hasMultipleBlocks): known
     // before the first name is made, from every suite's enclosingBlocks
     // (about 30 bytes a suite). Cut off, it tells what it can.
-    read.requests++;
-    const blocksPage = await readPage(http, `${reportUrl}api/json?tree=${encodeURIComponent(BLOCKS_TREE)}`, context, Math.min(budget.pageTarget, budget.totalBytes));
-    read.bytesRead += blocksPage.bytes;
+    const blocksPage = await pageOf(BLOCKS_TREE, Math.min(budget.pageTarget, budget.totalBytes));
     for (const { state, suites } of reportsOf(blocksPage.data))
         addBlocks(state, suites);
     for (;;) {
@@ -17163,9 +16928,7 @@ async function readFailedTests(http, build, options = {}) {
             (read.casesRead > 0 && casesBytes / read.casesRead > limit)) {
             return stop();
         }
-        read.requests++;
-        const page = await readPage(http, `${reportUrl}api/json?tree=${encodeURIComponent(reportTree(range, traces))}`, context, limit);
-        read.bytesRead += page.bytes;
+        const page = await pageOf(reportTree(range, traces), limit);
         casesBytes += page.bytes;
         const parts = reportsOf(page.data);
         const children = list(page.data.childReports);
@@ -17208,6 +16971,14 @@ async function readFailedTests(http, build, options = {}) {
         if (!page.cut && widest < range.to - range.from)
             return read;
         range = nextRange(range.from + widest, 0);
+    }
+    /** One page of the report, with `tree`, at most `limit` bytes, counted in what was read. */
+    async function pageOf(tree, limit) {
+        read.requests++;
+        const url = `${reportUrl}api/json?tree=${encodeURIComponent(tree)}`;
+        const page = await readPage(http, url, context, limit);
+        read.bytesRead += page.bytes;
+        return page;
     }
     /** The build's own report, or one per child build of an aggregated one, with its suites. */
     function reportsOf(data) {
@@ -17271,7 +17042,7 @@ function scanSuite(suite, state, read, want) {
         const displayName = state.blocks.size > 1 && blockNames.length > 0
             ? `${[...blockNames].reverse().join(' / ')} / ${caseName}`
             : caseName;
-        const path = state.namer.path(className, displayName);
+        const path = casePath(state.taken, className, displayName);
         const status = counts_text(raw.status) ?? '';
         if ((status !== 'FAILED' && status !== 'REGRESSION') || read.failed.length >= want)
             continue;
@@ -17298,7 +17069,7 @@ function scanSuite(suite, state, read, want) {
  * start and drops the connection). A body cut off there is used up to its
  * last whole array element (json-prefix.ts): those bytes are spent, and are
  * not read again. The body is bounded like every whole-body read (a broken
- * or slow one is retried, answers.ts bodyOf).
+ * or slow one is retried, responses.ts bodyOf).
  */
 async function readPage(http, url, context, limit) {
     return http.read('tests', url, context, async (response) => {
@@ -17316,7 +17087,7 @@ async function readPage(http, url, context, limit) {
                 throw tooDeepError(context, error, response.status);
             // A character split at the cut decodes to U+FFFD: 3 bytes for 1 to 3.
             if (bytes < limit - 3) {
-                throw new errors/* JenkinsError */.fF('protocol', `Jenkins at ${http.baseUrl} answered ${context.what} with malformed JSON`, response.status);
+                throw oddAnswer(http.baseUrl, `${context.what} with malformed JSON`, response.status);
             }
             // Not one whole element (one test larger than the page): nothing to use.
             const prefix = parseJsonPrefix(body);
@@ -17324,14 +17095,75 @@ async function readPage(http, url, context, limit) {
             cut = { openKeys: prefix?.openKeys ?? [] };
         }
         if (typeof data !== 'object' || data === null) {
-            throw new errors/* JenkinsError */.fF('protocol', `Jenkins at ${http.baseUrl} answered ${context.what} without an object`);
+            throw oddAnswer(http.baseUrl, `${context.what} without an object`);
         }
         return { data: fields(data), bytes, ...(cut ? { cut } : {}) };
     });
 }
+/**
+ * How the JUnit plugin names a test's page (`<build>/<action>/<package>/
+ * <class>/<case>/`), so that a failed test can be linked without asking
+ * Jenkins for its URL (the report JSON has none). Each level's safe name,
+ * from jenkinsci/junit-plugin: docs/internals.md, "How the JUnit plugin names a test's page".
+ */
+/**
+ * TestObject.safe: "(empty)" for an empty name; otherwise each character that
+ * may not stand literally in a URL path segment becomes '_': controls,
+ * space, DEL and `"#%/:<>?[\]^`{|}` (junit-plugin 1422+, PR #1251). Earlier
+ * versions replaced only `/\:?#%<>`, so a name with a space or a bracket
+ * links to a page those versions name differently.
+ * @internal
+ */
+function safe(name) {
+    if (name === '')
+        return '(empty)';
+    // eslint-disable-next-line no-control-regex
+    return name.replace(/[\u0000-\u0020\u007f"#%/:<>?[\\\]^`{|}]/g, '_');
+}
+/**
+ * Character.isJavaIdentifierPart for one UTF-16 unit: letters, digits,
+ * connecting punctuation (`_`), currency symbols (`$`), numeric letters,
+ * combining marks, and the "ignorable" controls and format characters. A
+ * surrogate half is none of these, so Java replaces an emoji with two '_',
+ * and so does this (it tests units, not code points).
+ */
+const JAVA_IDENTIFIER_PART = 
+// eslint-disable-next-line no-control-regex
+/^[\p{L}\p{Nl}\p{Nd}\p{Mn}\p{Mc}\p{Pc}\p{Sc}\p{Cf}\u0000-\u0008\u000e-\u001b\u007f-\u009f]$/u;
+/**
+ * CaseResult.getSafeName before uniquifying.
+ * @internal
+ */
+function caseBaseName(displayName) {
+    // Without the u flag, each match is one UTF-16 unit.
+    return displayName.replace(/[\s\S]/g, unit => (JAVA_IDENTIFIER_PART.test(unit) ? unit : '_'));
+}
+/**
+ * The URL path of a case below the report, `<package>/<class>/<case>`, each
+ * segment encoded. One report's cases are named in the order the plugin
+ * meets them (suites in order, their cases in order: TestResult.tally adds
+ * them to their class in that order), uniquified within each class: `taken`
+ * counts the cases seen by `<package>/<class>/<case>` (no part holds a '/':
+ * safe and caseBaseName replace it).
+ * @internal
+ */
+function casePath(taken, className, displayName) {
+    // CaseResult.getPackageName (up to the last '.', or "(root)") and getSimpleName.
+    const dot = className.lastIndexOf('.');
+    const pkg = safe(dot < 0 ? '(root)' : className.slice(0, dot));
+    const cls = safe(className.slice(dot + 1));
+    const base = caseBaseName(displayName);
+    const seen = (taken.get(`${pkg}/${cls}/${base}`) ?? 0) + 1;
+    taken.set(`${pkg}/${cls}/${base}`, seen);
+    return [pkg, cls, seen === 1 ? base : `${base}_${seen}`].map(segment).join('/');
+}
+/** One path segment, percent-encoded; a lone surrogate (a broken name) cannot be, so it becomes U+FFFD. */
+function segment(name) {
+    return encodeURIComponent(name.replace(/\p{Cs}/gu, '\uFFFD'));
+}
 
 // EXTERNAL MODULE: ./src/jenkins/transport/limits.ts
-var limits = __nccwpck_require__(1318);
+var transport_limits = __nccwpck_require__(1318);
 ;// CONCATENATED MODULE: ./src/jenkins/transport/locate.ts
 
 
@@ -17390,9 +17222,12 @@ async function locateRoot(baseUrl, look, what) {
 /** `job/a/job/b/…` as the item it names (`'a/b'`), for the message; undefined when the path names none. */
 function itemOf(segments) {
     const names = [];
-    for (let i = 0; i + 1 < segments.length && segments[i] === 'job'; i += 2) {
+    for (let i = 0; segments[i] === 'job'; i += 2) {
+        const name = segments[i + 1];
+        if (name === undefined)
+            break;
         try {
-            names.push(decodeURIComponent(segments[i + 1]));
+            names.push(decodeURIComponent(name));
         }
         catch {
             return undefined;
@@ -17477,20 +17312,16 @@ const NOTICE_GAP_MS = 4_000;
  * ExchangeLimits (limits.ts: the client's signal, its deadline, the request
  * timeout, the stall guard); and every message that leaves it, thrown or
  * logged, has gone through the one redaction list (`redact`). What it makes
- * of an answer's body is answers.ts, of a failed answer `failure`; its
- * settings are request-settings.ts, their defaults here.
+ * of an answer's body is responses.ts, of a failed answer `failure`; its
+ * settings are http.ts RequestSettings, their defaults here.
  */
 class Requester extends Transport {
     /** Epoch ms of the step's timeout, if any. */
     deadline;
-    /** The client's signal (cancel, timeout), if any. */
-    signal;
     /** The job's "Trigger builds remotely" token, or undefined. */
     jobToken;
-    /** The crumb, fetched once for every POST; a failed fetch is not kept, the next POST asks again. */
-    crumb;
-    /** The crumb once fetched (null: Jenkins has no crumb issuer); undefined while unknown. */
-    crumbKnown;
+    /** The crumb's fetch, shared by every POST; a failed fetch is not kept, the next POST asks again. */
+    crumbFetch;
     policy;
     limits;
     firstContactAttempts;
@@ -17509,7 +17340,6 @@ class Requester extends Transport {
         this.firstContactAttempts = options.firstContactAttempts;
         this.deadline = options.deadline;
         this.jobToken = options.jobToken || undefined;
-        this.signal = options.signal;
         this.limits = {
             signal: options.signal,
             deadline: options.deadline,
@@ -17521,9 +17351,8 @@ class Requester extends Transport {
         // Another client's crumb: nothing is fetched until Jenkins rejects it.
         const crumb = options.session?.crumb;
         if (crumb !== undefined) {
-            this.crumbKnown = crumb;
-            this.crumb = Promise.resolve(crumb ?? undefined);
-            this.setCrumb(crumb ?? undefined);
+            this.crumbFetch = Promise.resolve(crumb);
+            this.setCrumb(crumb);
         }
     }
     /** Starts fetching the crumb in the background, to save a round trip before a POST. */
@@ -17536,23 +17365,13 @@ class Requester extends Transport {
      * interrupts the crumb's GET, and the POST was never sent (a trigger queued nothing).
      */
     async ensureCrumb() {
-        if (!this.crumb) {
-            const pending = this.readCrumb().then(crumb => {
-                this.setCrumb(crumb);
-                if (this.crumb === pending)
-                    this.crumbKnown = crumb ?? null;
-                return crumb;
-            });
-            pending.catch(() => {
-                if (this.crumb === pending)
-                    this.crumb = undefined;
-            });
-            this.crumb = pending;
-        }
+        const pending = (this.crumbFetch ??= this.readCrumb());
         try {
-            await this.crumb;
+            this.setCrumb(await pending);
         }
         catch (error) {
+            if (this.crumbFetch === pending)
+                this.crumbFetch = undefined;
             if (!(error instanceof errors/* Interrupted */.j$ && error.sent))
                 throw error;
             throw new errors/* Interrupted */.j$(error.message, { sent: false, lastFailure: error.lastFailure });
@@ -17566,29 +17385,25 @@ class Requester extends Transport {
      */
     async readCrumb() {
         const url = `${this.baseUrl}/crumbIssuer/api/json`;
-        const data = await (0,errors/* unlessNotFound */.CA)(this.getJson('crumb', url, this.context('the CSRF crumb')), undefined);
-        if (data === undefined) {
+        const context = this.context('the CSRF crumb');
+        const data = await (0,errors/* unlessNotFound */.CA)(this.getJson('crumb', url, context), null);
+        if (data === null) {
             this.logger.debug(`Jenkins at ${this.baseUrl} has no crumb issuer: CSRF protection is off`);
-            return undefined;
+            return null;
         }
-        const { crumb, crumbRequestField: field } = data;
+        const { crumb, crumbRequestField: field } = isRecord(data) ? data : {};
         if (typeof crumb !== 'string' || typeof field !== 'string' || !field) {
-            throw new errors/* JenkinsError */.fF('protocol', `Jenkins at ${this.baseUrl} answered the crumb request without crumb and crumbRequestField`);
+            throw oddAnswer(this.baseUrl, 'the crumb request without crumb and crumbRequestField');
         }
         this.logger.debug(`Got a CSRF crumb (header ${field})`);
         return { field, value: crumb };
     }
-    /** This client's session, for another client to continue (RequestSettings.session). */
-    session() {
-        const cookies = this.cookies();
-        return cookies && { cookies, crumb: this.crumbKnown };
-    }
     /**
-     * GET + JSON with read retries (answers.ts jsonBody: what is retried, what
+     * GET + JSON with read retries (responses.ts jsonBody: what is retried, what
      * is not). Elements of the `droppable` lists nested too deep are left out
      * with a warning, once per answer and list (json.ts).
      */
-    async getJson(label, url, context, { deadline = this.deadline, droppable } = {}) {
+    async getJson(label, url, context, { deadline, droppable } = {}) {
         const onDropped = (part) => {
             const key = `${context.what}\n${part.field}\n${part.className ?? part.index}`;
             if (this.droppedSaid.has(key))
@@ -17597,16 +17412,15 @@ class Requester extends Transport {
             this.logger.warning(droppedNote(context, part));
         };
         const options = droppable && { droppable, onDropped };
-        return this.read(label, url, context, response => jsonBody(response, context, options), {
-            deadline
-        });
+        const json = (response) => jsonBody(response, context, options);
+        return this.read(label, url, context, json, { deadline });
     }
     /**
      * A GET with read retries: a non-2xx answer is turned into an error here,
      * a 2xx one is handed to `accept`, which reads (or streams) the body and
      * may throw to fail or retry the attempt.
      */
-    async read(label, url, context, accept, { deadline = this.deadline, ...options } = {}) {
+    async read(label, url, context, accept, { deadline, ...options } = {}) {
         return (0,transport_retry/* withRetry */.bD)(async (number, started) => {
             const exchange = { method: 'GET', url, label, ...options };
             const response = await this.send(exchange, context.what, { attempt: { started, number } });
@@ -17623,7 +17437,7 @@ class Requester extends Transport {
                 response.discard();
                 throw error;
             }
-        }, this.retryOptions(`GET ${context.what}`, deadline, { read: true }));
+        }, this.retryOptions(`GET ${context.what}`, deadline ?? this.deadline, { read: true }));
     }
     /**
      * A POST with the crumb: fetched before the first POST, and on a "No valid
@@ -17637,13 +17451,8 @@ class Requester extends Transport {
      */
     async post(label, url, context, options) {
         let refreshed = false;
-        const exchange = {
-            method: 'POST',
-            url,
-            label,
-            form: options.form,
-            upload: options.upload
-        };
+        const { form, upload } = options;
+        const exchange = { method: 'POST', url, label, form, upload };
         const sendOnce = async (attempt) => {
             const response = await this.send(exchange, context.what, { ...options, attempt });
             // Read as far as it came: the status and headers are the answer.
@@ -17661,9 +17470,8 @@ class Requester extends Transport {
             if (isCrumbRejection(answer.response.status, answer.body) && !refreshed) {
                 refreshed = true;
                 this.logger.debug(`Jenkins rejected the crumb for ${context.what}; getting a new session and crumb`);
-                await this.clearCookies();
-                this.crumb = this.crumbKnown = undefined;
-                this.setCrumb(undefined);
+                await this.forgetSession();
+                this.crumbFetch = undefined;
                 await this.ensureCrumb();
                 answer = await sendOnce({ started, number });
             }
@@ -17705,7 +17513,7 @@ class Requester extends Transport {
     }
     /** Waits `ms`, ending with Interrupted when the client's signal fires. */
     pause(ms, what) {
-        return (0,transport_retry/* pause */.v7)(ms, this.signal, what);
+        return (0,transport_retry/* pause */.v7)(ms, this.limits.signal, what);
     }
     /** What an error message needs to know about the request. */
     context(what, extra = {}) {
@@ -17729,21 +17537,22 @@ class Requester extends Transport {
      * client's signal fired.
      */
     async send(exchange, what, { retryNetwork = failure => failure.transient, onNetworkFailure = failure => failure.error, attempt }) {
-        if (this.signal?.aborted) {
-            throw new errors/* Interrupted */.j$(`Did not send ${exchange.method} ${what} to Jenkins at ${this.baseUrl}: ${(0,errors/* stopReason */.PJ)(this.signal)}`, { sent: false });
+        if (this.limits.signal?.aborted) {
+            throw new errors/* Interrupted */.j$(`Did not send ${exchange.method} ${what} to Jenkins at ${this.baseUrl}: ${(0,errors/* stopReason */.PJ)(this.limits.signal)}`, { sent: false });
         }
         const headersTimeoutMs = this.firstContact()
             ? Math.min(FIRST_CONTACT_HEADERS_MS, this.limits.requestTimeoutMs)
             : undefined;
         const waitsUpTo = headersTimeoutMs ?? this.limits.requestTimeoutMs;
-        const bounds = new limits/* ExchangeLimits */.s({ ...this.limits, headersTimeoutMs, attempt }, what, this.baseUrl);
+        const limits = { ...this.limits, headersTimeoutMs, attempt };
+        const bounds = new transport_limits/* ExchangeLimits */.s(limits, what, this.baseUrl);
         // The first try says it is waiting; the retries after it say so themselves (retry.ts).
         const started = Date.now();
         const slow = setTimeout(() => {
             if (attempt.number !== 1)
                 return;
-            const waited = (0,limits/* seconds */.Y)(Date.now() - started);
-            this.notice(`No answer yet from Jenkins at ${this.baseUrl} to ${what} after ${waited}; waiting up to ${(0,limits/* seconds */.Y)(waitsUpTo)} for it`);
+            const waited = (0,transport_limits/* seconds */.Y)(Date.now() - started);
+            this.notice(`No answer yet from Jenkins at ${this.baseUrl} to ${what} after ${waited}; waiting up to ${(0,transport_limits/* seconds */.Y)(waitsUpTo)} for it`);
         }, this.noticeAfterMs());
         let response;
         try {
@@ -17776,13 +17585,12 @@ class Requester extends Transport {
     noticeAfterMs() {
         return this.firstContact() ? FIRST_CONTACT_NOTICE_MS : SLOW_NOTICE_MS;
     }
-    /** Logs `message` in the normal log unless another such line went out less than NOTICE_GAP_MS ago; whether it did. */
+    /** Logs `message` in the normal log unless another such line went out less than NOTICE_GAP_MS ago. */
     notice(message) {
         if (Date.now() - this.noticeAt < NOTICE_GAP_MS)
-            return false;
+            return;
         this.noticeAt = Date.now();
         this.logger.info(message);
-        return true;
     }
     /** Whether nothing has answered the step's own client yet (only it counts first contact). */
     firstContact() {
@@ -17801,7 +17609,7 @@ class Requester extends Transport {
             deadline,
             logger: this.logger,
             what,
-            signal: this.signal,
+            signal: this.limits.signal,
             notice: { afterMs: this.noticeAfterMs(), say: (line) => this.notice(line) }
         };
     }
@@ -17812,15 +17620,10 @@ class Requester extends Transport {
     /** One GET that only looks (status and headers), short and bounded; undefined when it got no answer. */
     async probe(url, { follow }) {
         const requestTimeoutMs = Math.min(this.limits.requestTimeoutMs, PROBE_TIMEOUT_MS);
-        const bounds = new limits/* ExchangeLimits */.s({ ...this.limits, requestTimeoutMs }, 'a look for Jenkins', this.baseUrl);
+        const limits = { ...this.limits, requestTimeoutMs };
+        const bounds = new transport_limits/* ExchangeLimits */.s(limits, 'a look for Jenkins', this.baseUrl);
         try {
-            const response = await this.request({
-                method: 'GET',
-                url,
-                label: 'probe',
-                follow,
-                bounds
-            });
+            const response = await this.request({ method: 'GET', url, label: 'probe', follow, bounds });
             response.discard();
             return response;
         }
@@ -17852,11 +17655,19 @@ const CHUNK = 1024 * 1024;
 function multipartBody(fields, files) {
     const boundary = `----jenkins-build-action-${(0,external_node_crypto_.randomBytes)(16).toString('hex')}`;
     const fieldBlocks = fields.map(([name, value]) => Buffer.from(`--${boundary}\r\nContent-Disposition: form-data; name="${name}"\r\nContent-Type: text/plain; charset=UTF-8\r\n\r\n${value}\r\n`, 'utf8'));
-    const heads = files.map(file => Buffer.from(`--${boundary}\r\nContent-Disposition: form-data; name="${file.name}"; filename="${file.fileName}"\r\nContent-Type: application/octet-stream\r\n\r\n`, 'utf8'));
+    const heads = files.map(file => ({
+        file,
+        head: Buffer.from(`--${boundary}\r\nContent-Disposition: form-data; name="${file.name}"; filename="${file.fileName}"\r\nContent-Type: application/octet-stream\r\n\r\n`, 'utf8')
+    }));
     const newline = Buffer.from('\r\n');
     const end = Buffer.from(`--${boundary}--\r\n`);
     const fileBytes = files.reduce((sum, file) => sum + file.size, 0);
-    const blocks = [...fieldBlocks, ...heads, ...files.map(() => newline), end];
+    const blocks = [
+        ...fieldBlocks,
+        ...heads.map(({ head }) => head),
+        ...files.map(() => newline),
+        end
+    ];
     const length = blocks.reduce((sum, block) => sum + block.length, fileBytes);
     return {
         contentType: `multipart/form-data; boundary=${boundary}`,
@@ -17873,8 +17684,8 @@ function multipartBody(fields, files) {
             });
             for (const block of fieldBlocks)
                 await write(block);
-            for (const [i, file] of files.entries()) {
-                await write(heads[i]);
+            for (const { file, head } of heads) {
+                await write(head);
                 await multipart_writeFile(file, write);
                 await write(newline);
             }
@@ -17917,7 +17728,6 @@ async function multipart_writeFile(file, write) {
 
 
 
-
 /** Follows the whole upload when it alone is found; otherwise cleans up or names what it found, and throws. */
 async function recoverUpload(http, upload) {
     const { name, lost } = upload;
@@ -17945,8 +17755,15 @@ async function recoverUpload(http, upload) {
     const describe = (found) => found.buildNumber !== undefined
         ? `build #${found.buildNumber} (${buildUrl(http.baseUrl, upload.job, found.buildNumber)})`
         : `queue item ${found.queueId} (${queueItemUrl(http.baseUrl, found.queueId)})`;
-    if (broken.length === 0 && complete.length === 1) {
-        const found = complete[0];
+    const [found, ...others] = [...complete, ...broken];
+    if (!found) {
+        throw failure(`. Jenkins shows no build queued from it (the upload did not reach the job, or Jenkins refused the broken body); nothing was sent again: run the step again to upload the files.`);
+    }
+    if (others.length > 0) {
+        const all = [found, ...others].map(describe).join(', ');
+        throw failure(`. Jenkins shows several items of '${name}' that this upload may have queued, and they cannot be told apart from other triggers: ${all}. None was touched and nothing was sent again; check them (one may run without the files).`);
+    }
+    if (complete.length === 1) {
         if (found.queueId === undefined) {
             throw failure(`. Jenkins shows ${describe(found)} with these parameters and files, but not its queue item: check it; nothing was sent again.`);
         }
@@ -17958,44 +17775,31 @@ async function recoverUpload(http, upload) {
             adopted: found.buildNumber === undefined ? 'queue' : 'build'
         };
     }
-    if (broken.length + complete.length === 0) {
-        throw failure(`. Jenkins shows no build queued from it (the upload did not reach the job, or Jenkins refused the broken body); nothing was sent again: run the step again to upload the files.`);
+    const user = upload.broken.user;
+    if (!isOwnAlone(found.causes, user)) {
+        throw failure(`. Jenkins shows ${describe(found)} with every parameter at its default and no file, as the broken upload would have queued it, but ${notOurs(found.causes, user)}: it was left alone. Check it (it may run without the files); nothing was sent again.`);
     }
-    if (broken.length === 1 && complete.length === 0) {
-        const found = broken[0];
-        const user = upload.broken.user;
-        if (!isOwnAlone(found.causes, user)) {
-            throw failure(`. Jenkins shows ${describe(found)} with every parameter at its default and no file, as the broken upload would have queued it, but ${notOurs(found.causes, user)}: it was left alone. Check it (it may run without the files); nothing was sent again.`);
-        }
-        const done = await removeBroken(http, upload, found);
-        throw failure(`. Jenkins queued ${describe(found)} from the broken upload with every parameter at its default and no file: ${done}. Nothing was sent again: run the step again to upload the files.`);
-    }
-    const all = [...complete, ...broken].map(describe).join(', ');
-    throw failure(`. Jenkins shows several items of '${name}' that this upload may have queued, and they cannot be told apart from other triggers: ${all}. None was touched and nothing was sent again; check them (one may run without the files).`);
+    const done = await removeBroken(http, upload, found);
+    throw failure(`. Jenkins queued ${describe(found)} from the broken upload with every parameter at its default and no file: ${done}. Nothing was sent again: run the step again to upload the files.`);
 }
 /** One look at the queue and the builds since the trigger, for both shapes. */
 async function look2(http, upload) {
-    const reader = reconcileReader(http, upload.job);
-    const queue = (await reader.queue()).filter(item => sameJob(item.job, upload.job));
-    const floor = upload.complete.firstBuildNumber;
-    const builds = floor === undefined
-        ? []
-        : (await reader.builds()).filter(build => build.number >= floor && causedBy(build, upload.complete.user));
-    const match = (expectation) => {
-        const found = builds
-            .filter(build => sameParameters(expectation.parameters, build.parameters))
-            .map(build => ({ queueId: build.queueId, buildNumber: build.number, causes: build }));
-        for (const item of queue) {
-            // An item that started between the two reads is already there as a build.
-            if (!sameParameters(expectation.parameters, item.parameters))
-                continue;
-            if (found.some(f => f.queueId === item.id))
-                continue;
-            found.push({ queueId: item.id, causes: item });
+    const look = lookIn(http, upload.complete);
+    const match = async ({ parameters }) => {
+        // The queue is read first: an item that started between the two reads is already there as a build.
+        const queued = await look.queued(parameters);
+        const found = (await look.built(parameters)).map(build => ({
+            queueId: build.queueId,
+            buildNumber: build.number,
+            causes: build
+        }));
+        for (const item of queued) {
+            if (!found.some(f => f.queueId === item.id))
+                found.push({ queueId: item.id, causes: item });
         }
         return found;
     };
-    return { complete: match(upload.complete), broken: match(upload.broken) };
+    return { complete: await match(upload.complete), broken: await match(upload.broken) };
 }
 /** Why work of the broken shape is not ours to cancel or stop (our own words: no Jenkins text). */
 function notOurs(causes, user) {
@@ -18018,7 +17822,7 @@ async function removeBroken(http, upload, found) {
             if (outcome === 'cancelled')
                 return 'cancelled it';
             // It left the queue: it started (or ended) as a build.
-            const build = (await reconcileReader(http, job).builds()).find(b => b.queueId === found.queueId);
+            const build = (await jobBuilds(http, job)).find(b => b.queueId === found.queueId);
             if (!build)
                 return `it left the queue before it could be cancelled; check ${jobUrl(http.baseUrl, job)}`;
             // No compare-and-cancel in Jenkins: another request may have been folded in before it started.
@@ -18124,34 +17928,27 @@ async function triggerUpload(http, info, job, params, files, options = {}) {
         }
     };
     http.logger.info(`Uploading ${files.map(file => `${file.name} (${file.fileName}, ${(0,bytes/* formatBytes */.z)(file.size)})`).join(', ')} to '${name}': ${(0,bytes/* formatBytes */.z)(body.length)} in all.`);
-    const url = `${jobUrl(http.baseUrl, job)}buildWithParameters?delay=0sec`;
-    const context = triggerContext(http, name, 'Jenkins also answers 500 to a parameter value it does not accept, and the File Parameters plugin to an upload it could not read.');
-    // What Jenkins stores from this request: our values, and each file parameter we upload (exported by name only).
-    const complete = expectedParameters(info.parameterDefinitions, params);
-    // What it stores from a body it could not parse: every default, no file at all.
-    const broken = expectedParameters(info.parameterDefinitions, {});
-    for (const file of fileParameters(info)) {
-        broken.delete(file);
-        if (!uploaded.has(file))
-            complete.delete(file);
-    }
     const base = { job, user: http.user, firstBuildNumber: info.nextBuildNumber };
-    const started = Date.now();
-    let outcome;
-    try {
-        outcome = await triggerOnce(http, url, { upload: counted }, context, name);
+    // What Jenkins stores from this request: our values, and each file parameter we upload (exported by name only).
+    const complete = { ...base, parameters: expectedParameters(info.parameterDefinitions, params) };
+    // What it stores from a body it could not parse: every default, no file at all.
+    const broken = { ...base, parameters: expectedParameters(info.parameterDefinitions, {}) };
+    for (const file of fileParameters(info)) {
+        broken.parameters.delete(file);
+        if (!uploaded.has(file))
+            complete.parameters.delete(file);
     }
-    catch (error) {
+    const started = Date.now();
+    const outcome = await triggerOnce(http, job, { upload: counted }, {
+        endpoint: 'buildWithParameters',
+        serverHint: 'Jenkins also answers 500 to a parameter value it does not accept, and the File Parameters plugin to an upload it could not read.'
+    }).catch((error) => {
         if (error instanceof errors/* Interrupted */.j$ && error.sent) {
             // A cancel mid-upload: the abort path looks for what this request queued.
-            throw new errors/* Interrupted */.j$(`${error.message} (the upload to '${name}' was cut at ${(0,bytes/* formatBytes */.z)(sent)} of ${(0,bytes/* formatBytes */.z)(body.length)}: Jenkins may have queued a build ${finished ? 'with the files' : 'without them'})`, {
-                sent: true,
-                lostTrigger: { ...base, parameters: finished ? complete : broken },
-                lastFailure: error.lastFailure
-            });
+            throw mayHaveQueued(error, `the upload to '${name}' was cut at ${(0,bytes/* formatBytes */.z)(sent)} of ${(0,bytes/* formatBytes */.z)(body.length)}: Jenkins may have queued a build ${finished ? 'with the files' : 'without them'}`, finished ? complete : broken);
         }
         throw error;
-    }
+    });
     if ('queueId' in outcome) {
         http.logger.info(uploadedLine(body, Date.now() - started));
         return { ...outcome, unknownParameters: undefinedNames };
@@ -18161,8 +17958,8 @@ async function triggerUpload(http, info, job, params, files, options = {}) {
         job,
         lost: outcome.lost,
         cut: finished ? undefined : `${(0,bytes/* formatBytes */.z)(sent)} of ${(0,bytes/* formatBytes */.z)(body.length)} sent`,
-        complete: { ...base, parameters: complete },
-        broken: { ...base, parameters: broken },
+        complete,
+        broken,
         settleMs: options.settleMs
     });
     return { ...found, unknownParameters: undefinedNames };
@@ -18191,6 +17988,7 @@ function uploadedLine(body, elapsedMs) {
 
 
 
+
 /**
  * The Jenkins HTTP API. Every operation throws JenkinsError (errors.ts) with
  * a message a user can act on; reads retry transient failures. A facade: the
@@ -18202,6 +18000,7 @@ function uploadedLine(body, elapsedMs) {
  */
 class JenkinsClient {
     baseUrl;
+    /** The one request path: its requestCounts, session() for another client to continue, dispose(). */
     http;
     triggerOptions;
     /**
@@ -18214,18 +18013,6 @@ class JenkinsClient {
         this.http = new Requester(options);
         this.baseUrl = this.http.baseUrl;
         this.triggerOptions = { settleMs: options.triggerSettleMs, cause: options.triggerCause };
-    }
-    /** HTTP requests sent, by operation ('job', 'trigger', 'queue', 'build', 'log', 'crumb', …) and 'total'. */
-    get requestCounts() {
-        return this.http.requestCounts;
-    }
-    /** The session (cookies, crumb) for another client of the same Jenkins to continue: the abort's (RequestSettings.session). */
-    session() {
-        return this.http.session();
-    }
-    /** Closes kept-alive connections (the process can also exit without it). */
-    dispose() {
-        this.http.dispose();
     }
     /** Absolute URL of a job on the configured base, ending in '/'. */
     jobUrl(job) {
@@ -18266,7 +18053,7 @@ class JenkinsClient {
     /** A build's JSON by number or permalink; `tree` limits the fields (Jenkins tree syntax). */
     getBuild = this.guarded((http, job, which, options = {}) => getBuild(http, job, which, { ...options, passwords: this.passwords.get(jobKey(job)) }));
     /** POST build or buildWithParameters (chosen from info.parameterDefinitions), never sent again once it may have reached Jenkins. */
-    trigger = this.guarded((http, info, job, params, files = []) => files.length > 0
+    trigger = this.guarded((http, ...[info, job, params, files = []]) => files.length > 0
         ? triggerUpload(http, info, job, params, files, this.triggerOptions)
         : trigger(http, info, job, params, this.triggerOptions));
     /** When `url` is a path below Jenkins' root and Jenkins found no `what` there: what to set it to, as the error's message. */
@@ -18306,7 +18093,6 @@ class JenkinsClient {
 ;// CONCATENATED MODULE: ./src/step/create-client.ts
 
 
-
 /**
  * The Jenkins client for the step, bounded by `bounds`: the step's timeout
  * and cancel signal, or an abort budget, and the session it continues. The
@@ -18314,6 +18100,8 @@ class JenkinsClient {
  * server the step already reached (a restart is ridden out).
  */
 function createClient(settings, bounds = {}) {
+    // The workflow run's URL, for the note of a build triggered with a job token.
+    const { GITHUB_SERVER_URL: server, GITHUB_REPOSITORY: repo, GITHUB_RUN_ID: run } = process.env;
     return new JenkinsClient({
         url: settings.url,
         user: settings.user,
@@ -18321,11 +18109,11 @@ function createClient(settings, bounds = {}) {
         jobToken: settings.jobToken,
         headers: settings.headers,
         ca: settings.caCerts,
-        triggerCause: runUrl(),
+        triggerCause: server && repo && run && `GitHub Actions ${server}/${repo}/actions/runs/${run}`,
         logger: coreLogger,
         // Like the token: the runner masks a crumb or session cookie wherever it
         // shows, Jenkins' console and a proxy's echo included, and the step
-        // redacts it from every text it writes (secrets.ts).
+        // redacts it from every text it writes (step-io.ts).
         onSecret: maskSecret,
         ...bounds
     });
@@ -18339,15 +18127,8 @@ function budgetClient(settings, { until, continuing }) {
     return createClient(settings, {
         deadline: until,
         signal: AbortSignal.timeout(Math.max(0, until - Date.now())),
-        session: continuing?.session()
+        session: continuing?.http.session()
     });
-}
-/** The workflow run's URL, for the note of a build triggered with a job token. */
-function runUrl() {
-    const { GITHUB_SERVER_URL: server, GITHUB_REPOSITORY: repo, GITHUB_RUN_ID: run } = process.env;
-    if (!server || !repo || !run)
-        return undefined;
-    return `GitHub Actions ${server}/${repo}/actions/runs/${run}`;
 }
 
 ;// CONCATENATED MODULE: ./src/follow/queue-ended.ts
@@ -18363,10 +18144,14 @@ function runUrl() {
 class QueueItemEnded extends errors/* JenkinsError */.fF {
     fate;
     queueId;
-    constructor(message, 
+    constructor(
     /** What Jenkins shows of the item. */
-    fate, queueId) {
-        super(fate === 'cancelled' ? 'conflict' : 'not-found', message);
+    fate, queueId, 
+    /** The job's full name. */
+    name) {
+        super(fate === 'cancelled' ? 'conflict' : 'not-found', fate === 'cancelled'
+            ? `The queue item ${queueId} of ${name} was cancelled in Jenkins before it started (by a user, or because the job was disabled).`
+            : `Queue item ${queueId} of ${name} is gone from Jenkins (it expires 5 minutes after leaving the queue, and on restart) and no recent build of ${name} has that queue id.`);
         this.fate = fate;
         this.queueId = queueId;
         this.name = 'QueueItemEnded';
@@ -18439,10 +18224,10 @@ const DEFAULT_ABORT_TIMINGS = {
  * trigger said. `until` (epoch ms) is the abort's budget. Never throws: the
  * caller is already failing the step.
  */
-async function abortRemote(api, target, logger, { timings = DEFAULT_ABORT_TIMINGS, until, sleep = wait/* sleep */.yy } = {}) {
+async function abortRemote(api, target, logger, options = {}) {
+    const { timings = DEFAULT_ABORT_TIMINGS, sleep = wait/* sleep */.yy } = options;
     try {
-        let build = target.build;
-        let queueId = target.queueId;
+        let { build, queueId } = target;
         let found = '';
         if (target.shared) {
             return leftShared(build ? `build #${build.number}` : `queue item ${queueId ?? '?'}`);
@@ -18479,16 +18264,13 @@ async function abortRemote(api, target, logger, { timings = DEFAULT_ABORT_TIMING
             // executable is null for a moment while the run is created
             // (jenkins-api.md 4): look again briefly before giving up.
             let number;
-            for (let i = 0; i < 8 && number === undefined; i++) {
+            for (let i = 0; i < 8; i++) {
                 if (i > 0 || item === undefined)
                     item = await (0,errors/* unlessNotFound */.CA)(api.getQueueItem(id), null);
-                if (item === null)
+                number = item?.executable?.number;
+                if (number !== undefined || !item || item.cancelled || item.executable === undefined)
                     break;
-                number = item.executable?.number;
-                if (number === undefined && (item.cancelled || item.executable === undefined))
-                    break;
-                if (number === undefined)
-                    await sleep(250);
+                await sleep(250);
             }
             // Expired or dropped by a restart: look the build up by its queue id.
             if (item === null)
@@ -18499,16 +18281,15 @@ async function abortRemote(api, target, logger, { timings = DEFAULT_ABORT_TIMING
         }
         if (!build)
             return 'nothing was running in Jenkins yet';
-        const ref = build;
-        const current = await briefly(api.getBuild(ref.job, ref.number, { tree: `number,building,result,${CAUSES_TREE}` }), timings.shareCheckMs);
+        const current = await briefly(api.getBuild(build.job, build.number, { tree: `number,building,result,${CAUSES_TREE}` }), timings.shareCheckMs);
         if (current && !current.building) {
-            return `build #${ref.number} had already finished (${current.result ?? 'no result'})`;
+            return `build #${build.number} had already finished (${current.result ?? 'no result'})`;
         }
         // Folded into after we queued it, or found through a 201 that folded ours in.
         if (current && isShared(current.actions, target.ownRequests)) {
-            return leftShared(`build #${ref.number}`);
+            return leftShared(`build #${build.number}`);
         }
-        return `${await cancel_stopBuild(api, ref, logger, { timings, until, sleep })}${found}`;
+        return `${await cancel_stopBuild(api, build, logger, options)}${found}`;
     }
     catch (error) {
         logger.warning(`Could not abort the Jenkins work: ${(0,error_text/* errorText */.k)(error)}`);
@@ -18532,7 +18313,7 @@ function hasLeft(item) {
     return (item._class?.endsWith('$LeftItem') === true || 'executable' in item || item.cancelled === true);
 }
 /** Sends stop (then term, kill) and watches the build end; says what happened. */
-async function cancel_stopBuild(api, build, logger, { timings, until, sleep }) {
+async function cancel_stopBuild(api, build, logger, { timings = DEFAULT_ABORT_TIMINGS, until, sleep = wait/* sleep */.yy }) {
     const label = `build #${build.number}`;
     // [how, longest wait after it, share of the time left it may take]
     const steps = [
@@ -18553,15 +18334,10 @@ async function cancel_stopBuild(api, build, logger, { timings, until, sleep }) {
     };
     try {
         for (const [how, waitMs, share] of steps) {
-            try {
-                await api.stopBuild(build, how);
-            }
-            catch (error) {
-                // Freestyle builds have no term/kill (404): stop is all there is.
-                if (how !== 'stop' && error instanceof errors/* JenkinsError */.fF && error.kind === 'not-found')
-                    break;
-                throw error;
-            }
+            const request = api.stopBuild(build, how);
+            // Freestyle builds have no term/kill (404): stop is all there is.
+            if ((await (how === 'stop' ? request : (0,errors/* unlessNotFound */.CA)(request, 'none'))) === 'none')
+                break;
             sent = how;
             logger.info(`Sent ${how} to Jenkins ${label}.`);
             const longest = until === undefined ? waitMs : Math.min(waitMs, (until - Date.now()) * share);
@@ -18618,34 +18394,6 @@ function warnUnread(message, logger, unread) {
     unread.push(message);
 }
 
-;// CONCATENATED MODULE: ./src/util/request-bounds.ts
-/**
- * The bounds of the step's requests to GitHub, which outlive the step's own
- * signal: until the step is stopped they are its cancel signal and its
- * `timeout` (a request in flight then ends at once, so that stopping the
- * Jenkins work never waits on GitHub); from the stop on, new requests (the
- * final commit status and comment) get what is left of the abort's budget.
- * runBounded (step/bounded-step.ts) switches them, the moment the signal fires.
- */
-/** The step's bounds, then the abort's budget. */
-class StepBounds {
-    step;
-    budgetEnd;
-    constructor(step) {
-        this.step = step;
-    }
-    /** The bounds a request starting now gets. */
-    current() {
-        if (this.budgetEnd === undefined)
-            return this.step;
-        return { deadline: this.budgetEnd };
-    }
-    /** The step was stopped: requests from now on end by `until` (epoch ms), the abort's budget. */
-    budget(until) {
-        this.budgetEnd = until;
-    }
-}
-
 ;// CONCATENATED MODULE: ./src/step/remote-work.ts
 
 
@@ -18664,19 +18412,18 @@ class RemoteWork {
     /** The multibranch projects this step asked to scan: a scan is never cancelled or stopped (cancel.ts scanLeft). */
     scans = [];
     items;
-    constructor(jobs, io) {
+    constructor(
+    /** The step's `jobs`, or its one `job`: an item each. */
+    { job, jobs }, io) {
         this.io = io;
-        this.items = jobs.map(job => ({ job, merged: false, done: false }));
+        this.items = (jobs ?? [{ job }]).map(e => ({ job: e.job, merged: false, done: false }));
     }
     /** The item at `index`, as known so far. */
     item(index) {
         return this.entry(index);
     }
     queued(index, queueId, merged) {
-        const item = this.entry(index);
-        item.queueId = queueId;
-        item.merged = merged;
-        item.lost = undefined;
+        Object.assign(this.entry(index), { queueId, merged, lost: undefined });
         this.persist();
     }
     /** A trigger that may have queued a build whose queue item never came back. */
@@ -18740,23 +18487,18 @@ class RemoteWork {
     }
     /** The queue items started, each as saved (Jenkins folds identical requests into one). */
     groups() {
-        const byQueue = new Map();
-        for (const item of this.items) {
-            if (item.queueId === undefined)
-                continue;
-            byQueue.set(item.queueId, [...(byQueue.get(item.queueId) ?? []), item]);
-        }
-        // JSON leaves out what is undefined.
-        return [...byQueue.values()].flatMap(([first, ...rest]) => {
-            if (!first)
+        // One entry at the first item of each queue item; JSON leaves out what is undefined.
+        return this.items.flatMap(first => {
+            const same = this.items.filter(e => e.queueId === first.queueId);
+            if (first.queueId === undefined || same[0] !== first)
                 return [];
             return {
                 job: first.job,
                 queueId: first.queueId,
                 number: first.ref?.number,
-                own: rest.length + 1,
-                shared: first.merged && rest.every(e => e.merged),
-                done: first.done && rest.every(e => e.done) ? true : undefined
+                own: same.length,
+                shared: same.every(e => e.merged),
+                done: same.every(e => e.done) ? true : undefined
             };
         });
     }
@@ -18837,7 +18579,6 @@ function savedTargets(state, api) {
 
 
 
-
 /**
  * The step's work (`run`), bounded by `timeout` and stopped by the runner's
  * cancel signals: on either, stopStep stops what was started and returns
@@ -18854,15 +18595,14 @@ async function runBounded(settings, io, present, mode) {
     const controller = new AbortController();
     const { signal } = controller;
     const deadline = started + settings.timeoutMs;
-    const githubBounds = new StepBounds({ signal, deadline });
     let abortedAt;
     let until;
+    const githubBounds = () => until === undefined ? { signal, deadline } : { deadline: until };
     // First of the signal's listeners: GitHub requests sent from here on (the
     // final status and comment) already get the abort's budget.
     signal.addEventListener('abort', () => {
         abortedAt = Date.now();
-        until = abortedAt + budgetMs((0,wait/* abortReason */.Js)(signal));
-        githubBounds.budget(until);
+        until = abortedAt + BUDGET_MS[(0,wait/* abortReason */.Js)(signal)];
     }, { once: true });
     const timer = setTimeout(() => controller.abort('timeout'), settings.timeoutMs);
     const removeSignalHandlers = onCancelSignals(controller, io.logger);
@@ -18877,7 +18617,7 @@ async function runBounded(settings, io, present, mode) {
         signal,
         githubBounds,
         // One item of the record for each job it may start.
-        work: new RemoteWork((settings.jobs ?? [settings]).map(entry => entry.job), io)
+        work: new RemoteWork(settings, io)
     };
     try {
         await mode.run(step);
@@ -18890,8 +18630,9 @@ async function runBounded(settings, io, present, mode) {
             const head = reason === 'timeout'
                 ? `Timed out after ${(0,duration/* formatDuration */.a3)(at - started)} (timeout: ${(0,duration/* formatDuration */.a3)(settings.timeoutMs)}) waiting for ${present.waitingFor}`
                 : `The workflow was cancelled while waiting for ${present.waitingFor}`;
-            const end = until ?? at + budgetMs(reason);
-            throw new Error(await stopStep(step, mode.builds(), present, { error, reason, head, until: end }));
+            // The stop message's start (why, after how long, waiting for what), and the epoch ms the abort must end by.
+            const stopped = { error, head, until: at + BUDGET_MS[reason] };
+            throw new Error(await stopStep(step, mode.builds(), present, stopped));
         }
         throw leavingWorkRunning(step, error, present);
     }
@@ -18900,17 +18641,13 @@ async function runBounded(settings, io, present, mode) {
         removeSignalHandlers();
     }
 }
-/**
- * How long the abort after a cancel signal may take. The runner sends
- * SIGINT, SIGTERM 7.5 s later, then kills: this leaves 2 s to report and exit.
- */
-const CANCEL_BUDGET_MS = 5500;
-/** How long the abort after the timeout may take: the step ends by `timeout` + 5 s, with 1.5 s to report and exit. */
-const TIMEOUT_BUDGET_MS = 3500;
-/** How long the abort may take after the step was stopped for `reason`. */
-function budgetMs(reason) {
-    return reason === 'timeout' ? TIMEOUT_BUDGET_MS : CANCEL_BUDGET_MS;
-}
+/** How long the abort may take after the step was stopped for each reason (ms). */
+const BUDGET_MS = {
+    // The runner sends SIGINT, SIGTERM 7.5 s later, then kills: this leaves 2 s to report and exit.
+    cancelled: 5500,
+    // The step ends by `timeout` + 5 s, with 1.5 s to report and exit.
+    timeout: 3500
+};
 /**
  * Cancels or stops what the step started (unless told not to), every target
  * at once within `until`, and says what it did: the text that ends the abort
@@ -18918,37 +18655,32 @@ function budgetMs(reason) {
  * builds) each line names its job.
  */
 async function stopWork({ settings, work, api }, { log, until, named }) {
-    const said = new Map();
     /** Jobs (by jobKey) whose work the abort could not reach: left to the post step. */
-    const unstopped = new Set();
+    let unstopped = new Set();
     try {
         if (!work.anything) {
-            const adopted = work.adopted;
-            if (adopted > 0) {
-                const it = adopted === 1 ? 'it' : 'them';
-                return { outcome: `; left ${it} running (this step did not start ${it}).`, said };
-            }
+            const it = work.adopted === 1 ? 'it' : 'them';
+            if (work.adopted > 0)
+                return { outcome: `; left ${it} running (this step did not start ${it}).` };
             const left = [...new Set(work.scans)].map(scanLeft);
             for (const line of left)
                 log.info(`Jenkins: ${line}.`);
             const outcome = left.length > 0 ? `; ${left.join('; ')}.` : '; nothing was started in Jenkins.';
-            return { outcome, said };
+            return { outcome };
         }
         if (!settings.abortOnCancel) {
-            return { outcome: '; left the Jenkins work running (abort-on-cancel: false).', said };
+            return { outcome: '; left the Jenkins work running (abort-on-cancel: false).' };
         }
         // The step's own client was stopped with it: the abort gets its own, bounded by its budget.
         const client = budgetClient(settings, { until, continuing: api });
         const done = await abortTargets(client, work.targets(client), { log, until, named });
-        for (const { key, what, line } of done) {
-            said.set(key, what);
-            if (what === COULD_NOT_ABORT)
-                unstopped.add(key);
+        for (const { line } of done)
             log.info(`Jenkins${named ? '' : ':'} ${line}.`);
-        }
+        unstopped = new Set(done.filter(d => d.what === COULD_NOT_ABORT).map(d => d.key));
         if (unstopped.size > 0)
             log.info('Jenkins: the post step will try again to stop it.');
         const lines = done.map(d => d.line).join('; ');
+        const said = new Map(done.map(d => [d.key, d.what]));
         return { outcome: lines ? `; ${lines}.` : '; none of it was still running.', said };
     }
     finally {
@@ -18988,8 +18720,9 @@ function leavingWorkRunning({ api, work, io }, error, present) {
  * what was started (stopWork), reports what is known, and returns the
  * step's message. Jenkins failing until the timeout is the news then.
  */
-async function stopStep(step, run, present, { error, reason, head, until }) {
+async function stopStep(step, run, present, { error, head, until }) {
     const { work, settings } = step;
+    const reason = (0,wait/* abortReason */.Js)(step.signal);
     const log = run?.log ?? step.io.logger;
     const last = error instanceof errors/* Interrupted */.j$ ? error.lastFailure?.replace(/\.$/, '') : undefined;
     // What the step was waiting for when it was stopped (a hung request says how long it hung).
@@ -19021,7 +18754,6 @@ async function stopStep(step, run, present, { error, reason, head, until }) {
 
 
 
-
 /** What the post step's requests and stop escalation may take, all told. */
 const POST_BUDGET_MS = 15_000;
 /** The post step's overall bound: it returns by then whatever Jenkins does. */
@@ -19037,9 +18769,7 @@ const POST_BOUND_MS = 20_000;
  * (@github/local-action's `--post src/post.ts`) find it.
  */
 async function run() {
-    let ended = false;
-    await (0,wait/* settleBy */.pN)(postStep().finally(() => (ended = true)), Date.now() + POST_BOUND_MS);
-    if (!ended) {
+    if (!(await (0,wait/* settleBy */.pN)(postStep(), Date.now() + POST_BOUND_MS))) {
         coreStepIO.logger.warning(`Post step: gave up on the Jenkins build after ${POST_BOUND_MS / 1000} s; it may still be running.`);
     }
 }
@@ -19092,6 +18822,7 @@ async function postStep() {
  */
 
 
+
 /** A field of GitHub's data that is missing or not what it must be. */
 class Undecodable extends Error {
     source;
@@ -19107,15 +18838,11 @@ class Undecodable extends Error {
         this.name = 'Undecodable';
     }
 }
-/** Whether `value` is a JSON object (not null, not a list). */
-function github_values_isRecord(value) {
-    return typeof value === 'object' && value !== null && !Array.isArray(value);
-}
 /** A value at `path` inside nested objects; undefined where any step is not an object. */
 function field(value, ...path) {
     let current = value;
     for (const key of path)
-        current = github_values_isRecord(current) ? current[key] : undefined;
+        current = isRecord(current) ? current[key] : undefined;
     return current;
 }
 const SHA = {
@@ -19171,178 +18898,13 @@ function decodedAt(raw, path, kind, source) {
     return decoded;
 }
 /** Like required, but a missing (undefined or null) field is undefined; a present one must decode. */
-function optional(value, path, kind, source) {
+function github_values_optional(value, path, kind, source) {
     const raw = field(value, ...path.split('.'));
     return raw === undefined || raw === null ? undefined : required(value, path, kind, source);
 }
 /** `at` (epoch seconds) as GitHub writes times. */
 function timeText(at) {
     return new Date(at * 1000).toISOString().replace(/\.\d{3}Z$/, 'Z');
-}
-
-;// CONCATENATED MODULE: ./src/outcome/github-reads.ts
-
-/** The pull request's head (GET /repos/{owner}/{repo}/pulls/{number}). */
-async function readPullHead(client, { owner, repo, number, signal }) {
-    const { data } = await client.rest.pulls.get({
-        owner,
-        repo,
-        pull_number: number,
-        request: { signal }
-    });
-    const source = `GitHub's answer for pull request #${number}`;
-    const sha = required(data, 'head.sha', SHA, source);
-    const headRepo = optional(data, 'head.repo.name', REPO_NAME, source);
-    if (headRepo === undefined)
-        return { sha };
-    return {
-        sha,
-        branch: {
-            owner: required(data, 'head.repo.owner.login', LOGIN, source),
-            repo: headRepo,
-            ref: required(data, 'head.ref', BRANCH, source)
-        }
-    };
-}
-/** GitHub's base roles on a repository, lowest first; `none`: not a collaborator. */
-const ROLES = ['none', 'read', 'triage', 'write', 'maintain', 'admin'];
-/** What `user.permissions` allows, highest first, with the role each means. */
-const ALLOWS = [
-    ['admin', 'admin'],
-    ['maintain', 'maintain'],
-    ['push', 'write'],
-    ['triage', 'triage'],
-    ['pull', 'read']
-];
-/** The legacy `permission`: maintain reads as write, triage as read. */
-const LEGACY = ['admin', 'write', 'read', 'none'];
-/**
- * `user`'s role on the repository
- * (GET /repos/{owner}/{repo}/collaborators/{user}/permission). `role_name`
- * names it when it is a base role; a custom role (or none named) counts as
- * the lower of what `user.permissions` allows and the legacy `permission`,
- * which reads maintain as write and triage as read: never more than GitHub
- * says.
- */
-async function readRole(client, { owner, repo, user, signal }) {
-    const { data } = await client.rest.repos.getCollaboratorPermissionLevel({
-        owner,
-        repo,
-        username: user,
-        request: { signal }
-    });
-    const named = ROLES.find(role => role !== 'none' && role === field(data, 'role_name'));
-    if (named)
-        return named;
-    const permission = field(data, 'permission');
-    const legacy = LEGACY.find(role => role === permission);
-    if (legacy === undefined) {
-        const source = `GitHub's answer for ${user}'s permission on ${owner}/${repo}`;
-        throw new Undecodable(source, 'permission', 'one of admin, write, read, none', permission === undefined || permission === null);
-    }
-    const allows = field(data, 'user', 'permissions');
-    if (typeof allows !== 'object' || allows === null)
-        return legacy;
-    const allowed = ALLOWS.find(([key]) => field(allows, key) === true)?.[1] ?? 'none';
-    // The lower of the two.
-    return atLeast(allowed, legacy) ? legacy : allowed;
-}
-/** Whether `role` is at least `least`. */
-function atLeast(role, least) {
-    return ROLES.indexOf(role) >= ROLES.indexOf(least);
-}
-/**
- * The newest change GitHub recorded of branch `ref` of owner/repo (a push,
- * a force push, its creation: GET /repos/{owner}/{repo}/activity, newest
- * first); undefined when it lists none.
- */
-async function readLastChange(client, { owner, repo, ref, signal }) {
-    const full = `refs/heads/${ref}`;
-    const { data } = await client.rest.repos.listActivities({
-        owner,
-        repo,
-        ref: full,
-        direction: 'desc',
-        per_page: 1,
-        request: { signal }
-    });
-    const source = `GitHub's answer for the changes of ${owner}/${repo}'s ${ref}`;
-    if (!Array.isArray(data))
-        throw new Error(`${source} is not a list`);
-    if (data.length === 0)
-        return undefined;
-    const entry = data[0];
-    // Another branch's change would prove nothing about this one.
-    if (field(entry, 'ref') !== full) {
-        throw new Undecodable(source, '[0].ref', full, field(entry, 'ref') === undefined);
-    }
-    return {
-        sha: required(entry, 'after', SHA, `${source}'s [0]`),
-        at: required(entry, 'timestamp', github_values_TIME, `${source}'s [0]`)
-    };
-}
-/**
- * The numbers of the repository's open pull requests whose head's combined status is
- * `state` (GET /search/issues, page `page` of 100), oldest first; `total`:
- * how many GitHub counts in all.
- */
-async function searchPulls(client, { owner, repo, state, page = 1, signal }) {
-    const { data } = await client.request('GET /search/issues', {
-        q: `repo:${owner}/${repo} is:pr is:open status:${state}`,
-        // Oldest first: a stable order, so that the pages a run number picks in turn cover them all.
-        sort: 'created',
-        order: 'asc',
-        per_page: 100,
-        page,
-        request: { signal }
-    });
-    const source = `GitHub's search for pull requests with status ${state}`;
-    const total = field(data, 'total_count');
-    const items = field(data, 'items');
-    if (typeof total !== 'number' || !Array.isArray(items)) {
-        throw new Undecodable(source, 'items', 'a search result', items === undefined);
-    }
-    const pulls = items.map((item, i) => required(item, 'number', PULL_NUMBER, `${source}'s [${i}]`));
-    return { pulls, total: Math.max(total, pulls.length) };
-}
-const STATES = ['pending', 'success', 'failure', 'error'];
-/**
- * The commit's statuses, newest first (GET /repos/{owner}/{repo}/commits/{sha}/statuses,
- * 100): the first of a context is its latest, the one GitHub shows.
- */
-async function readStatuses(client, { owner, repo, sha, signal }) {
-    const { data } = await client.rest.repos.listCommitStatusesForRef({
-        owner,
-        repo,
-        ref: sha,
-        per_page: 100,
-        request: { signal }
-    });
-    const source = `GitHub's statuses of ${sha.slice(0, 12)}`;
-    if (!Array.isArray(data))
-        throw new Error(`${source} are not a list`);
-    return data.map((entry, i) => {
-        const state = STATES.find(known => known === field(entry, 'state'));
-        const context = field(entry, 'context');
-        if (!state) {
-            throw new Undecodable(`${source}'s [${i}]`, 'state', 'a state', !field(entry, 'state'));
-        }
-        if (typeof context !== 'string') {
-            throw new Undecodable(`${source}'s [${i}]`, 'context', 'a context', context === undefined);
-        }
-        const text = (key) => {
-            const value = field(entry, key);
-            return typeof value === 'string' ? value : null;
-        };
-        const creator = optional(entry, 'creator.login', LOGIN, `${source}'s [${i}]`);
-        return {
-            state,
-            context,
-            description: text('description'),
-            targetUrl: text('target_url'),
-            ...(creator === undefined ? {} : { creator })
-        };
-    });
 }
 
 ;// CONCATENATED MODULE: ./src/outcome/commit-under-test.ts
@@ -19374,21 +18936,20 @@ const HEAD_SHA_EVENTS = new Set(['workflow_run', 'check_suite', 'check_run', 'me
 /** The commit under test and its pull request; throws when a pull request's head is needed and cannot be read. */
 async function commitUnderTest(ctx, inputs, 
 /** What reads a pull request's head: none for an empty github-token. */
-{ session, signal }) {
+{ session }) {
     const { owner, repo } = ctx.repo;
     const pullRequest = inputs.pullRequest ?? pullRequestOf(ctx);
-    const tied = pullRequest === undefined ? {} : { pullRequest };
     if (inputs.commit)
-        return { owner, repo, sha: inputs.commit, ...tied, from: 'the commit input' };
+        return { owner, repo, sha: inputs.commit, pullRequest, from: 'the commit input' };
     const head = headShaOf(ctx);
     if (head)
-        return { owner, repo, sha: head.sha, ...tied, from: head.from };
+        return { owner, repo, sha: head.sha, pullRequest, from: head.from };
     // A comment on a pull request, or a pull request named by the input:
     // its head now (the payload has no commit), read once.
     if (pullRequest !== undefined) {
         if (!session)
             throw new Error('github-token is empty');
-        const { sha } = await readPullHead(session.client, { owner, repo, number: pullRequest, signal });
+        const { sha } = await readPullHead(session.client, ctx.repo, pullRequest);
         return { owner, repo, sha, pullRequest, from: `pull request #${pullRequest}'s head` };
     }
     const sha = SHA.decode(ctx.sha);
@@ -19404,14 +18965,13 @@ async function commitUnderTest(ctx, inputs,
  */
 function headShaOf(ctx) {
     const event = ctx.eventName;
-    const path = PULL_REQUEST_EVENTS.has(event)
-        ? ['pull_request', 'head', 'sha']
+    const from = PULL_REQUEST_EVENTS.has(event)
+        ? 'pull_request.head.sha'
         : HEAD_SHA_EVENTS.has(event)
-            ? [event, 'head_sha']
+            ? `${event}.head_sha`
             : undefined;
-    if (!path)
+    if (!from)
         return undefined;
-    const from = path.join('.');
     return { sha: required(ctx.payload, from, SHA, `the ${event} event`), from };
 }
 /** The pull request the event names, if exactly one; throws when a number it gives does not decode. */
@@ -19419,7 +18979,7 @@ function pullRequestOf(ctx) {
     const { payload, eventName: event } = ctx;
     const source = `the ${event} event`;
     if (PULL_REQUEST_EVENTS.has(event)) {
-        return optional(payload, 'pull_request.number', PULL_NUMBER, source);
+        return github_values_optional(payload, 'pull_request.number', PULL_NUMBER, source);
     }
     if (event === 'issue_comment') {
         // A pull request is an issue with `pull_request` set; a plain issue has none.
@@ -19476,7 +19036,7 @@ function readEvent(env) {
             return broken(code === 'EISDIR' ? 'is a folder' : `cannot be read (${code ?? 'error'})`);
         }
     }
-    if (!github_values_isRecord(payload))
+    if (!isRecord(payload))
         return broken('holds no JSON object');
     return { kind: 'read', context: { eventName, payload, sha: env.GITHUB_SHA ?? '', repo } };
 }
@@ -19484,16 +19044,87 @@ function readEvent(env) {
 function brokenEvent(why) {
     return `the event file (GITHUB_EVENT_PATH) ${why}`;
 }
+/** The pull request's head (GET /repos/{owner}/{repo}/pulls/{number}). */
+async function readPullHead(client, { owner, repo }, number) {
+    const { data } = await client.rest.pulls.get({
+        owner,
+        repo,
+        pull_number: number
+    });
+    const source = `GitHub's answer for pull request #${number}`;
+    const sha = required(data, 'head.sha', SHA, source);
+    const headRepo = github_values_optional(data, 'head.repo.name', REPO_NAME, source);
+    if (headRepo === undefined)
+        return { sha };
+    return {
+        sha,
+        branch: {
+            owner: required(data, 'head.repo.owner.login', LOGIN, source),
+            repo: headRepo,
+            ref: required(data, 'head.ref', BRANCH, source)
+        }
+    };
+}
 
 // EXTERNAL MODULE: ./src/outcome/github-transport.ts
 var github_transport = __nccwpck_require__(4053);
-;// CONCATENATED MODULE: ./src/outcome/comment-command.ts
+;// CONCATENATED MODULE: ./src/outcome/commit-gate.ts
 
 
 
 
-
-/** Why a comment command does not run; nothing was sent to Jenkins. */
+/** The settings the step runs with: `settings`, or, on a comment command or with `commit-parameter`, with the commit settled. Throws when it cannot be. */
+async function settleCommit(settings, o) {
+    const comment = process.env.GITHUB_EVENT_NAME === 'issue_comment';
+    if (!comment && settings.commitParameter === undefined)
+        return settings;
+    if (!comment && settings.commit !== undefined)
+        return withCommit(settings, { sha: settings.commit, pullRequest: settings.pullRequest }, o);
+    const needs = "Input 'commit-parameter' needs the commit under test";
+    const event = readEvent(process.env);
+    if (event.kind === 'outside') {
+        throw comment
+            ? new CommentCommandRefused('GITHUB_REPOSITORY is not set, so the comment cannot be checked', 'run it in a workflow')
+            : new Error(`${needs}, and outside a workflow (GITHUB_REPOSITORY is not set) there is none: give it in 'commit'.`);
+    }
+    if (event.kind === 'broken') {
+        throw comment
+            ? new CommentCommandRefused(`${brokenEvent(event.why)}, so neither the commenter nor the commit can be checked`, 'comment again')
+            : new Error(`${needs}, but ${brokenEvent(event.why)}. Nothing was sent to Jenkins.`);
+    }
+    const ctx = event.context;
+    // Loaded only now that the event file is known to parse (commit-under-test.ts).
+    const github = await Promise.resolve(/* import() eager */).then(__nccwpck_require__.bind(__nccwpck_require__, 792));
+    const session = github.githubSession(settings.githubToken, o);
+    if (comment)
+        return withCommit(settings, await admit({ ...o, ctx, settings, session }), o);
+    try {
+        return withCommit(settings, await commitUnderTest(ctx, settings, { session }), o);
+    }
+    catch (error) {
+        if (o.signal?.aborted)
+            throw error;
+        throw new Error(`${needs}, which could not be read${(0,github_transport/* failureEnd */.m5)(error, session?.redact ?? (text => text))}. Nothing was sent to Jenkins.`);
+    }
+}
+/** `settings` with the commit settled: as `commit`, its pull request, and the `commit-parameter` of every build. */
+function withCommit(settings, { sha, pullRequest }, o) {
+    const name = settings.commitParameter;
+    const settled = { ...settings, commit: sha, pullRequest };
+    if (name === undefined)
+        return settled;
+    o.logger.info(`Jenkins gets the commit under test, ${sha}, as parameter ${name}.`);
+    const give = (entry) => ({
+        ...entry,
+        parameters: { ...entry.parameters, [name]: sha },
+        hasParameters: true
+    });
+    return { ...give(settled), ...(settings.jobs ? { jobs: settings.jobs.map(give) } : {}) };
+}
+/**
+ * Why a comment command does not run; nothing was sent to Jenkins.
+ * @internal
+ */
 class CommentCommandRefused extends Error {
     constructor(why, todo) {
         super(`The comment command is refused: ${why}. Nothing was sent to Jenkins: ${todo}.`);
@@ -19502,7 +19133,7 @@ class CommentCommandRefused extends Error {
 }
 const COMMENT_AGAIN = 'review the pull request as it is now and comment again';
 /** Checks the comment command and returns the commit it builds; throws CommentCommandRefused. */
-async function admitCommentCommand(o) {
+async function admit(o) {
     const { ctx, settings } = o;
     const comment = await decoded(() => ({
         user: required(ctx.payload, 'comment.user.login', LOGIN, 'the issue_comment event'),
@@ -19514,32 +19145,36 @@ async function admitCommentCommand(o) {
     const number = comment.pullRequest;
     if (number === undefined) {
         // A comment on an issue: no pull request, no head to check; the rule's commit.
-        const target = await decoded(() => commitUnderTest(ctx, settings, o));
-        return { sha: target.sha };
+        return decoded(() => commitUnderTest(ctx, settings, o));
     }
     return { sha: await headBeforeComment(o, number, comment.writtenAt), pullRequest: number };
 }
-/** One GitHub read of the check (`what` it reads): each failure a refusal, unless the step was stopped. */
-async function read(o, what, request, refusal) {
+/** The read's answer; each failure a refusal, unless the step was stopped. */
+async function read(o, r) {
     if (!o.session) {
-        throw new CommentCommandRefused(`'github-token' is empty, so ${what} cannot be read`, 'leave github-token out to use the workflow token');
+        throw new CommentCommandRefused(`'github-token' is empty, so ${r.what} cannot be read`, 'leave github-token out to use the workflow token');
     }
     try {
-        return await request(o.session.client);
+        return await r.request(o.session.client);
     }
     catch (error) {
         // Once the step is stopped, the stop is the news.
         if (o.signal?.aborted)
             throw error;
-        throw refusal((0,github_transport/* failureEnd */.m5)(error, o.session.redact));
+        throw new CommentCommandRefused(r.why((0,github_transport/* failureEnd */.m5)(error, o.session.redact)), r.todo);
     }
 }
 /** Refuses a commenter below `comment-permission`. */
 async function checkCommenter(o, user) {
-    const { ctx, settings, signal, logger } = o;
+    const { ctx, settings, logger } = o;
     const here = `${ctx.repo.owner}/${ctx.repo.repo}`;
     const want = settings.commentPermission;
-    const role = await read(o, `${user}'s permission`, client => readRole(client, { ...ctx.repo, user, signal }), failure => new CommentCommandRefused(`could not read ${user}'s permission on ${here}${failure}`, "comment again once GitHub answers; the github-token must be able to read the repository's collaborators (the workflow token can)"));
+    const role = await read(o, {
+        what: `${user}'s permission`,
+        request: client => readRole(client, ctx.repo, user),
+        why: failure => `could not read ${user}'s permission on ${here}${failure}`,
+        todo: "comment again once GitHub answers; the github-token must be able to read the repository's collaborators (the workflow token can)"
+    });
     if (!atLeast(role, want)) {
         throw new CommentCommandRefused(`${user}'s role on ${here} is ${role}, below comment-permission: ${want}`, `only a user with the ${want} role or higher can start a build by comment`);
     }
@@ -19547,8 +19182,13 @@ async function checkCommenter(o, user) {
 }
 /** The pull request's head, if GitHub shows it was pushed in a second before `writtenAt`; else a refusal saying why. */
 async function headBeforeComment(o, number, writtenAt) {
-    const { ctx, settings, signal, logger } = o;
-    const head = await read(o, `pull request #${number}`, client => readPullHead(client, { ...ctx.repo, number, signal }), failure => new CommentCommandRefused(`could not read pull request #${number} of ${ctx.repo.owner}/${ctx.repo.repo}${failure}, so the commit to build is not known`, 'comment again once GitHub answers'));
+    const { ctx, settings, logger } = o;
+    const head = await read(o, {
+        what: `pull request #${number}`,
+        request: client => readPullHead(client, ctx.repo, number),
+        why: failure => `could not read pull request #${number} of ${ctx.repo.owner}/${ctx.repo.repo}${failure}, so the commit to build is not known`,
+        todo: 'comment again once GitHub answers'
+    });
     if (settings.commit !== undefined && settings.commit !== head.sha) {
         throw new CommentCommandRefused(`input 'commit' (${settings.commit}) is not pull request #${number}'s head (${head.sha})`, `${COMMENT_AGAIN} to build its head`);
     }
@@ -19557,7 +19197,12 @@ async function headBeforeComment(o, number, writtenAt) {
         throw new CommentCommandRefused(`the repository of pull request #${number}'s head is gone, so when ${head.sha} became its head cannot be read`, 'build it from a pull request whose head repository exists');
     }
     const branch = `${where.owner}/${where.repo}'s branch ${shortName(where.ref)}`;
-    const change = await read(o, 'the head branch', client => readLastChange(client, { ...where, signal }), failure => new CommentCommandRefused(`could not read when ${branch} last changed${failure}, so whether ${head.sha} was already pull request #${number}'s head when the comment was written is not known`, 'comment again once GitHub answers (docs/comment-commands.md says what the token must read)'));
+    const change = await read(o, {
+        what: 'the head branch',
+        request: client => readLastChange(client, where),
+        why: failure => `could not read when ${branch} last changed${failure}, so whether ${head.sha} was already pull request #${number}'s head when the comment was written is not known`,
+        todo: 'comment again once GitHub answers (docs/comment-commands.md says what the token must read)'
+    });
     const written = timeText(writtenAt);
     if (!change) {
         throw new CommentCommandRefused(`GitHub lists no change of ${branch}, so whether ${head.sha} was already pull request #${number}'s head when the comment was written (${written}) is not known`, COMMENT_AGAIN);
@@ -19583,115 +19228,79 @@ async function decoded(read) {
         throw new CommentCommandRefused(`${error.message}, so the comment cannot be checked`, 'comment again');
     }
 }
-
-;// CONCATENATED MODULE: ./src/outcome/commit-gate.ts
-
-
-
-/** The settings the step runs with: `settings`, or, on a comment command or with `commit-parameter`, with the commit settled. Throws when it cannot be. */
-async function settleCommit(settings, o) {
-    const env = o.env ?? process.env;
-    const comment = env.GITHUB_EVENT_NAME === 'issue_comment';
-    if (!comment && settings.commitParameter === undefined)
-        return settings;
-    if (!comment && settings.commit !== undefined)
-        return withCommit(settings, { sha: settings.commit }, o);
-    const needs = "Input 'commit-parameter' needs the commit under test";
-    const event = readEvent(env);
-    if (event.kind === 'outside') {
-        throw comment
-            ? new CommentCommandRefused('GITHUB_REPOSITORY is not set, so the comment cannot be checked', 'run it in a workflow')
-            : new Error(`${needs}, and outside a workflow (GITHUB_REPOSITORY is not set) there is none: give it in 'commit'.`);
-    }
-    if (event.kind === 'broken') {
-        throw comment
-            ? new CommentCommandRefused(`${brokenEvent(event.why)}, so neither the commenter nor the commit can be checked`, 'comment again')
-            : new Error(`${needs}, but ${brokenEvent(event.why)}. Nothing was sent to Jenkins.`);
-    }
-    const ctx = event.context;
-    // Loaded only now that the event file is known to parse (commit-under-test.ts).
-    const github = await Promise.resolve(/* import() eager */).then(__nccwpck_require__.bind(__nccwpck_require__, 792));
-    const session = github.githubSession(settings.githubToken, o);
-    if (comment) {
-        const admitted = await admitCommentCommand({ ctx, settings, session, ...o });
-        return withCommit(settings, admitted, o);
-    }
-    try {
-        const target = await commitUnderTest(ctx, settings, { session, signal: o.signal });
-        const pullRequest = target.pullRequest;
-        return withCommit(settings, { sha: target.sha, ...(pullRequest === undefined ? {} : { pullRequest }) }, o);
-    }
-    catch (error) {
-        if (o.signal?.aborted)
-            throw error;
-        throw new Error(`${needs}, which could not be read${(0,github_transport/* failureEnd */.m5)(error, session?.redact ?? (text => text))}. Nothing was sent to Jenkins.`);
-    }
-}
-/** `settings` with the commit settled: as `commit`, its pull request, and the `commit-parameter` of every build. */
-function withCommit(settings, { sha, pullRequest }, o) {
-    const name = settings.commitParameter;
-    const settled = {
-        ...settings,
-        commit: sha,
-        ...(pullRequest === undefined ? {} : { pullRequest })
-    };
-    if (name === undefined)
-        return settled;
-    o.logger.info(`Jenkins gets the commit under test, ${sha}, as parameter ${name}.`);
-    const give = (entry) => ({
-        ...entry,
-        parameters: { ...entry.parameters, [name]: sha },
-        hasParameters: true
-    });
-    return { ...give(settled), ...(settings.jobs ? { jobs: settings.jobs.map(give) } : {}) };
-}
-
-;// CONCATENATED MODULE: ./src/step/job-admin.ts
+/** GitHub's base roles on a repository, lowest first; `none`: not a collaborator. */
+const ROLES = ['none', 'read', 'triage', 'write', 'maintain', 'admin'];
+/** What `user.permissions` allows, highest first, with the role each means. */
+const ALLOWS = [
+    ['admin', 'admin'],
+    ['maintain', 'maintain'],
+    ['push', 'write'],
+    ['triage', 'triage'],
+    ['pull', 'read']
+];
+/** The legacy `permission`: maintain reads as write, triage as read. */
+const LEGACY = {
+    decode: value => ['admin', 'write', 'read', 'none'].find(role => role === value),
+    expected: 'one of admin, write, read, none'
+};
 /**
- * The step's runs that build nothing: `list-jobs` (the jobs of a folder)
- * and `disable` (one job, or every job of `jobs` at once).
+ * `user`'s role on the repository
+ * (GET /repos/{owner}/{repo}/collaborators/{user}/permission). `role_name`
+ * names it when it is a base role; a custom role (or none named) counts as
+ * the lower of what `user.permissions` allows and the legacy `permission`,
+ * which reads maintain as write and triage as read: never more than GitHub
+ * says.
  */
-
-
-
-
-
-/** `list-jobs`: the jobs of the folder in `job` (the root without it), as an output and in the log. */
-async function job_admin_listJobs(api, settings, io) {
-    const names = await suggestingJobs(api, settings.job, io.logger, api.listJobs(settings.job));
-    io.setOutput(Output.Jobs, JSON.stringify(names));
-    if (settings.job.length > 0)
-        io.setOutput(Output.JobUrl, api.jobUrl(settings.job));
-    const where = settings.jobName ? `folder ${settings.jobName}` : api.baseUrl;
-    io.logger.info(`${names.length} job(s) in ${where}:`);
-    for (const name of names)
-        io.logger.info(`  ${shortName(name)}`);
+async function readRole(client, { owner, repo }, user) {
+    const { data } = await client.rest.repos.getCollaboratorPermissionLevel({
+        owner,
+        repo,
+        username: user
+    });
+    const named = ROLES.find(role => role !== 'none' && role === field(data, 'role_name'));
+    if (named)
+        return named;
+    const source = `GitHub's answer for ${user}'s permission on ${owner}/${repo}`;
+    const legacy = required(data, 'permission', LEGACY, source);
+    const allows = field(data, 'user', 'permissions');
+    if (typeof allows !== 'object' || allows === null)
+        return legacy;
+    const allowed = ALLOWS.find(([key]) => field(allows, key) === true)?.[1] ?? 'none';
+    // The lower of the two.
+    return atLeast(allowed, legacy) ? legacy : allowed;
 }
-/** `disable` with one `job`; its URL is the `job-url` output once Jenkins has shown it exists. */
-async function job_admin_disableJob(api, entry, io) {
-    await suggestingJobs(api, entry.job, io.logger, api.disableJob(entry.job));
-    io.setOutput(Output.JobUrl, api.jobUrl(entry.job));
-    io.logger.info(`Disabled Jenkins job ${entry.jobName} (${api.jobUrl(entry.job)}).`);
+/** Whether `role` is at least `least`. */
+function atLeast(role, least) {
+    return ROLES.indexOf(role) >= ROLES.indexOf(least);
 }
-/** `disable` with `jobs`: every listed job, at once; throws naming each one that could not be. */
-async function disableJobs(api, entries, io) {
-    const settled = await Promise.allSettled(entries.map(entry => api.disableJob(entry.job)));
-    const failures = [];
-    for (const [i, result] of settled.entries()) {
-        const entry = entries[i];
-        if (!entry)
-            continue;
-        if (result.status === 'fulfilled') {
-            io.logger.info(`Disabled Jenkins job ${entry.jobName} (${api.jobUrl(entry.job)}).`);
-        }
-        else if (result.reason instanceof errors/* Interrupted */.j$)
-            throw result.reason;
-        else
-            failures.push(`- ${entry.jobName}: ${(0,error_text/* errorText */.k)(result.reason)}`);
+/**
+ * The newest change GitHub recorded of branch `ref` of owner/repo (a push,
+ * a force push, its creation: GET /repos/{owner}/{repo}/activity, newest
+ * first); undefined when it lists none.
+ */
+async function readLastChange(client, { owner, repo, ref }) {
+    const full = `refs/heads/${ref}`;
+    const { data } = await client.rest.repos.listActivities({
+        owner,
+        repo,
+        ref: full,
+        direction: 'desc',
+        per_page: 1
+    });
+    const source = `GitHub's answer for the changes of ${owner}/${repo}'s ${ref}`;
+    if (!Array.isArray(data))
+        throw new Error(`${source} is not a list`);
+    if (data.length === 0)
+        return undefined;
+    const entry = data[0];
+    // Another branch's change would prove nothing about this one.
+    if (field(entry, 'ref') !== full) {
+        throw new Undecodable(source, '[0].ref', full, field(entry, 'ref') === undefined);
     }
-    if (failures.length > 0) {
-        throw new Error([`Could not disable ${failures.length} of ${entries.length} Jenkins jobs:`, ...failures].join('\n'));
-    }
+    return {
+        sha: required(entry, 'after', SHA, `${source}'s [0]`),
+        at: required(entry, 'timestamp', github_values_TIME, `${source}'s [0]`)
+    };
 }
 
 ;// CONCATENATED MODULE: ./src/util/console-line.ts
@@ -19727,16 +19336,16 @@ function plainConsoleLine(line) {
  */
 const BUILD_OUTPUT_MAX_BYTES = 256 * 1024;
 /**
- * The `build` output: the build JSON within `maxBytes`. When it is too
+ * The `build` output: the build JSON within BUILD_OUTPUT_MAX_BYTES. When it is too
  * large, whole top-level fields are left out (`dropped`), largest first,
  * until it fits: the output stays valid JSON with Jenkins' own field names,
  * and what is there is complete. `fullBytes`: the whole JSON's size.
  * @internal
  */
-function buildOutput(build, maxBytes = BUILD_OUTPUT_MAX_BYTES) {
+function buildOutput(build) {
     const json = JSON.stringify(build);
     const fullBytes = Buffer.byteLength(json);
-    if (fullBytes <= maxBytes)
+    if (fullBytes <= BUILD_OUTPUT_MAX_BYTES)
         return { json, dropped: [], fullBytes };
     const kept = { ...build };
     const dropped = [];
@@ -19745,7 +19354,7 @@ function buildOutput(build, maxBytes = BUILD_OUTPUT_MAX_BYTES) {
         .sort((a, b) => b.bytes - a.bytes);
     let cut = json;
     for (const { key } of largestFirst) {
-        if (Buffer.byteLength(cut) <= maxBytes)
+        if (Buffer.byteLength(cut) <= BUILD_OUTPUT_MAX_BYTES)
             break;
         delete kept[key];
         dropped.push(key);
@@ -19810,7 +19419,6 @@ function setOutputs(out, reports, logger, { several }) {
         setCappedArray(out, logger, {
             name: Output.Artifacts,
             entries: artifacts.flatMap(a => a.written),
-            maxBytes: ARTIFACTS_OUTPUT_MAX_BYTES,
             what: 'files',
             whole: `All of them are in ${(0,shorten/* cut */.J)(folders.join(', '), 500)}.`
         });
@@ -19873,7 +19481,6 @@ function setOneBuildOutputs(out, one, logger) {
                 status,
                 durationMillis
             })),
-            maxBytes: STAGES_OUTPUT_MAX_BYTES,
             what: 'stages',
             whole: `All stages are at ${outcome.buildUrl ?? 'the build URL'}wfapi/describe.`
         });
@@ -19884,26 +19491,21 @@ function setOneBuildOutputs(out, one, logger) {
         out.setOutput(Output.Values, JSON.stringify(entry.values));
 }
 /**
- * Cap of the `artifacts` output, in UTF-8 bytes: about 1,000 paths. The
- * files are on disk whatever the output lists.
+ * Cap of each of the `artifacts` and `stages` outputs, in UTF-8 bytes
+ * (action.yml, README): about 1,000 paths (the files are on disk whatever
+ * the output lists), or some 900 stages of usual names (about 70 bytes
+ * each). With `build` (256 KiB) they stay well within GitHub's 1 MB for all
+ * of a job's outputs, counted as UTF-16.
  * @internal
  */
-const ARTIFACTS_OUTPUT_MAX_BYTES = 64 * 1024;
-/**
- * Cap of the `stages` output, in UTF-8 bytes (action.yml, README): with
- * `build` (256 KiB) it stays well within GitHub's 1 MB for all of a job's
- * outputs, counted as UTF-16. Stages of usual names take about 70 bytes
- * each: some 900 fit.
- * @internal
- */
-const STAGES_OUTPUT_MAX_BYTES = 64 * 1024;
-/** A JSON array output within its cap (cappedArray); when cut, a warning says how many `what` it lists and where all are (`whole`). */
+const ARRAY_OUTPUT_MAX_BYTES = 64 * 1024;
+/** A JSON array output within ARRAY_OUTPUT_MAX_BYTES (cappedArray); when cut, a warning says how many `what` it lists and where all are (`whole`). */
 function setCappedArray(out, logger, options) {
-    const { name, entries, maxBytes } = options;
-    const { json, kept, fullBytes } = cappedArray(entries, maxBytes);
+    const { name, entries } = options;
+    const { json, kept, fullBytes } = cappedArray(entries, ARRAY_OUTPUT_MAX_BYTES);
     out.setOutput(name, json);
     if (kept < entries.length) {
-        logger.warning(`The ${name} output would hold ${(0,bytes/* kib */.t)(fullBytes)} of JSON, over its cap of ${(0,bytes/* kib */.t)(maxBytes)}: it lists the first ${kept} of ${entries.length} ${options.what}. ${options.whole}`);
+        logger.warning(`The ${name} output would hold ${(0,bytes/* kib */.t)(fullBytes)} of JSON, over its cap of ${(0,bytes/* kib */.t)(ARRAY_OUTPUT_MAX_BYTES)}: it lists the first ${kept} of ${entries.length} ${options.what}. ${options.whole}`);
     }
 }
 /**
@@ -19928,6 +19530,72 @@ function cappedArray(entries, maxBytes) {
         }
     });
     return { json: `[${texts.slice(0, kept).join(',')}]`, kept, fullBytes };
+}
+
+;// CONCATENATED MODULE: ./src/outcome/history.ts
+
+
+
+
+/** The finished builds of `builds` (newest first), with their URLs on our base. */
+function historyOf(builds, urlOf) {
+    return builds.flatMap(({ number, result, duration, building }) => building || !result || duration === undefined
+        ? []
+        : [{ number, result, duration, url: urlOf(number) }]);
+}
+/** Builds asked for: ten finished ones and a few running ones before them (as the job read). */
+const HISTORY_READ = 16;
+/** Finished builds kept. */
+const HISTORY_KEPT = 10;
+/**
+ * For a build this step did not trigger (`build: last`, `last-successful`):
+ * the job's last finished builds before it, in one bounded read (a
+ * `builds[…]{0,16}` range). Undefined when they cannot be read: a help,
+ * said in the debug log only.
+ */
+async function readHistory(api, job, before, logger) {
+    const builds = await api.recentBuilds(job, HISTORY_READ, { outcome: true }).catch(error => {
+        if (error instanceof errors/* Interrupted */.j$)
+            throw error;
+        logger.debug(`Could not read the job's earlier builds: ${(0,error_text/* errorText */.k)(error)}`);
+    });
+    const earlier = builds?.filter(b => b.number < before);
+    return earlier && historyOf(earlier, n => api.buildUrl(job, n)).slice(0, HISTORY_KEPT);
+}
+/** The symbol shown before a result (summary, history, pull request comment). */
+const RESULT_ICONS = {
+    SUCCESS: '✅',
+    UNSTABLE: '⚠️',
+    FAILURE: '❌',
+    ABORTED: '⛔',
+    NOT_BUILT: '⚪'
+};
+/**
+ * The median of the durations (ms); undefined for none.
+ * @internal
+ */
+function medianDuration(entries) {
+    const sorted = entries.map(e => e.duration).sort((a, b) => a - b);
+    if (sorted.length === 0)
+        return undefined;
+    const middle = Math.floor(sorted.length / 2);
+    return sorted.length % 2 === 1
+        ? sorted[middle]
+        : Math.round(((sorted[middle - 1] ?? 0) + (sorted[middle] ?? 0)) / 2);
+}
+/**
+ * The history line, oldest build first so that it reads as a timeline up
+ * to this build; nothing when the job had no finished build before it.
+ */
+function historyLine(entries) {
+    if (entries.length === 0)
+        return undefined;
+    const symbols = [...entries]
+        .reverse()
+        .map(e => (0,html/* link */.nf)(RESULT_ICONS[e.result] ?? '⚪', e.url))
+        .join(' ');
+    const median = medianDuration(entries) ?? 0;
+    return `<p>Last ${entries.length} finished build(s), oldest first: ${symbols} — median duration ${(0,html/* escapeHtml */.ZD)((0,duration/* formatDuration */.a3)(median))}.</p>`;
 }
 
 ;// CONCATENATED MODULE: ./src/outcome/source-link.ts
@@ -19965,14 +19633,20 @@ function mermaidText(name, max = TITLE_CHARS) {
         return '(unnamed)';
     return KEYWORD_START.test(text) ? `_${text}` : text;
 }
-/** Task tags (`done`, `crit`, `active`) and the word added to the title, by StatusExt. */
-const LOOK = {
-    SUCCESS: { tags: 'done' },
-    FAILED: { tags: 'crit', word: 'failed' },
-    UNSTABLE: { tags: 'crit, done', word: 'unstable' },
-    ABORTED: { tags: 'done', word: 'aborted' },
-    IN_PROGRESS: { tags: 'active', word: 'running' },
-    PAUSED_PENDING_INPUT: { tags: 'active', word: 'waiting for input' }
+/**
+ * How a stage shows, by its status (StatusExt): its icon in the stages
+ * table (report.ts), and in the chart its task tags (`done`, `crit`,
+ * `active`) and the word added to its title.
+ */
+const STAGE_LOOK = {
+    SUCCESS: { icon: '✅', tags: 'done' },
+    FAILED: { icon: '❌', tags: 'crit', word: 'failed' },
+    UNSTABLE: { icon: '⚠️', tags: 'crit, done', word: 'unstable' },
+    ABORTED: { icon: '⛔', tags: 'done', word: 'aborted' },
+    // Never in the chart: a stage not executed has no time (barOf).
+    NOT_EXECUTED: { icon: '⚪', tags: 'done' },
+    IN_PROGRESS: { icon: '⏳', tags: 'active', word: 'running' },
+    PAUSED_PENDING_INPUT: { icon: '⏸️', tags: 'active', word: 'waiting for input' }
 };
 /** The first instant a bar may start: no Jenkins Pipeline ran before 2000, so an earlier clock is broken. */
 const FIRST_DRAWN = Date.UTC(2000, 0, 1);
@@ -20023,8 +19697,7 @@ const YEARLY = { ms: 365 * DAY, interval: '12month', format: '%Y' };
  * @internal
  */
 function axisTicks(spanMs) {
-    const { interval, format } = AXES.find(a => spanMs < SPANS_PER_AXIS * a.ms) ?? YEARLY;
-    return { interval, format };
+    return AXES.find(a => spanMs < SPANS_PER_AXIS * a.ms) ?? YEARLY;
 }
 /**
  * The gantt chart of the builds' stages (dateFormat x: bars start and end
@@ -20055,7 +19728,7 @@ function stageTimeline(builds) {
         }
         for (const { stage, bar } of stages.slice(0, room)) {
             // A status a newer plugin may add is Jenkins text too.
-            const look = LOOK[stage.status] ?? { tags: 'done', word: mermaidText(stage.status, 30) };
+            const look = STAGE_LOOK[stage.status] ?? { tags: 'done', word: mermaidText(stage.status, 30) };
             const title = mermaidText(stage.name) + (look.word ? ` (${look.word})` : '');
             lines.push(`    ${title} :${look.tags}, ${bar.start}, ${bar.end}`);
             first = Math.min(first, bar.start);
@@ -20092,7 +19765,153 @@ function addTimeline(summary, builds) {
     }
 }
 
+;// CONCATENATED MODULE: ./src/outcome/test-report.ts
+
+
+
+
+
+/** Failed tests listed in the summary. */
+const MAX_LISTED = 20;
+/** Failed tests that get an annotation of their own. */
+const MAX_ANNOTATED = 10;
+/** Lines and characters of errorDetails an annotation quotes. */
+const DETAIL_LINES = 5;
+const DETAIL_CHARS = 1000;
+/**
+ * Reads the build's test report: the counts from its action, then (when
+ * tests failed) the failed tests from the report in bounded pages. Undefined
+ * when the build has no report. The action and its counts come from the
+ * final JSON or, when it only names the action (the counts are exported
+ * below depth 0, jenkins-api.md 5.5), from one narrower request. A report
+ * that cannot be read leaves the counts and says so (a warning, and a note
+ * in `unread` for the summary): the build's result is what the step
+ * reports; the list is a help.
+ */
+async function readTests(api, ref, build, logger, unread = []) {
+    // Counts that are not counts (1e+21, -1, 2.5) would reach the outputs: said once, then left out.
+    let said = false;
+    const ignored = (message) => {
+        said = true;
+        logger.warning(message);
+    };
+    let action = testReportAction(build.actions, ignored);
+    const named = (build.actions ?? []).some(a => /TestResult/.test(String(test_report_classOf(a))));
+    if (!action && !said && named) {
+        const detailed = await api
+            .getBuild(ref.job, ref.number, {
+            tree: 'actions[_class,failCount,skipCount,totalCount,urlName]'
+        })
+            .catch((error) => {
+            if (error instanceof errors/* Interrupted */.j$)
+                throw error;
+            warnUnread(`The test counts of Jenkins build #${ref.number} could not be read: ${(0,error_text/* errorText */.k)(error)}`, logger, unread);
+        });
+        action = detailed ? testReportAction(detailed.actions, ignored) : undefined;
+    }
+    if (!action)
+        return undefined;
+    const outcome = {
+        counts: action.counts,
+        failed: [],
+        reportUrl: `${ref.url}${encodeURIComponent(action.urlName)}/`,
+        casesRead: 0,
+        partial: false
+    };
+    if (action.counts.failed === 0)
+        return outcome;
+    const read = await api
+        .failedTests(ref, {
+        urlName: action.urlName,
+        rebase: rebaser(build.url, ref.url, api.baseUrl),
+        budget: { want: Math.min(MAX_LISTED, action.counts.failed) }
+    })
+        .catch((error) => {
+        // The step being stopped is not a report that could not be read.
+        if (error instanceof errors/* Interrupted */.j$)
+            throw error;
+        warnUnread(`The test report of Jenkins build #${ref.number} could not be read, so its failed tests are not listed: ${(0,error_text/* errorText */.k)(error)}`, logger, unread);
+    });
+    if (!read)
+        return outcome;
+    logger.debug(`Read ${read.casesRead} test cases (${read.bytesRead} bytes, ${read.requests} request(s)) to find ${read.failed.length} failed test(s)${read.complete ? '' : ', not the whole report'}${read.budgetReached ? ' (stopped at the byte budget)' : ''}.`);
+    return { ...outcome, failed: read.failed, casesRead: read.casesRead, partial: read.budgetReached };
+}
+/**
+ * The test report action among a build's actions: any action with
+ * failCount/totalCount (hudson.tasks.junit.TestResultAction, the aggregated
+ * ones of matrix, maven or downstream aggregation, other publishers). With
+ * several, the largest: an aggregate includes its parts, adding would count
+ * twice.
+ * @internal
+ */
+function testReportAction(actions, ignored = () => undefined) {
+    /** The report's action: hudson.tasks.junit.TestResultAction or an AggregatedTestResultAction. */
+    let best;
+    for (const action of actions ?? []) {
+        if (typeof action !== 'object' || action === null)
+            continue;
+        // cast: any JSON object; each field is checked below.
+        const { failCount, totalCount, skipCount, urlName } = action;
+        if (failCount === undefined || totalCount === undefined)
+            continue;
+        const wrong = Object.entries({ totalCount, failCount, skipCount }).filter(([, value]) => value !== undefined && !isCount(value));
+        if (wrong.length > 0) {
+            ignored(`Ignored the test counts of ${shownValue(test_report_classOf(action) ?? 'a test report')}: ${wrong.map(([key, value]) => `${key} ${shownValue(value)}`).join(', ')} ${wrong.length > 1 ? 'are not whole numbers' : 'is not a whole number'} from 0 to ${Number.MAX_SAFE_INTEGER}.`);
+            continue;
+        }
+        if (!isCount(failCount) || !isCount(totalCount))
+            continue;
+        const counts = {
+            total: totalCount,
+            failed: failCount,
+            skipped: isCount(skipCount) ? skipCount : 0
+        };
+        if (best && counts.total <= best.counts.total)
+            continue;
+        best = { counts, urlName: typeof urlName === 'string' && urlName ? urlName : 'testReport' };
+    }
+    return best;
+}
+/**
+ * Turns a URL Jenkins wrote (from its configured root URL, maybe another
+ * host: jenkins-api.md 9) into one on our base, using the build's own `url`
+ * against the one we built to find Jenkins' root.
+ * @internal
+ */
+function rebaser(jenkinsBuildUrl, ourBuildUrl, baseUrl) {
+    const tail = ourBuildUrl.startsWith(baseUrl) ? ourBuildUrl.slice(baseUrl.length) : '';
+    if (tail === '' || jenkinsBuildUrl === undefined || !jenkinsBuildUrl.endsWith(tail)) {
+        return url => url;
+    }
+    const theirRoot = jenkinsBuildUrl.slice(0, -tail.length);
+    const ourRoot = ourBuildUrl.slice(0, -tail.length);
+    return url => (url.startsWith(`${theirRoot}/`) ? ourRoot + url.slice(theirRoot.length) : url);
+}
+/**
+ * One `::error` per failed test (up to MAX_ANNOTATED), titled with its
+ * name, at the file and line where it failed when that is known (`located`).
+ */
+function annotateFailedTests(tests, annotate) {
+    for (const test of tests.failed.slice(0, MAX_ANNOTATED)) {
+        const quoted = errorLines(test).slice(0, DETAIL_LINES).join('\n').slice(0, DETAIL_CHARS);
+        const where = test.className ? `${shortName(test.className)} — ${test.url}` : test.url;
+        annotate(quoted ? `${quoted}\n${where}` : `${test.status} ${where}`, shortName(test.name), tests.located?.get(test));
+    }
+}
+/** The lines of a failed test's error: its annotation quotes the first few, the summary the first. */
+function errorLines({ errorDetails }) {
+    return (errorDetails ?? '').trim().split(/\r\n|\r|\n/);
+}
+function test_report_classOf(action) {
+    return typeof action === 'object' && action !== null && '_class' in action
+        ? action._class
+        : undefined;
+}
+
 ;// CONCATENATED MODULE: ./src/outcome/report.ts
+
+
 
 
 
@@ -20195,9 +20014,8 @@ function addBuildSection(summary, report, { alone }) {
     const sub = alone ? 3 : 4;
     const notes = [report.error, report.stopped, report.left, outcome.note].filter(n => !!n);
     const addNotes = () => {
-        if (notes.length === 0)
-            return;
-        addParagraph(summary, (0,html/* escapeHtml */.ZD)((0,shorten/* cut */.J)(notes.join(' '), MAX_NOTE_CHARS)));
+        if (notes.length > 0)
+            addParagraph(summary, (0,html/* escapeHtml */.ZD)((0,shorten/* cut */.J)(notes.join(' '), MAX_NOTE_CHARS)));
     };
     if (alone)
         summary.addHeading(`Jenkins ${(0,html/* link */.nf)(shortName(outcome.jobName), outcome.jobUrl)}`, 2);
@@ -20224,8 +20042,10 @@ function addBuildSection(summary, report, { alone }) {
     }
     if (report.values)
         addValues(summary, report.values, sub);
-    if (outcome.unread)
-        addUnread(summary, outcome.unread);
+    // Parts of the outcome that could not be read: a notice each, the build's result stands.
+    for (const note of outcome.unread?.slice(0, MAX_UNREAD) ?? []) {
+        addParagraph(summary, `⚠️ ${(0,html/* escapeHtml */.ZD)((0,shorten/* cut */.J)(note, UNREAD_CHARS))}`);
+    }
     if (alone) {
         addParameters(summary, outcome);
         addNotes();
@@ -20249,10 +20069,8 @@ function summaryRows(outcome) {
     const number = buildNumber(outcome);
     if (number !== null)
         rows.push(['Build', (0,html/* link */.nf)(`#${number}`, outcome.buildUrl)]);
-    if (build) {
-        rows.push(...factRows(build));
-        rows.push(['Duration', durationCell(build)]);
-    }
+    if (build)
+        rows.push(...factRows(build), ['Duration', durationCell(build)]);
     else if (number === null && outcome.queueUrl) {
         rows.push(['Queue item', (0,html/* link */.nf)(outcome.queueUrl, outcome.queueUrl)]);
     }
@@ -20338,23 +20156,6 @@ function parametersOf({ build, parameters = {}, uploads = [] }) {
 function parameterText(value) {
     return typeof value === 'string' ? value : ((value === null ? '' : JSON.stringify(value)) ?? '');
 }
-/** The symbol shown before a result (summary, history, pull request comment). */
-const RESULT_ICONS = {
-    SUCCESS: '✅',
-    UNSTABLE: '⚠️',
-    FAILURE: '❌',
-    ABORTED: '⛔',
-    NOT_BUILT: '⚪'
-};
-const STAGE_ICONS = {
-    SUCCESS: '✅',
-    FAILED: '❌',
-    UNSTABLE: '⚠️',
-    ABORTED: '⛔',
-    NOT_EXECUTED: '⚪',
-    IN_PROGRESS: '⏳',
-    PAUSED_PENDING_INPUT: '⏸️'
-};
 const MAX_STAGE_ROWS = 100;
 const MAX_NAME_VALUES = 50;
 const MAX_ARTIFACT_ROWS = 20;
@@ -20411,7 +20212,7 @@ function addFailedTests(summary, tests, level) {
                 (0,html/* link */.nf)(shortName(test.name), test.url),
                 `<code>${(0,html/* escapeHtml */.ZD)(shortName(test.className))}</code>`,
                 ...(withFile ? [fileCell(located.get(test), tests.commit)] : []),
-                textCell(firstLine(test.errorDetails), ERROR_CHARS)
+                textCell(errorLines(test)[0] ?? '', ERROR_CHARS)
             ])
         ]);
     }
@@ -20440,7 +20241,7 @@ function addStages(summary, stages, level) {
         headerRow('Stage', 'Status', 'Duration'),
         ...shown.map(stage => [
             (0,html/* escapeHtml */.ZD)(shortName(stage.name)),
-            `${STAGE_ICONS[stage.status] ?? ''} ${(0,html/* escapeHtml */.ZD)(stage.status)}`.trim(),
+            `${STAGE_LOOK[stage.status]?.icon ?? ''} ${(0,html/* escapeHtml */.ZD)(stage.status)}`.trim(),
             stage.status === 'NOT_EXECUTED' ? '&nbsp;' : (0,html/* escapeHtml */.ZD)((0,duration/* formatDuration */.a3)(stage.durationMillis))
         ])
     ]);
@@ -20461,49 +20262,12 @@ function addArtifacts(summary, artifacts, level) {
         addParagraph(summary, `⚠️ Refused <code>${(0,html/* escapeHtml */.ZD)((0,shorten/* cut */.J)(JSON.stringify(refused.path), PATH_CHARS))}</code>: it ${(0,html/* escapeHtml */.ZD)(refused.reason)}.`);
     }
 }
-/** Parts of the outcome that could not be read: a notice each, the build's result stands. */
-function addUnread(summary, unread) {
-    for (const note of unread.slice(0, MAX_UNREAD)) {
-        addParagraph(summary, `⚠️ ${(0,html/* escapeHtml */.ZD)((0,shorten/* cut */.J)(note, UNREAD_CHARS))}`);
-    }
-}
 /** `path:line` in code, linked to that line of the commit when there is one. */
 function fileCell(where, commit) {
     if (!where)
         return '&nbsp;';
     const text = `${(0,shorten/* cut */.J)(where.file, PATH_CHARS)}:${where.line}`;
     return `<code>${(0,html/* link */.nf)(text, commit ? sourceLineUrl(commit, where) : undefined)}</code>`;
-}
-function firstLine(text) {
-    return (text ?? '').trim().split(/\r\n|\r|\n/)[0] ?? '';
-}
-/**
- * The median of the durations (ms); undefined for none.
- * @internal
- */
-function medianDuration(entries) {
-    const sorted = entries.map(e => e.duration).sort((a, b) => a - b);
-    if (sorted.length === 0)
-        return undefined;
-    const middle = Math.floor(sorted.length / 2);
-    return sorted.length % 2 === 1
-        ? sorted[middle]
-        : Math.round(((sorted[middle - 1] ?? 0) + (sorted[middle] ?? 0)) / 2);
-}
-/**
- * The history line, oldest build first so that it reads as a timeline up
- * to this build; nothing when the job had no finished build before it.
- * @internal
- */
-function historyLine(entries) {
-    if (entries.length === 0)
-        return undefined;
-    const symbols = [...entries]
-        .reverse()
-        .map(e => (0,html/* link */.nf)(RESULT_ICONS[e.result] ?? '⚪', e.url))
-        .join(' ');
-    const median = medianDuration(entries) ?? 0;
-    return `<p>Last ${entries.length} finished build(s), oldest first: ${symbols} — median duration ${(0,html/* escapeHtml */.ZD)((0,duration/* formatDuration */.a3)(median))}.</p>`;
 }
 /** The summary's values (addNameValues: at most 50 keys, each value cut to 200 characters), as text. */
 function addValues(summary, outcome, level) {
@@ -20528,25 +20292,16 @@ const TAIL_BYTES = 4 * 1024;
  */
 function failureMessage(outcome, tail) {
     const build = outcome.build;
-    const result = outcome.result ?? build?.result ?? undefined;
-    let head;
-    if (!build) {
-        head = `Jenkins job ${shortName(outcome.jobName)} did not start a build`;
-    }
-    else if (build.building && !outcome.result) {
-        head = `Jenkins build ${shortName(outcome.jobName)} #${build.number} did not finish`;
-    }
-    else {
-        head = `Jenkins build ${shortName(outcome.jobName)} #${build.number} finished ${result ?? 'without a result'}`;
-        if (outcome.failedStage)
-            head += ` in stage '${shortName(outcome.failedStage)}'`;
-    }
-    if (outcome.accept && outcome.accept.length > 0)
-        head += ` (accepted: ${outcome.accept.join(', ')})`;
+    const result = outcome.result ?? build?.result ?? 'without a result';
+    const name = shortName(outcome.jobName);
+    const head = !build
+        ? `Jenkins job ${name} did not start a build`
+        : build.building && !outcome.result
+            ? `Jenkins build ${name} #${build.number} did not finish`
+            : `Jenkins build ${name} #${build.number} finished ${result}${inStage(outcome)}`;
+    const accepted = outcome.accept?.length ? ` (accepted: ${outcome.accept.join(', ')})` : '';
     const url = outcome.buildUrl ?? (build ? undefined : outcome.queueUrl);
-    if (url)
-        head += ` — ${url}`;
-    const lines = [head];
+    const lines = [`${head}${accepted}${url ? ` — ${url}` : ''}`];
     if (outcome.note)
         lines.push(outcome.note);
     const last = lastLines(tail);
@@ -20575,7 +20330,7 @@ function lastLines(tail) {
 }
 const TAIL_IN_MESSAGE = 10;
 /**
- * The step's failure message when some item failed (undefined when none
+ * The step's failure when some item failed (undefined when none
  * did): one line per failed item, naming it, its result and link, then
  * each build's failure message (failureMessage) for
  * those that failed by themselves (not those fail-fast stopped). A missing
@@ -20585,7 +20340,7 @@ function buildsFailure(items, accept) {
     const bad = items.filter(didNotPass);
     const problems = items.flatMap(productProblems);
     if (bad.length === 0)
-        return problems.length > 0 ? problems.join('\n') : undefined;
+        return problems.length > 0 ? new Error(problems.join('\n')) : undefined;
     const lines = [
         `${bad.length} of ${items.length} Jenkins builds did not pass (accepted: ${accept.join(', ')}):`
     ];
@@ -20596,7 +20351,7 @@ function buildsFailure(items, accept) {
             continue;
         lines.push('', failureMessage(item.outcome, item.tail.slice(-TAIL_IN_MESSAGE)));
     }
-    return [...lines, ...problems].join('\n');
+    return new Error([...lines, ...problems].join('\n'));
 }
 function itemLine(item) {
     const { outcome } = item;
@@ -20606,10 +20361,13 @@ function itemLine(item) {
     if (item.stopped && !outcome.result)
         return `${name}: ${item.stopped}`;
     const result = outcome.result ?? 'no result';
-    const stage = outcome.failedStage ? ` in stage '${shortName(outcome.failedStage)}'` : '';
     const stopped = item.stopped ? ` (${item.stopped})` : '';
     const url = outcome.buildUrl ?? outcome.queueUrl;
-    return `${name} ${result}${stage}${stopped}${url ? ` — ${url}` : ''}`;
+    return `${name} ${result}${inStage(outcome)}${stopped}${url ? ` — ${url}` : ''}`;
+}
+/** Where the result came from, after it: ` in stage 'Deploy'` (none when not known). */
+function inStage({ failedStage }) {
+    return failedStage ? ` in stage '${shortName(failedStage)}'` : '';
 }
 
 ;// CONCATENATED MODULE: ./src/step/presenter.ts
@@ -20651,11 +20409,10 @@ function one(settings) {
             if (item.failure !== undefined)
                 return item.failure;
             // A wanted artifact or values file that is missing fails the step even when the build passed.
-            const problems = productProblems(item.report);
-            if (outcome.accepted === false) {
-                return new Error([failureMessage({ ...outcome, accept }, tail), ...problems].join('\n'));
-            }
-            return problems.length > 0 ? new Error(problems.join('\n')) : undefined;
+            const lines = productProblems(item.report);
+            if (outcome.accepted === false)
+                lines.unshift(failureMessage({ ...outcome, accept }, tail));
+            return lines.length > 0 ? new Error(lines.join('\n')) : undefined;
         },
         stopTarget: work => {
             const { ref, queueId } = work.item(0);
@@ -20681,10 +20438,7 @@ function several(settings, entries) {
             const names = entry.job.map(name => name.replace(/[<>:"|?*\\\p{Cc}]/gu, '_'));
             return (0,external_node_path_namespaceObject.join)(settings.artifactsPath, ...names, ...(twice ? [String(ref.number)] : []));
         },
-        failure: (items, accept) => {
-            const failure = buildsFailure(items.map(item => item.report), accept);
-            return failure === undefined ? undefined : new Error(failure);
-        },
+        failure: (items, accept) => buildsFailure(items.map(item => item.report), accept),
         stopTarget: () => '',
         leftRunning: (_, urls) => `Jenkins work this step started is still running: ${urls.join(', ')}`
     };
@@ -20806,11 +20560,7 @@ function sawBuild(w, now, build) {
         next.startedAt = build.timestamp;
         next.startSlackMs = 0;
     }
-    if (!next.expect) {
-        const estimate = expectationFromEstimate(build.estimatedDuration);
-        if (estimate)
-            next.expect = estimate;
-    }
+    next.expect ??= expectationFromEstimate(build.estimatedDuration);
     if (w.endSeenAt !== undefined && !w.endConfirmed) {
         if (build.building) {
             // The `Finished:` line was the build's own output.
@@ -20868,7 +20618,8 @@ function clamp(value, min, max) {
     return Math.min(max, Math.max(min, Math.round(value)));
 }
 
-;// CONCATENATED MODULE: ./src/follow/schedule-policy.ts
+;// CONCATENATED MODULE: ./src/follow/schedule.ts
+
 
 /**
  * A round serves every build, so its densest spacing is wider than one
@@ -20904,8 +20655,131 @@ const ONE_BUILD_POLICY = {
     leftWithoutBuildMs: 60_000,
     rounds: false
 };
-
-;// CONCATENATED MODULE: ./src/follow/queue-reason.ts
+/** One build the schedule follows: its queue item, then its build. */
+class Track {
+    id;
+    job;
+    state;
+    addedAt;
+    parts;
+    /** The queue reason last told (newsOfReason). */
+    toldWhy;
+    /** Polled on its own: the running list is refused, or does not show this build. */
+    direct = false;
+    /** When this track's own next read is due (epoch ms); undefined: the rounds cover it. */
+    dueAt;
+    /** Its own read is a poll (budgeted); else it follows from a round (urgent). */
+    duePoll = true;
+    /** Its next own build read is the full JSON. */
+    wantFull = false;
+    /** What its next own read of a running build is (the console, once followed with it). */
+    next = 'build';
+    /** When its last own read was sent: its watch's pace counts from there, so a slow answer does not stretch it. */
+    sentAt;
+    /** A read that follows at once from the last one counts the pace from that one's start. */
+    pacedFrom;
+    /** Its build read checks the end after a failed console read. */
+    checking = false;
+    /** When the step learned it runs (a round judges only builds it knew of before it was sent). */
+    runningSince;
+    /** When its queue item was last read on its own (for the start's slack). */
+    askedAt;
+    queueAttempt = 0;
+    /** When its queue item was first seen left without a build. */
+    leftAt;
+    /** The step told it to stop: read on its own until it ended. */
+    stopping = false;
+    inFlight = false;
+    /** A Pipeline's pending inputs are looked at while it runs, when inputsAt comes. */
+    inputsAt;
+    /** The follower's (follow-builds.ts): its console (made by parts.consoleOf once it starts). */
+    console;
+    /** Why the last console read failed, while the following ones fail too. */
+    consoleError;
+    /** A drain's promise (BuildsFollower.drain: only the console of a build that ended is read, until Jenkins closes it): settled when the console was read to its end, or could not be. */
+    drained;
+    constructor(id, job, state, 
+    /** When it was added (a round judges only tracks it was sent for). */
+    addedAt, parts) {
+        this.id = id;
+        this.job = job;
+        this.state = state;
+        this.addedAt = addedAt;
+        this.parts = parts;
+        this.sentAt = addedAt;
+        this.console = parts.console;
+    }
+    /** Its own next read at `at`: a budgeted poll (`poll`), or urgent (it follows from what a read showed). */
+    readAt(at, { poll }) {
+        this.dueAt = at;
+        this.duePoll = poll;
+    }
+    /** Whether its queue reason `why` (seen at `now`) is worth a line (newsOfReason): remembered as told if so. */
+    tell(why, now) {
+        const told = why ? newsOfReason(this.toldWhy, why, now) : undefined;
+        if (told)
+            this.toldWhy = told;
+        return told !== undefined;
+    }
+    /**
+     * Its own read failed on the way (`error`): tried again after retryMs (0:
+     * at its own pace). A console that keeps failing (a proxy that stalls it)
+     * would hide the end until the timeout: before the end is seen, the
+     * build's JSON says whether the build is over, and then the end's
+     * follow-up applies (the rest read promptly, given up after followUpForMs).
+     */
+    retry(now, policy, error) {
+        this.inFlight = false;
+        if (this.state.phase === 'done')
+            return;
+        if (isRunning(this) && this.next === 'console') {
+            // Said if the console is given up (giveUp).
+            this.consoleError = error;
+            if (this.state.watch.endSeenAt !== undefined)
+                this.pace(policy.poll, policy.poll.nearMs);
+            else {
+                this.checking = true;
+                this.readAtOnce(now, { full: false });
+            }
+        }
+        else if (policy.retryMs > 0)
+            this.dueAt = now + policy.retryMs;
+        else if (isRunning(this)) {
+            this.checking = false;
+            this.pace(policy.poll, policy.poll.nearMs);
+        }
+        else
+            this.dueAt = now + nextQueueDelay(this.queueAttempt++, policy.poll);
+    }
+    /** Its next own read at its watch's pace, counted from the start of the read that set it (`floorMs`: at least, after a failure). */
+    pace(poll, floorMs = 0) {
+        const from = this.pacedFrom ?? this.sentAt;
+        this.pacedFrom = undefined;
+        const { watch } = this.state;
+        const next = nextPoll(watch, from, poll);
+        this.next = next.read;
+        // Once the console is complete, only the full JSON tells the end.
+        this.wantFull = watch.logComplete;
+        // A drain is the end's follow-up of a build already over: never held back by the budget.
+        this.duePoll = !this.drained;
+        this.dueAt = from + Math.max(next.delayMs, floorMs);
+    }
+    /** Nothing more to follow of the track (no read of it is awaited any more). */
+    finish() {
+        this.state = { phase: 'done' };
+        this.inFlight = false;
+    }
+    /** A build read that follows at once from the last read (its pace counts from that one's start). */
+    readAtOnce(now, { full }) {
+        this.pacedFrom = this.sentAt;
+        this.next = 'build';
+        this.wantFull = full;
+        this.readAt(now, { poll: false });
+    }
+}
+function isRunning(track) {
+    return track?.state.phase === 'running';
+}
 /**
  * When a queue item's `why` is worth a log line: the one rule for one `job`
  * and each item of `jobs` (the schedule applies it to every build it
@@ -20939,258 +20813,330 @@ function reasonWords(why) {
 /**
  * What to remember when `why` (seen at `now`) is worth a line after `told`;
  * undefined when it is not: the same text, or the same words within a minute.
+ * @internal
  */
 function newsOfReason(told, why, now) {
     const words = reasonWords(why);
-    if (told !== undefined && told.words === words) {
-        if (told.text === why || now - told.at < SAME_REASON_EVERY_MS)
-            return undefined;
-    }
-    return { words, text: why, at: now };
+    const same = told?.words === words && (told.text === why || now - told.at < SAME_REASON_EVERY_MS);
+    return same ? undefined : { words, text: why, at: now };
+}
+/** Failures worth riding out (the client already retried them): tried again, at a round's or the track's pace. */
+function isTransient(error) {
+    return error instanceof errors/* JenkinsError */.fF && ['network', 'server', 'timeout'].includes(error.kind);
 }
 
-;// CONCATENATED MODULE: ./src/follow/track.ts
+;// CONCATENATED MODULE: ./src/follow/rounds.ts
+/**
+ * The rounds of the two lists that watch several builds at once (the queue,
+ * `queue/api/json`, then the running builds, `computer/api/json`): when the
+ * next round is due, its reads, and each track judged from what they
+ * showed. A list Jenkins refuses, or that hides our builds, is not read
+ * again: the builds it watched are read on their own. The engine
+ * (follow-builds.ts) launches a round within its budget of polls; with
+ * ONE_BUILD_POLICY there are none.
+ */
 
-/** One build the schedule follows: its queue item, then its build. */
-class Track {
-    id;
-    job;
-    state;
-    addedAt;
-    parts;
+
+
+
+
+
+/** How long a list read may retry before the round gives up on it (ms): the next round is better. */
+const LIST_READ_MS = 10_000;
+/** The rounds of the engine's tracks (the same array), and which lists they may still read. */
+class Rounds {
+    tracks;
     policy;
-    /** The queue reason last told (queue-reason.ts). */
-    toldWhy;
-    /** Polled on its own: the running list is refused, or does not show this build. */
-    direct = false;
-    /** When this track's own next read is due (epoch ms); undefined: the rounds cover it. */
-    dueAt;
-    /** Its own read is a poll (budgeted); else it follows from a round (urgent). */
-    duePoll = true;
-    /** Its next own build read is the full JSON. */
-    wantFull = false;
-    /** What its next own read of a running build is (the console, once followed with it). */
-    next = 'build';
-    /** When its last own read was sent: its watch's pace counts from there, so a slow answer does not stretch it. */
-    sentAt;
-    /** A read that follows at once from the last one counts the pace from that one's start. */
-    pacedFrom;
-    /** Its build read checks the end after a failed console read. */
-    checking = false;
-    /** When the step learned it runs (a round judges only builds it knew of before it was sent). */
-    runningSince;
-    /** When its queue item was last read on its own (for the start's slack). */
-    askedAt;
-    queueAttempt = 0;
-    /** When its queue item was first seen left without a build. */
-    leftAt;
-    /** The step told it to stop: read on its own until it ended. */
-    stopping = false;
-    inFlight = false;
-    /** A Pipeline's pending inputs are looked at while it runs, when inputsAt comes. */
-    inputsAt;
-    inputsInFlight = false;
-    constructor(id, job, state, 
-    /** When it was added (a round judges only tracks it was sent for). */
-    addedAt, 
-    /** `drain`: only the console of a build that ended is read, until Jenkins closes it (schedule.ts addDrain). */
-    parts, policy) {
-        this.id = id;
-        this.job = job;
-        this.state = state;
-        this.addedAt = addedAt;
-        this.parts = parts;
-        this.policy = policy;
-        this.sentAt = addedAt;
-    }
-    /** Its own next read at `at`: a budgeted poll (`poll`), or urgent (it follows from what a read showed). */
-    readAt(at, { poll }) {
-        this.dueAt = at;
-        this.duePoll = poll;
-    }
-    /** Nothing more to follow of the track. */
-    finish() {
-        this.state = { phase: 'done' };
-    }
-    /** Its own read, now: in flight until it is reported (none for a track that is done). */
-    ownRead(now) {
-        const { state } = this;
-        if (state.phase === 'done')
-            return [];
-        this.inFlight = true;
-        this.sentAt = now;
-        this.dueAt = undefined;
-        if (state.phase === 'queued')
-            return [{ kind: 'queue-item', track: this.id, queueId: state.queueId }];
-        const { ref } = state;
-        if (this.next === 'build')
-            return [{ kind: 'build', track: this.id, ref, full: this.wantFull }];
-        return [{ kind: this.next, track: this.id, ref }];
-    }
-    /** Its next own read at its watch's pace, counted from the start of the read that set it (`floorMs`: at least, after a failure). */
-    pace(floorMs = 0) {
-        const from = this.pacedFrom ?? this.sentAt;
-        this.pacedFrom = undefined;
-        const { watch } = this.state;
-        const next = nextPoll(watch, from, this.policy.poll);
-        this.next = next.read;
-        // Once the console is complete, only the full JSON tells the end.
-        this.wantFull = watch.logComplete;
-        // A drain is the end's follow-up of a build already over: never held back by the budget.
-        this.duePoll = !this.parts.drain;
-        this.dueAt = from + Math.max(next.delayMs, floorMs);
-    }
-    /** A build read that follows at once from the last read (its pace counts from that one's start). */
-    readAtOnce(now, { full }) {
-        this.pacedFrom = this.sentAt;
-        this.next = 'build';
-        this.wantFull = full;
-        this.readAt(now, { poll: false });
-    }
-    /**
-     * A console read's news. `moreData` false: the log is complete, so the
-     * build is over; one full read says so, never `result` alone, which a
-     * Pipeline sets while it still runs (a drain knew it was over: it is done).
-     */
-    consoleRead(now, poll) {
-        if (!poll.moreData && this.parts.drain) {
-            this.finish();
-            return [{ kind: 'drained', track: this.id }];
-        }
-        if (!poll.moreData)
-            this.readAtOnce(now, { full: true });
-        else {
-            this.state.watch = sawConsole(this.state.watch, now, poll, this.policy.poll);
-            this.pace();
-        }
-        return [];
-    }
-    /**
-     * A console read failed on the way. A console that keeps failing (a proxy
-     * that stalls it) would hide the end until the timeout: before the end is
-     * seen, the build's JSON says whether the build is over, and then the
-     * end's follow-up applies (the rest of the console read promptly, given up
-     * after followUpForMs).
-     */
-    consoleFailed(now) {
-        if (this.state.watch.endSeenAt !== undefined)
-            return this.pace(this.policy.poll.nearMs);
-        this.checking = true;
-        this.readAtOnce(now, { full: false });
-    }
-    /** A console-followed build's read: the end when the console is complete (`full`), else news for its watch. */
-    consoleBuildRead(now, { build, full }) {
-        const seen = sawBuild(this.state.watch, now, build);
-        if (this.checking) {
-            this.checking = false;
-            this.state.watch = build.building ? seen : { ...seen, endSeenAt: now, endConfirmed: true };
-            this.pace(this.policy.poll.nearMs);
-            return [];
-        }
-        if (full && !build.building) {
-            this.finish();
-            return [{ kind: 'ended', track: this.id, build }];
-        }
-        // Still building with its console complete (never on Jenkins; handled anyway): its full JSON tells the end.
-        this.state.watch = full ? { ...seen, logComplete: true } : seen;
-        this.pace();
-        return [];
-    }
-}
-function isRunning(track) {
-    return track?.state.phase === 'running';
-}
-
-;// CONCATENATED MODULE: ./src/follow/schedule.ts
-
-
-
-
-
-
-/** Between the reads of a build the step told to stop (ms). */
-const STOPPING_MS = 500;
-/** A running Pipeline's first look for a pending `input`, and the pause between looks (ms): an input waits for a person. */
-const INPUT_FIRST_MS = 5000;
-const INPUT_EVERY_MS = 10_000;
-/** One schedule for the builds of one step. */
-class SharedSchedule {
-    refOf;
-    policy;
-    tracks = [];
+    options;
+    started;
     /** Whether `queue/api/json` may be read (refused: never again). */
     queueList;
     /** Whether `computer/api/json` may be read. */
     runningList;
     /** Some build was ever seen in the running list: it shows ours. */
     runningListShowed = false;
-    roundAt;
-    roundAttempt = 0;
-    roundInFlight = false;
-    roundFailedAt;
-    lastPollAt = -Infinity;
-    /** `refOf` makes a build's reference (its URL on the configured base). */
-    constructor(refOf, policy = DEFAULT_SCHEDULE_POLICY) {
-        this.refOf = refOf;
+    /** When the last round was sent (its pace counts from there); undefined: none is needed yet. */
+    at;
+    attempt = 0;
+    inFlight = false;
+    failedAt;
+    constructor(tracks, policy, options, 
+    /** A queued track's build started, as the running list showed it: the engine runs it. */
+    started) {
+        this.tracks = tracks;
         this.policy = policy;
+        this.options = options;
+        this.started = started;
         this.queueList = policy.rounds;
         this.runningList = policy.rounds;
     }
-    /** A build whose queue item was just created (or found). */
-    addQueued(job, queueId, now, parts = {}) {
+    /** A queue item was added: the first round comes at the queue's first pace from now. */
+    queued(now) {
+        if (this.at === undefined || this.tracks.filter(t => t.state.phase === 'queued').length === 1) {
+            this.at = now;
+            this.attempt = 0;
+        }
+    }
+    /** Whether rounds watch a queued track (else its queue item is read on its own). */
+    covers(track) {
+        return (this.runningList || this.queueList) && track.state.phase === 'queued';
+    }
+    /** When the next round is due; undefined when no round is needed or one is in flight. */
+    due() {
+        if (this.inFlight || this.at === undefined)
+            return undefined;
+        if (this.failedAt !== undefined)
+            return this.failedAt + this.policy.retryMs;
+        let at;
+        if (this.tracks.some(t => !t.inFlight && this.covers(t)))
+            at = this.at + nextQueueDelay(this.attempt, this.policy.poll);
+        // Without the running list every running track is read on its own (direct).
+        for (const track of this.tracks) {
+            if (!isRunning(track) || track.direct || track.inFlight || track.dueAt !== undefined)
+                continue;
+            const when = this.at + nextPoll(track.state.watch, this.at, this.policy.poll).delayMs;
+            at = Math.min(at ?? when, when);
+        }
+        return at;
+    }
+    /** A round: the queue first (while a queued track's own read is not in flight), then the running builds, each list while Jenkins gives it; then each track judged from what they showed. */
+    async read() {
+        const { api, logger } = this.options;
+        const sentAt = Date.now();
+        this.inFlight = true;
+        const readQueue = this.queueList && this.tracks.some(t => t.state.phase === 'queued' && !t.inFlight);
+        const readRunning = this.runningList;
+        let queue;
+        let list;
+        try {
+            // The queue first: an item that leaves it meanwhile is on its executor by the second read.
+            if (readQueue)
+                queue = await this.list('the queue (queue/api/json)', api.getQueue());
+            if (readRunning) {
+                const listed = api.runningBuilds({ deadline: Date.now() + LIST_READ_MS });
+                list = await this.list('the running builds (computer/api/json)', listed);
+            }
+        }
+        catch (error) {
+            if (!isTransient(error))
+                throw error;
+            logger.debug(`A look at the builds failed, trying again: ${(0,error_text/* errorText */.k)(error)}`);
+            // Tried again after retryMs.
+            this.inFlight = false;
+            this.failedAt = Date.now();
+            return;
+        }
+        // What each list showed (undefined: not read).
+        const now = Date.now();
+        this.inFlight = false;
+        this.failedAt = undefined;
+        this.at = sentAt;
+        if (this.tracks.some(t => t.state.phase === 'queued'))
+            this.attempt++;
+        if (queue === 'refused')
+            this.refuse('queueList', now);
+        if (list === 'refused')
+            this.refuse('runningList', now);
+        const queued = Array.isArray(queue) ? new Map(queue.map(item => [item.id, item])) : undefined;
+        const running = Array.isArray(list)
+            ? {
+                byKey: new Map(list.map(build => [runningKey(build.job, build.number), build])),
+                // A build without a queue id is under the key no queue item looks up.
+                byQueueId: new Map(list.map(build => [build.queueId, build]))
+            }
+            : undefined;
+        // Some build of ours ever seen there: the list shows ours.
+        this.runningListShowed ||= this.tracks.some(({ state }) => state.phase === 'running'
+            ? running?.byKey.has(runningKey(state.ref.job, state.ref.number))
+            : state.phase === 'queued' && running?.byQueueId.has(state.queueId));
+        for (const track of this.tracks) {
+            const { state } = track;
+            if (state.phase === 'done' || track.inFlight || track.addedAt > sentAt)
+                continue;
+            if (state.phase === 'queued') {
+                const started = running?.byQueueId.get(state.queueId);
+                const waiting = queued?.get(state.queueId);
+                if (started && sameJob(started.job, track.job)) {
+                    this.started(track, now, started);
+                }
+                else if (waiting) {
+                    if (track.tell(waiting.why, now))
+                        this.options.hooks.waiting(track.id, waiting.why);
+                }
+                // Neither list shows it: its own queue item says what became of it.
+                else if (queued || running)
+                    track.readAt(now, { poll: false });
+            }
+            else if (!track.direct && running) {
+                const listed = running.byKey.get(runningKey(state.ref.job, state.ref.number));
+                if (listed) {
+                    state.watch = sawBuild(state.watch, now, { building: true, ...listed });
+                }
+                else if ((track.runningSince ?? 0) <= sentAt) {
+                    // Ended (or not shown to us): one full read says which.
+                    track.readAt(now, { poll: false });
+                    track.wantFull = true;
+                }
+            }
+        }
+    }
+    /** A running build its own read found the running list did not show: the list hides it (a plugin's ComputerSource, permissions), and is dropped when it never showed any of ours. */
+    hides(now) {
+        if (!this.runningListShowed)
+            this.refuse('runningList', now);
+    }
+    /** Said at the end when the builds were followed without the running list. */
+    end() {
+        if (!this.policy.rounds || this.runningList)
+            return;
+        const why = 'Jenkins did not show them in computer/api/json';
+        this.options.logger.debug(`Followed the builds one by one: ${why}.`);
+    }
+    /** A list, or 'refused' when Jenkins will not give it (the builds are then read one by one). */
+    list(what, read) {
+        return read.catch((error) => {
+            if (error instanceof errors/* Interrupted */.j$ || isTransient(error))
+                throw error;
+            this.options.logger.debug(`Jenkins refused ${what}: reading each build on its own instead (${(0,error_text/* errorText */.k)(error)})`);
+            return 'refused';
+        });
+    }
+    /**
+     * A list Jenkins refused, or that hides our builds, is not read again:
+     * the builds it watched, and the queue items no round watches any more,
+     * are read on their own (budgeted).
+     */
+    refuse(list, now) {
+        if (!this[list])
+            return;
+        this[list] = false;
+        for (const track of this.tracks) {
+            const { phase } = track.state;
+            const own = phase === 'running'
+                ? !track.direct && !this.runningList
+                : phase === 'queued' && !this.covers(track) && track.dueAt === undefined;
+            if (!own)
+                continue;
+            track.direct = true;
+            track.duePoll = true;
+            track.dueAt ??= now;
+        }
+    }
+}
+
+;// CONCATENATED MODULE: ./src/follow/follow-builds.ts
+
+
+
+
+
+
+
+
+
+
+
+/** Fields polled while a build runs: enough to know whether it is over and when to look again. */
+const POLL_TREE = 'number,url,building,result,duration,estimatedDuration,timestamp,queueId';
+/** Between the reads of a build the step told to stop (ms). */
+const STOPPING_MS = 500;
+/** A running Pipeline's first look for a pending `input`, and the pause between looks (ms): an input waits for a person. */
+const INPUT_FIRST_MS = 5000;
+const INPUT_EVERY_MS = 10_000;
+/**
+ * Follows builds, one or several at once, with one client: the one polling
+ * engine. It keeps each build's Track (schedule.ts), decides what to read
+ * when (the rounds of the lists, rounds.ts; each build's own reads; the
+ * shared budget of polls), carries out the reads of one moment
+ * concurrently, and tells the hooks what they showed. A read that failed on
+ * the way is tried again (Track.retry).
+ *
+ * It never guesses a build from `lastBuild` when a queue item is known:
+ * with concurrent triggers that is how other actions end up reporting
+ * someone else's build.
+ */
+class BuildsFollower {
+    options;
+    tracks = [];
+    policy;
+    rounds;
+    lastPollAt = -Infinity;
+    inFlight = new Set();
+    wakeUp;
+    /** Work of the step's that may add reads (a console to drain): run() waits for it. */
+    holds = new Set();
+    failure;
+    /** What a read in flight threw once the step was stopped. */
+    cut;
+    constructor(options) {
+        this.options = options;
+        this.policy = options.policy ?? DEFAULT_SCHEDULE_POLICY;
+        this.rounds = new Rounds(this.tracks, this.policy, options, (track, now, listed) => {
+            const ref = buildRef(options.api, track.job, listed.number);
+            this.startTrack(track, ref, now, { listed });
+        });
+    }
+    /** Follows a queue item (just created, or found) to its build and the build to its end; returns its id for the hooks. */
+    addQueued(job, queueId, parts = {}) {
+        const now = Date.now();
         const track = this.add(job, { phase: 'queued', queueId }, now, parts);
-        // The first round comes at the queue's first pace from now.
-        if (this.roundAt === undefined ||
-            this.tracks.filter(t => t.state.phase === 'queued').length === 1) {
-            this.roundAt = now;
-            this.roundAttempt = 0;
-        }
-        if (!this.coveredByRound(track)) {
-            // Its own queue item, at once (the build usually starts at once).
+        this.rounds.queued(now);
+        // Its own queue item, at once (the build usually starts at once).
+        if (!this.rounds.covers(track))
             track.readAt(now, { poll: true });
-        }
         return track.id;
     }
-    /** A build known to run; `console`: its console is read, and tells its end. */
-    addRunning(ref, now, { build, ...parts }) {
+    /**
+     * Follows a build known to run to its end: as read (`build`), or as known
+     * of its start; with a `console`, its console polls are the end signal
+     * (Jenkins closes the log after `building` turns false), so no build JSON
+     * is read while the console says the build goes on.
+     */
+    addRunning(ref, { build, ...parts }) {
+        const now = Date.now();
         const track = this.add(ref.job, { phase: 'done' }, now, parts);
         this.startTrack(track, ref, now, { listed: build });
-        // No round watches it: its first read at once (a console from its start).
-        if (track.direct)
-            track.dueAt = now;
-        this.roundAt ??= now;
+        this.rounds.at ??= now;
         return track.id;
     }
     /**
-     * The console of a build that ended, read on its own (never budgeted) from
-     * `now` until Jenkins closes it ('drained'), or given up after followUpForMs.
+     * Reads the console of a build that ended to its end, on its own (never
+     * budgeted), until Jenkins closes it, or followUpForMs (said in it);
+     * rejects with what kept it from being read. Needs run() to be running
+     * (hold() the work that calls it).
      */
-    addDrain(ref, now) {
-        const drained = watch({ console: true, startedAt: now, endSeenAt: now, endConfirmed: true });
-        const state = { phase: 'running', ref, watch: drained };
-        const track = this.add(ref.job, state, now, { console: true, drain: true });
-        track.next = 'console';
-        track.direct = true;
-        track.readAt(now, { poll: false });
-        return track.id;
+    drain(ref, console) {
+        return new Promise((resolve, reject) => {
+            const now = Date.now();
+            const drained = watch({ console: true, startedAt: now, endSeenAt: now, endConfirmed: true });
+            const track = this.add(ref.job, { phase: 'running', ref, watch: drained }, now, { console });
+            track.next = 'console';
+            track.direct = true;
+            track.readAt(now, { poll: false });
+            track.drained = { resolve, reject };
+        });
     }
-    /** Whether any build is still followed. */
-    get active() {
-        return this.tracks.some(t => t.state.phase !== 'done');
+    /** run() does not end before `work` settled (it may drain a console). */
+    hold(work) {
+        const held = work
+            .catch(() => undefined)
+            .then(() => {
+            this.holds.delete(held);
+            this.wakeUp?.();
+        });
+        this.holds.add(held);
     }
-    /** Whether the running list is still read (false once Jenkins refused it or showed none of ours). */
-    get usesRunningList() {
-        return this.runningList;
-    }
-    /** Stops following a build (its result is not wanted, it is left running, or its read failed for good). */
+    /** Stops following one build (its result is not wanted, it is left running, or its read failed for good). */
     drop(id) {
-        this.settled(id)?.finish();
+        this.tracks[id]?.finish();
+        this.wakeUp?.();
     }
     /**
-     * A build (or queue item) the step just told to stop: its own read now,
-     * the full JSON of a build, then every STOPPING_MS until it ended.
+     * Looks at a build (or queue item) the step just told to stop: its own
+     * read now, the full JSON of a build, then every STOPPING_MS until it ended.
      */
-    expedite(id, now) {
+    expedite(id) {
+        this.wakeUp?.();
         const track = this.tracks[id];
         if (!track || track.state.phase === 'done')
             return;
@@ -21198,14 +21144,56 @@ class SharedSchedule {
             track.stopping = true;
             track.wantFull = true;
         }
-        track.readAt(now, { poll: false });
+        track.readAt(Date.now(), { poll: false });
+    }
+    /** Whether any build is still followed. */
+    get active() {
+        return this.tracks.some(t => t.state.phase !== 'done');
+    }
+    /** Runs until no build is followed; on cancel or timeout throws what the read in flight threw, or StepAborted. */
+    async run() {
+        const { signal } = this.options;
+        for (;;) {
+            if (signal.aborted) {
+                // It ends with what the reads in flight threw (the client's Interrupted:
+                // what the step was waiting for, and the failure it was waiting out), else StepAborted.
+                await Promise.allSettled([...this.inFlight]);
+                throw this.cut ?? new wait/* StepAborted */.M4((0,wait/* abortReason */.Js)(signal));
+            }
+            if (this.failure !== undefined)
+                throw this.failure;
+            const { started, nextAt } = this.due(Date.now());
+            if (!this.active && this.inFlight.size === 0 && this.holds.size === 0)
+                break;
+            if (started)
+                continue;
+            await this.wait(nextAt === undefined ? undefined : nextAt - Date.now());
+        }
+        this.rounds.end();
+    }
+    // ---------------------------------------------------------------------------
+    add(job, state, now, parts) {
+        const track = new Track(this.tracks.length, job, state, now, parts);
+        this.tracks.push(track);
+        this.wakeUp?.();
+        return track;
+    }
+    /** Until `ms` passed, a read ended, something was added, or the signal fired. */
+    async wait(ms) {
+        const woken = new AbortController();
+        this.wakeUp = () => woken.abort();
+        const signal = AbortSignal.any([this.options.signal, woken.signal]);
+        const until = ms === undefined ? (0,external_node_events_.once)(signal, 'abort') : (0,wait/* sleep */.yy)(Math.max(0, ms), signal);
+        await until.catch(() => undefined);
+        this.wakeUp = undefined;
     }
     /**
-     * The reads to start now (marked in flight until they are reported), and
-     * when to ask again (epoch ms; undefined: only once a read in flight ends).
+     * Starts the reads due now (each track's in flight until it is reported):
+     * whether it started any, and when to look again (epoch ms; undefined:
+     * only once a read in flight ends).
      */
     due(now) {
-        const reads = [];
+        const inFlight = this.inFlight.size;
         const inputs = [];
         const polls = [];
         let nextAt;
@@ -21223,21 +21211,23 @@ class SharedSchedule {
                 else if (track.dueAt > now)
                     consider(track.dueAt);
                 else
-                    reads.push(...track.ownRead(now));
+                    this.launch(this.ownRead(track, now));
             }
             // A running Pipeline's pending inputs: a read of their own, beside the build's.
-            if (state.phase !== 'running' || track.inputsAt === undefined || track.inputsInFlight)
+            if (state.phase !== 'running' || track.inputsAt === undefined)
                 continue;
             if (track.inputsAt > now)
                 consider(track.inputsAt);
             else {
-                track.inputsInFlight = true;
-                inputs.push({ kind: 'inputs', track: track.id, ref: state.ref });
+                // None while one is in flight: its answer says when the next is.
+                track.inputsAt = undefined;
+                inputs.push(() => this.inputs(track, state.ref));
             }
         }
-        reads.push(...inputs);
+        for (const look of inputs)
+            this.launch(look());
         // Then one poll, if the budget allows: the round or the most overdue own poll.
-        const round = this.roundDue();
+        const round = this.rounds.due();
         if (round !== undefined)
             polls.unshift({ at: round });
         const [first, second] = polls.sort((a, b) => a.at - b.at);
@@ -21248,194 +21238,220 @@ class SharedSchedule {
             else {
                 this.lastPollAt = now;
                 if (first.track)
-                    reads.push(...first.track.ownRead(now));
-                else {
-                    this.roundInFlight = true;
-                    const queue = this.queueList && this.tracks.some(t => t.state.phase === 'queued' && !t.inFlight);
-                    reads.push({ kind: 'round', queue, running: this.runningList });
-                }
+                    this.launch(this.ownRead(first.track, now));
+                else
+                    this.launch(this.rounds.read());
                 if (second)
                     consider(Math.max(second.at, now + this.policy.pollGapMs));
             }
         }
-        return { reads, nextAt };
+        // A read never settles at once: the reads started are the ones added.
+        return { started: this.inFlight.size > inFlight, nextAt };
     }
-    /** A round's answers: what each list showed (undefined: not read). */
-    sawRound(sentAt, now, seen) {
-        this.roundInFlight = false;
-        this.roundFailedAt = undefined;
-        this.roundAt = sentAt;
-        if (this.tracks.some(t => t.state.phase === 'queued'))
-            this.roundAttempt++;
-        if (seen.queue === 'refused') {
-            this.queueList = false;
-            this.uncoverQueued(now);
-        }
-        if (seen.running === 'refused')
-            this.refuseRunningList(now);
-        const events = [];
-        const queued = Array.isArray(seen.queue)
-            ? new Map(seen.queue.map(item => [item.id, item]))
-            : undefined;
-        const list = Array.isArray(seen.running) ? seen.running : undefined;
-        const running = list && {
-            byKey: new Map(list.map(build => [runningKey(build.job, build.number), build])),
-            byQueueId: new Map(list.flatMap(build => build.queueId === undefined ? [] : [[build.queueId, build]]))
-        };
-        // Some build of ours ever seen there: the list shows ours.
-        this.runningListShowed ||= this.tracks.some(({ state }) => state.phase === 'running'
-            ? running?.byKey.has(runningKey(state.ref.job, state.ref.number))
-            : state.phase === 'queued' && running?.byQueueId.has(state.queueId));
-        for (const track of this.tracks) {
-            const { state } = track;
-            if (state.phase === 'done' || track.inFlight || track.addedAt > sentAt)
-                continue;
-            if (state.phase === 'queued') {
-                const started = running?.byQueueId.get(state.queueId);
-                const waiting = queued?.get(state.queueId);
-                if (started && sameJob(started.job, track.job)) {
-                    const ref = this.refOf(track.job, started.number);
-                    events.push(this.startTrack(track, ref, now, { listed: started }));
-                }
-                else if (waiting)
-                    events.push(...waitingNews(track, waiting.why, now));
-                // Neither list shows it: its own queue item says what became of it.
-                else if (queued || running)
-                    track.readAt(now, { poll: false });
+    /** A track's own read (due only while it is followed): its queue item, its build, its console, or giving up on the console. */
+    async ownRead(track, now) {
+        const { state } = track;
+        if (state.phase === 'done')
+            return;
+        // In flight until it is reported.
+        track.inFlight = true;
+        track.sentAt = now;
+        track.dueAt = undefined;
+        if (state.phase === 'queued')
+            return this.queueItem(track, state.queueId);
+        if (track.next === 'build')
+            return this.build(track, state.ref, { full: track.wantFull });
+        if (track.next === 'console')
+            return this.console(track);
+        return this.giveUp(track, state.ref);
+    }
+    launch(read) {
+        const work = read
+            .catch(error => {
+            // A read cut by the cancel is the cancel's business (run() throws it).
+            if (this.options.signal.aborted) {
+                if (!isTransient(error))
+                    this.cut ??= error;
+                return;
             }
-            else if (!track.direct && running) {
-                const listed = running.byKey.get(runningKey(state.ref.job, state.ref.number));
-                if (listed) {
-                    state.watch = sawBuild(state.watch, now, { building: true, ...listed });
-                }
-                else if ((track.runningSince ?? 0) <= sentAt) {
-                    // Ended (or not shown to us): one full read says which.
-                    track.readAt(now, { poll: false });
-                    track.wantFull = true;
-                }
-            }
+            this.failure ??= error;
+        })
+            .finally(() => {
+            this.inFlight.delete(work);
+            this.wakeUp?.();
+        });
+        this.inFlight.add(work);
+    }
+    /** A look at a running Pipeline's stages for a pending input (again INPUT_EVERY_MS later); one that fails is tried at the next look. */
+    async inputs(track, ref) {
+        const { api, logger, hooks } = this.options;
+        const run = await api.describeRun(ref).catch((error) => {
+            if (error instanceof errors/* Interrupted */.j$)
+                throw error;
+            logger.debug(`Could not look for a pending input: ${(0,error_text/* errorText */.k)(error)}`);
+            return 'failed';
+        });
+        // undefined: Jenkins has no stages to look at.
+        track.inputsAt = run !== undefined && isRunning(track) ? Date.now() + INPUT_EVERY_MS : undefined;
+        if (run && run !== 'failed')
+            hooks.inputs(track.id, run);
+    }
+    /**
+     * What a track's own read gives; undefined when it failed: for good (the
+     * track fails), or on the way (`said` in the debug log: Track.retry).
+     */
+    attempt(track, read, said) {
+        return read.catch((error) => {
+            if (!isTransient(error))
+                return this.fail(track, error);
+            if (said)
+                this.options.logger.debug(`${said}, trying again: ${(0,error_text/* errorText */.k)(error)}`);
+            track.retry(Date.now(), this.policy, (0,error_text/* errorText */.k)(error));
+            return undefined;
+        });
+    }
+    /** Its own queue item (or, once it left, the build of its queue id), and what it showed. */
+    async queueItem(track, queueId) {
+        const askedAt = Date.now();
+        const { api } = this.options;
+        const { job } = track;
+        const read = (0,errors/* unlessNotFound */.CA)(api.getQueueItem(queueId), null);
+        let item = await this.attempt(track, read, 'Queue poll failed');
+        const name = fullName(job);
+        if (item === null) {
+            // A left item is kept for 5 minutes, and none survive a restart
+            // (jenkins-api.md 4): the build is found by its queue id instead.
+            const byQueueId = buildNumberByQueueId(api, job, queueId).then(found => found ?? null);
+            const number = await this.attempt(track, byQueueId);
+            if (number === null)
+                return this.fail(track, new QueueItemEnded('gone', queueId, name));
+            item = number === undefined ? undefined : { id: queueId, executable: { number } };
         }
-        return events;
-    }
-    /** A round that failed on the way: tried again after retryMs. */
-    roundFailed(now) {
-        this.roundInFlight = false;
-        this.roundFailedAt = now;
-    }
-    /** A queue item read on its own, at `askedAt`. */
-    sawQueueItem(id, askedAt, now, item) {
-        const track = this.settled(id);
-        if (track?.state.phase !== 'queued')
-            return [];
+        if (!item)
+            return;
+        const now = Date.now();
+        track.inFlight = false;
+        if (track.state.phase !== 'queued')
+            return;
         const previous = track.askedAt ?? askedAt;
         track.askedAt = askedAt;
         const number = item.executable?.number;
         if (number !== undefined) {
             const startSlackMs = Math.max(0, askedAt - previous);
             const seen = { seenAt: askedAt, startSlackMs, inQueueSince: item.inQueueSince };
-            return [this.startTrack(track, this.refOf(track.job, number), now, { seen })];
+            return this.startTrack(track, buildRef(api, job, number), now, { seen });
         }
-        const { queueId } = track.state;
-        if (item.cancelled) {
-            track.finish();
-            return [{ kind: 'left-without-build', track: id, queueId, cancelled: true }];
-        }
-        const events = waitingNews(track, item.why, now);
+        if (item.cancelled)
+            return this.fail(track, new QueueItemEnded('cancelled', queueId, name));
+        if (track.tell(item.why, now))
+            this.options.hooks.waiting(track.id, item.why);
         if (item._class?.endsWith('$LeftItem') || (item.why == null && item.executable === null)) {
             // The run is being created (briefly), or never was (the job was
             // disabled after queuing): a bounded while.
             track.leftAt ??= now;
             if (now - track.leftAt > this.policy.leftWithoutBuildMs) {
-                track.finish();
-                return [...events, { kind: 'left-without-build', track: id, queueId, cancelled: false }];
+                const left = `Queue item ${queueId} of ${name} left the queue without starting a build.`;
+                return this.fail(track, new errors/* JenkinsError */.fF('protocol', left));
             }
         }
-        if (this.coveredByRound(track)) {
+        if (this.rounds.covers(track)) {
             const at = track.leftAt === undefined ? undefined : now + this.policy.poll.nearMs;
             track.readAt(at, { poll: false });
         }
         else
             track.readAt(now + nextQueueDelay(track.queueAttempt++, this.policy.poll), { poll: true });
-        return events;
     }
-    /** A build read on its own (`full`: its whole JSON). */
-    sawBuild(id, now, { build, full }) {
-        const track = this.settled(id);
+    /** A build read on its own (`full`: its whole JSON), and what it showed. */
+    async build(track, ref, { full }) {
+        const read = this.options.api.getBuild(ref.job, ref.number, full ? {} : { tree: POLL_TREE });
+        const build = await this.attempt(track, read, 'Build poll failed');
+        if (!build)
+            return;
+        const now = Date.now();
+        track.inFlight = false;
         if (!isRunning(track))
-            return [];
-        const { console } = track.state.watch;
-        if (track.next === 'give-up' || (!console && full && !build.building)) {
+            return;
+        // The end: a full read says it (after a failed console read, a read checks it first).
+        if (track.next === 'give-up' || (full && !build.building && !track.checking)) {
             track.finish();
-            return [{ kind: 'ended', track: id, build }];
+            return this.options.hooks.ended(track.id, build);
         }
-        if (console)
-            return track.consoleBuildRead(now, { build, full });
+        if (track.state.watch.console) {
+            const seen = sawBuild(track.state.watch, now, build);
+            if (track.checking) {
+                // After a failed console read: whether the build is over.
+                track.checking = false;
+                track.state.watch = build.building ? seen : { ...seen, endSeenAt: now, endConfirmed: true };
+                return track.pace(this.policy.poll, this.policy.poll.nearMs);
+            }
+            // Still building with its console complete (never on Jenkins; handled anyway): its full JSON tells the end.
+            track.state.watch = full ? { ...seen, logComplete: true } : seen;
+            return track.pace(this.policy.poll);
+        }
         if (!build.building) {
             track.readAt(now, { poll: false });
             track.wantFull = true;
-            return [];
+            return;
         }
         track.state.watch = sawBuild(track.state.watch, now, build);
-        if (track.stopping) {
-            track.readAt(now + STOPPING_MS, { poll: true });
-            return [];
-        }
+        if (track.stopping)
+            return track.readAt(now + STOPPING_MS, { poll: true });
         if (!track.direct) {
-            // The list did not show a running build: it hides it (a plugin's
-            // ComputerSource, permissions). Followed on its own from now on; the
-            // list is dropped when it never showed any of ours.
+            // The list did not show a running build: followed on its own from now on.
             track.direct = true;
-            if (!this.runningListShowed)
-                this.refuseRunningList(now);
+            this.rounds.hides(now);
         }
-        track.pace();
-        return [];
+        track.pace(this.policy.poll);
     }
-    /** A console read's news (track.ts); a drained console ends its track. */
-    sawConsole(id, now, poll) {
-        const track = this.settled(id);
-        return isRunning(track) ? track.consoleRead(now, poll) : [];
-    }
-    /** A look at a running Pipeline's inputs (`more`: look again later; false: Jenkins has no stages to look at). */
-    sawInputs(id, now, { more }) {
-        const track = this.tracks[id];
-        if (!track)
+    /**
+     * A console read, and its news. `moreData` false: the log is complete, so
+     * the build is over; one full read says so, never `result` alone, which a
+     * Pipeline sets while it still runs (a drain knew it was over: it is done).
+     */
+    async console(track) {
+        // A console read is due only for a build followed with its console.
+        const { console } = track;
+        if (!console)
             return;
-        track.inputsInFlight = false;
-        track.inputsAt = more && isRunning(track) ? now + INPUT_EVERY_MS : undefined;
-    }
-    /** A track's own read failed on the way: a console's as track.ts says, others tried again after retryMs (0: at its own pace). */
-    readFailed(id, now) {
-        const track = this.settled(id);
-        if (!track || track.state.phase === 'done')
+        const poll = await this.attempt(track, console.poll(), 'Build poll failed');
+        if (!poll)
             return;
-        if (isRunning(track) && track.next === 'console') {
-            track.consoleFailed(now);
+        track.consoleError = undefined;
+        track.inFlight = false;
+        const now = Date.now();
+        if (!isRunning(track))
+            return;
+        const { drained } = track;
+        if (!poll.moreData && drained) {
+            track.finish();
+            return drained.resolve();
         }
-        else if (this.policy.retryMs > 0) {
-            track.dueAt = now + this.policy.retryMs;
-        }
-        else if (isRunning(track)) {
-            track.checking = false;
-            track.pace(this.policy.poll.nearMs);
-        }
-        else {
-            track.dueAt = now + nextQueueDelay(track.queueAttempt++, this.policy.poll);
-        }
+        if (!poll.moreData)
+            return track.readAtOnce(now, { full: true });
+        track.state.watch = sawConsole(track.state.watch, now, poll, this.policy.poll);
+        track.pace(this.policy.poll);
     }
-    // ---------------------------------------------------------------------------
-    add(job, state, now, parts) {
-        const track = new Track(this.tracks.length, job, state, now, parts, this.policy);
-        this.tracks.push(track);
-        return track;
+    /** Jenkins has not closed the console of the finished build in time: said in it, then the build's final JSON (a drain: nothing more). */
+    async giveUp(track, ref) {
+        const { console, consoleError, drained } = track;
+        const after = `${(0,duration/* formatDuration */.a3)(this.policy.poll.followUpForMs)} after the build finished`;
+        console?.notice(consoleError === undefined
+            ? `Jenkins has not closed the console of #${ref.number} ${after}; the rest is at ${ref.url}console`
+            : `Could not read the rest of the console of #${ref.number} ${after} (${consoleError}); it is at ${ref.url}console`);
+        if (!drained)
+            return this.build(track, ref, { full: true });
+        track.finish();
+        drained.resolve();
     }
     /**
      * The track runs: its watch starts from what is known of its start
      * (`listed`: as a list or a read showed it; `seen`: when the step saw it
-     * start, else now). Returns the event that says so.
+     * start, else now). A queued track's start is told to the hook, then its
+     * console made (the hook says the start before the console opens).
      */
     startTrack(track, ref, now, { listed, seen }) {
-        const console = track.parts.console ?? false;
+        const queued = track.state.phase === 'queued';
+        const console = (track.parts.console ?? track.parts.consoleOf) !== undefined;
         track.runningSince = now;
         track.leftAt = undefined;
         track.next = console ? 'console' : 'build';
@@ -21452,673 +21468,27 @@ class SharedSchedule {
             w = sawBuild(w, now, { building: true, ...listed });
         track.state = { phase: 'running', ref, watch: w };
         track.wantFull = false;
-        if (this.runningList) {
-            track.direct = false;
-            track.dueAt = undefined;
-        }
-        else {
-            track.direct = true;
-            track.duePoll = true;
-            // A console from its start, at once.
-            track.dueAt = console ? now : now + nextPoll(w, now, this.policy.poll).delayMs;
-        }
-        return { kind: 'started', track: track.id, ref, ...start };
-    }
-    /** When the next round is due; undefined when no round is needed or one is in flight. */
-    roundDue() {
-        if (this.roundInFlight || this.roundAt === undefined)
-            return undefined;
-        if (this.roundFailedAt !== undefined)
-            return this.roundFailedAt + this.policy.retryMs;
-        let at;
-        if (this.tracks.some(t => !t.inFlight && this.coveredByRound(t)))
-            at = this.roundAt + nextQueueDelay(this.roundAttempt, this.policy.poll);
-        if (!this.runningList)
-            return at;
-        for (const track of this.tracks) {
-            if (!isRunning(track) || track.direct || track.inFlight || track.dueAt !== undefined)
-                continue;
-            const { watch } = track.state;
-            const when = this.roundAt + nextPoll(watch, this.roundAt, this.policy.poll).delayMs;
-            at = Math.min(at ?? when, when);
-        }
-        return at;
-    }
-    /** Whether rounds watch a queued track (else its queue item is read on its own). */
-    coveredByRound(track) {
-        return (this.runningList || this.queueList) && track.state.phase === 'queued';
-    }
-    /** Queued tracks no round watches any more read their queue items on their own. */
-    uncoverQueued(now) {
-        for (const track of this.tracks) {
-            const own = track.state.phase === 'queued' && !this.coveredByRound(track);
-            if (own && track.dueAt === undefined)
-                track.readAt(now, { poll: true });
-        }
-    }
-    refuseRunningList(now) {
-        if (!this.runningList)
+        // Without the running list it is read on its own: a console from its start,
+        // and a build the step did not start, at once.
+        track.direct = !this.rounds.runningList;
+        const at = console || !queued ? now : now + nextPoll(w, now, this.policy.poll).delayMs;
+        track.readAt(track.direct ? at : undefined, { poll: true });
+        if (!queued)
             return;
-        this.runningList = false;
-        for (const track of this.tracks) {
-            if (!isRunning(track) || track.direct)
-                continue;
-            track.direct = true;
-            track.duePoll = true;
-            track.dueAt ??= now;
-        }
-        this.uncoverQueued(now);
-    }
-    /** The track a read was for, no longer in flight. */
-    settled(id) {
-        const track = this.tracks[id];
-        if (track)
-            track.inFlight = false;
-        return track;
-    }
-}
-/** The track's queue reason, when it is worth a line (queue-reason.ts). */
-function waitingNews(track, why, now) {
-    if (!why)
-        return [];
-    const told = newsOfReason(track.toldWhy, why, now);
-    if (!told)
-        return [];
-    track.toldWhy = told;
-    return [{ kind: 'waiting', track: track.id, why }];
-}
-
-;// CONCATENATED MODULE: ./src/follow/follow-builds.ts
-
-
-
-
-
-
-
-
-
-
-/** Fields polled while a build runs: enough to know whether it is over and when to look again. */
-const POLL_TREE = 'number,url,building,result,duration,estimatedDuration,timestamp,queueId';
-/** How long a list read may retry before the round gives up on it (ms): the next round is better. */
-const LIST_READ_MS = 10_000;
-/**
- * Follows builds, one or several at once, with one client: carries out the
- * reads the schedule (schedule.ts) asks for, those of one moment
- * concurrently, and tells the hooks what they showed. A list Jenkins
- * refuses is dropped (said in the debug log); a read that failed on the way
- * is tried again.
- *
- * It never guesses a build from `lastBuild` when a queue item is known:
- * with concurrent triggers that is how other actions end up reporting
- * someone else's build.
- */
-class BuildsFollower {
-    options;
-    schedule;
-    policy;
-    now;
-    followed = new Map();
-    inFlight = new Set();
-    wakeUp;
-    /** Work of the step's that may add reads (a console to drain): run() waits for it. */
-    holds = new Set();
-    failure;
-    /** What a read in flight threw once the step was stopped. */
-    cut;
-    constructor(options) {
-        this.options = options;
-        this.now = options.now ?? Date.now;
-        this.policy = options.policy ?? DEFAULT_SCHEDULE_POLICY;
-        this.schedule = new SharedSchedule((job, number) => buildRef(options.api, job, number), this.policy);
-    }
-    /** Follows a queue item to its build and the build to its end; returns its id for the hooks. */
-    addQueued(job, queueId, { console, ...parts } = {}) {
-        const id = this.schedule.addQueued(job, queueId, this.now(), { ...parts, console: !!console });
-        this.followed.set(id, { job, consoleOf: console });
-        this.wakeUp?.();
-        return id;
-    }
-    /**
-     * Follows a build known to run to its end: as read (`build`), or as known
-     * of its start (`from`); with a `console`, its console polls are the end
-     * signal (Jenkins closes the log after `building` turns false), so no
-     * build JSON is read while the console says the build goes on.
-     */
-    addRunning(ref, { console, ...parts }) {
-        const id = this.schedule.addRunning(ref, this.now(), { ...parts, console: !!console });
-        this.followed.set(id, { job: ref.job, console });
-        this.wakeUp?.();
-        return id;
-    }
-    /**
-     * Reads the console of a build that ended to its end (until Jenkins
-     * closes it, or followUpForMs, said in it); rejects with what kept it
-     * from being read. Needs run() to be running (hold() the work that calls it).
-     */
-    drain(ref, console) {
-        return new Promise((resolve, reject) => {
-            const id = this.schedule.addDrain(ref, this.now());
-            this.followed.set(id, { job: ref.job, console, drained: { resolve, reject } });
-            this.wakeUp?.();
-        });
-    }
-    /** run() does not end before `work` settled (it may drain a console). */
-    hold(work) {
-        const held = work
-            .catch(() => undefined)
-            .then(() => {
-            this.holds.delete(held);
-            this.wakeUp?.();
-        });
-        this.holds.add(held);
-    }
-    /** Stops following one build. */
-    drop(id) {
-        this.schedule.drop(id);
-        this.wakeUp?.();
-    }
-    /** Looks at a build the step just told to stop, and keeps looking until it ended. */
-    expedite(id) {
-        this.schedule.expedite(id, this.now());
-        this.wakeUp?.();
-    }
-    /** Runs until no build is followed; on cancel or timeout throws what the read in flight threw, or StepAborted. */
-    async run() {
-        const { signal } = this.options;
-        for (;;) {
-            if (signal.aborted) {
-                // It ends with what the reads in flight threw (the client's Interrupted:
-                // what the step was waiting for, and the failure it was waiting out), else StepAborted.
-                await Promise.allSettled([...this.inFlight]);
-                throw this.cut ?? new wait/* StepAborted */.M4((0,wait/* abortReason */.Js)(signal));
-            }
-            if (this.failure !== undefined)
-                throw this.failure;
-            const { reads, nextAt } = this.schedule.due(this.now());
-            for (const read of reads)
-                this.launch(read);
-            if (!this.schedule.active && this.inFlight.size === 0 && this.holds.size === 0)
-                break;
-            if (reads.length > 0)
-                continue;
-            await this.wait(nextAt === undefined ? undefined : nextAt - this.now());
-        }
-        if (this.policy.rounds && !this.schedule.usesRunningList) {
-            const why = 'Jenkins did not show them in computer/api/json';
-            this.options.logger.debug(`Followed the builds one by one: ${why}.`);
-        }
-    }
-    // ---------------------------------------------------------------------------
-    /** Until `ms` passed, a read ended, something was added, or the signal fired. */
-    async wait(ms) {
-        const woken = new AbortController();
-        this.wakeUp = () => woken.abort();
-        const signal = AbortSignal.any([this.options.signal, woken.signal]);
-        const until = ms === undefined ? (0,external_node_events_.once)(signal, 'abort') : (0,wait/* sleep */.yy)(Math.max(0, ms), signal);
-        await until.catch(() => undefined);
-        this.wakeUp = undefined;
-    }
-    launch(read) {
-        const work = this.perform(read)
-            .catch(error => {
-            // A read cut by the cancel is the cancel's business (run() throws it).
-            if (this.options.signal.aborted) {
-                if (!isTransient(error))
-                    this.cut ??= error;
-                return;
-            }
-            this.failure ??= error;
-        })
-            .finally(() => {
-            this.inFlight.delete(work);
-            this.wakeUp?.();
-        });
-        this.inFlight.add(work);
-    }
-    async perform(read) {
-        switch (read.kind) {
-            case 'round':
-                return this.round(read);
-            case 'queue-item':
-                return this.queueItem(read.track, read.queueId);
-            case 'build':
-                return this.build(read.track, read.ref, read);
-            case 'console':
-                return this.console(read.track);
-            case 'give-up':
-                return this.giveUp(read.track, read.ref);
-            case 'inputs':
-                return this.inputs(read.track, read.ref);
-        }
-    }
-    /** A look at a running Pipeline's stages for a pending input; one that fails is tried at the next look. */
-    async inputs(track, ref) {
-        const { api, logger, hooks } = this.options;
-        const run = await api.describeRun(ref).catch((error) => {
-            if (error instanceof errors/* Interrupted */.j$)
-                throw error;
-            logger.debug(`Could not look for a pending input: ${(0,error_text/* errorText */.k)(error)}`);
-            return 'failed';
-        });
-        this.schedule.sawInputs(track, this.now(), { more: run !== undefined });
-        if (run && run !== 'failed')
-            hooks.inputs(track, run);
-    }
-    async round({ queue, running }) {
-        const { api, logger } = this.options;
-        const sentAt = this.now();
-        const seen = {};
-        try {
-            // The queue first: an item that leaves it meanwhile is on its executor by the second read.
-            if (queue)
-                seen.queue = await this.list('the queue (queue/api/json)', api.getQueue());
-            if (running) {
-                const read = api.runningBuilds({ deadline: this.now() + LIST_READ_MS });
-                seen.running = await this.list('the running builds (computer/api/json)', read);
-            }
-        }
-        catch (error) {
-            if (!isTransient(error))
-                throw error;
-            logger.debug(`A look at the builds failed, trying again: ${(0,error_text/* errorText */.k)(error)}`);
-            this.schedule.roundFailed(this.now());
-            return;
-        }
-        this.tell(this.schedule.sawRound(sentAt, this.now(), seen));
-    }
-    /** A list, or 'refused' when Jenkins will not give it (the builds are then read one by one). */
-    list(what, read) {
-        return read.catch((error) => {
-            if (error instanceof errors/* Interrupted */.j$ || isTransient(error))
-                throw error;
-            this.options.logger.debug(`Jenkins refused ${what}: reading each build on its own instead (${(0,error_text/* errorText */.k)(error)})`);
-            return 'refused';
-        });
-    }
-    /**
-     * What a track's own read gives; undefined when it failed: on the way
-     * (`said` in the debug log, then tried again: schedule.ts readFailed), or
-     * for good (the track fails).
-     */
-    attempt(track, read, said) {
-        return read.catch((error) => {
-            if (!isTransient(error))
-                return this.fail(track, error);
-            if (said)
-                this.options.logger.debug(`${said}, trying again: ${(0,error_text/* errorText */.k)(error)}`);
-            this.schedule.readFailed(track, this.now());
-            return undefined;
-        });
-    }
-    async queueItem(track, queueId) {
-        const askedAt = this.now();
-        const { api } = this.options;
-        const item = await this.attempt(track, (0,errors/* unlessNotFound */.CA)(api.getQueueItem(queueId), null), 'Queue poll failed');
-        if (item !== null) {
-            if (item)
-                this.tell(this.schedule.sawQueueItem(track, askedAt, this.now(), item));
-            return;
-        }
-        // A left item is kept for 5 minutes, and none survive a restart
-        // (jenkins-api.md 4): the build is found by its queue id instead.
-        const { job } = this.followedOf(track);
-        const byQueueId = buildNumberByQueueId(api, job, queueId).then(found => found ?? null);
-        const number = await this.attempt(track, byQueueId);
-        if (number === undefined)
-            return;
-        if (number === null) {
-            const name = fullName(job);
-            return this.fail(track, new QueueItemEnded(`Queue item ${queueId} of ${name} is gone from Jenkins (it expires 5 minutes after leaving the queue, and on restart) and no recent build of ${name} has that queue id.`, 'gone', queueId));
-        }
-        const found = { id: queueId, executable: { number } };
-        this.tell(this.schedule.sawQueueItem(track, askedAt, this.now(), found));
-    }
-    async build(track, ref, { full }) {
-        const { api } = this.options;
-        const read = api.getBuild(ref.job, ref.number, full ? {} : { tree: POLL_TREE });
-        const build = await this.attempt(track, read, 'Build poll failed');
-        if (build)
-            this.tell(this.schedule.sawBuild(track, this.now(), { build, full }));
-    }
-    async console(track) {
-        const followed = this.followedOf(track);
-        // A console read is scheduled only for a build followed with its console.
-        const { console } = followed;
-        if (!console)
-            return;
-        const read = console.poll().catch((error) => {
-            followed.consoleError = (0,error_text/* errorText */.k)(error);
-            throw error;
-        });
-        const poll = await this.attempt(track, read, 'Build poll failed');
-        if (!poll)
-            return;
-        followed.consoleError = undefined;
-        this.tell(this.schedule.sawConsole(track, this.now(), poll));
-    }
-    /** Jenkins has not closed the console of the finished build in time: said in it, then the build's final JSON (a drain: nothing more). */
-    async giveUp(track, ref) {
-        const { console, consoleError, drained } = this.followedOf(track);
-        console?.notice(consoleLeftOpen(ref, this.policy.poll.followUpForMs, consoleError));
-        if (!drained)
-            return this.build(track, ref, { full: true });
-        this.schedule.drop(track);
-        drained.resolve();
-    }
-    /** What the follower keeps of a track it added (every id the schedule reports is one). */
-    followedOf(track) {
-        const followed = this.followed.get(track);
-        if (!followed)
-            throw new Error(`BuildsFollower: no build ${track}`);
-        return followed;
+        this.options.hooks.started(track.id, ref, start);
+        if (this.active)
+            track.console ??= track.parts.consoleOf?.(ref);
     }
     /** The track cannot be followed further: told to the drain or the hook. */
     fail(track, error) {
         if (error instanceof errors/* Interrupted */.j$)
             throw error;
-        this.schedule.drop(track);
+        track.finish();
         const lost = error instanceof Error ? error : new Error(String(error));
-        const { drained } = this.followed.get(track) ?? {};
-        if (drained)
-            drained.reject(lost);
+        if (track.drained)
+            track.drained.reject(lost);
         else
-            this.options.hooks.failed(track, lost);
-    }
-    tell(events) {
-        const { hooks } = this.options;
-        for (const event of events) {
-            const followed = this.followedOf(event.track);
-            const { job } = followed;
-            switch (event.kind) {
-                case 'waiting':
-                    hooks.waiting(event.track, event.why);
-                    break;
-                case 'started': {
-                    const { ref, seenAt, startSlackMs, inQueueSince } = event;
-                    hooks.started(event.track, ref, { seenAt, startSlackMs, inQueueSince });
-                    // After the hook, which says the start before the console opens; before the first read.
-                    if (this.schedule.active)
-                        followed.console ??= followed.consoleOf?.(ref);
-                    break;
-                }
-                case 'drained':
-                    followed.drained?.resolve();
-                    break;
-                case 'ended':
-                    hooks.ended(event.track, event.build);
-                    break;
-                case 'left-without-build': {
-                    const name = fullName(job);
-                    this.fail(event.track, event.cancelled
-                        ? new QueueItemEnded(`The queue item ${event.queueId} of ${name} was cancelled in Jenkins before it started (by a user, or because the job was disabled).`, 'cancelled', event.queueId)
-                        : new errors/* JenkinsError */.fF('protocol', `Queue item ${event.queueId} of ${name} left the queue without starting a build.`));
-                    break;
-                }
-            }
-        }
-    }
-}
-/** Said in a finished build's console that Jenkins kept open past followUpForMs (`error`: why its last reads failed). */
-function consoleLeftOpen(ref, followUpForMs, error) {
-    const after = `${(0,duration/* formatDuration */.a3)(followUpForMs)} after the build finished`;
-    return error === undefined
-        ? `Jenkins has not closed the console of #${ref.number} ${after}; the rest is at ${ref.url}console`
-        : `Could not read the rest of the console of #${ref.number} ${after} (${error}); it is at ${ref.url}console`;
-}
-/** Failures worth riding out (the client already retried them). */
-function isTransient(error) {
-    return error instanceof errors/* JenkinsError */.fF && ['network', 'server', 'timeout'].includes(error.kind);
-}
-
-;// CONCATENATED MODULE: external "node:string_decoder"
-const external_node_string_decoder_namespaceObject = __WEBPACK_EXTERNAL_createRequire(import.meta.url)("node:string_decoder");
-;// CONCATENATED MODULE: ./src/follow/log-stream.ts
-
-
-
-/** How many console lines, and bytes, tail() keeps. */
-const log_stream_TAIL_LINES = 50;
-const log_stream_TAIL_BYTES = 8 * 1024;
-/** A partial line longer than this (in characters) is written out without waiting for its end. */
-const MAX_LINE = 64 * 1024;
-// Jenkins >= 2.509 leaves ConsoleNote annotations in the plain-text log
-// (jenkins-api.md 6.1); a note never contains ESC, so it is always within one
-// line and an unfinished one always starts at the last ESC of a text.
-// eslint-disable-next-line no-control-regex
-const CONSOLE_NOTE = /\x1b\[8mha:[^\x1b]*\x1b\[0m/g;
-const NOTE_START = '\x1b[8mha:';
-/** The line Jenkins writes once the result is final, before it closes the log (BuildListener.finished). */
-const FINISHED_LINE = /^Finished: (SUCCESS|UNSTABLE|FAILURE|NOT_BUILT|ABORTED)$/;
-/**
- * Follows a build's console through logText/progressiveText and writes it to a
- * sink line by line, with CRLF turned back into LF and ConsoleNotes removed.
- *
- * Memory stays flat whatever the log size: the body is consumed chunk by
- * chunk and only a partial last line (bounded by maxLineLength) and the tail
- * are kept.
- */
-class ConsoleStreamer {
-    api;
-    build;
-    sink;
-    decoder = new external_node_string_decoder_namespaceObject.StringDecoder('utf8');
-    /** Decoded text after the last written newline, not yet written. */
-    pending = '';
-    nextStart = 0;
-    /** Whether the last character given to the sink was a newline (or nothing was written yet). */
-    atLineStart = true;
-    /** The last complete lines written, at most TAIL_LINES and TAIL_BYTES (counted in lastLinesBytes). */
-    lastLines = [];
-    lastLinesBytes = 0;
-    /** Text written since the last newline (for tail()), capped at TAIL_BYTES. */
-    openLine = '';
-    constructor(api, build, sink) {
-        this.api = api;
-        this.build = build;
-        this.sink = sink;
-    }
-    /**
-     * One GET progressiveText?start=<offset>: writes the complete new lines to
-     * the sink and advances the offset to X-Text-Size.
-     */
-    async poll() {
-        const start = this.nextStart;
-        const chunk = await this.api.progressiveText(this.build, start);
-        if (chunk.textSize < start) {
-            // Jenkins answers a start beyond the log's length by resending the log
-            // from 0 (jenkins-api.md 6.1): the log on Jenkins is shorter than what
-            // we already showed, so it was truncated, rotated or replaced. We cannot
-            // tell which part is new, so we skip this copy (no duplicates), say so
-            // in one line, and follow the log from its current end.
-            chunk.body.destroy();
-            this.notice(`The console log on Jenkins restarted (it is now ${chunk.textSize} bytes, ` +
-                `${start} were already shown); following it from its current end.`);
-            this.nextStart = chunk.textSize;
-            return { moreData: chunk.moreData, grew: true, finished: false };
-        }
-        let bodyBytes = 0;
-        try {
-            for await (const data of chunk.body) {
-                const buffer = typeof data === 'string' ? Buffer.from(data, 'utf8') : data;
-                bodyBytes += buffer.length;
-                this.push(this.decoder.write(buffer));
-                // Backpressure: a reader slower than Jenkins would otherwise make
-                // memory grow with the console.
-                if (this.sink.drained)
-                    await this.sink.drained();
-            }
-        }
-        catch (error) {
-            // The body length does not map back to an offset (Jenkins rewrites LF
-            // as CRLF, jenkins-api.md 6.1), so a body that broke off half-way
-            // cannot be resumed. Nothing arrived: the same offset can be asked
-            // again. Some lines were written: asking again would repeat them, so
-            // the rest of this piece is skipped, visibly.
-            if (bodyBytes > 0) {
-                this.notice('The console transfer broke off; some lines are missing here.');
-                this.nextStart = chunk.textSize;
-            }
-            throw error;
-        }
-        finally {
-            chunk.body.destroy();
-        }
-        this.nextStart = chunk.textSize;
-        // The last complete line written is `Finished: RESULT`, with nothing after it.
-        const finished = this.pending === '' && this.openLine === '' && FINISHED_LINE.test(this.lastLines.at(-1) ?? '');
-        return { moreData: chunk.moreData, grew: chunk.textSize > start, finished };
-    }
-    /** Writes a line of ours among the console's, at a line start. */
-    notice(message) {
-        this.flush();
-        this.emit(`[jenkins-build-action] ${message}\n`);
-    }
-    /**
-     * Writes any held-back partial last line, so that the output ends at a line
-     * start (a workflow command written next, such as the resume marker of
-     * withCommandsStopped, must start a line to be recognised). Call once when done.
-     */
-    flush() {
-        this.pending += this.decoder.end();
-        this.decoder = new external_node_string_decoder_namespaceObject.StringDecoder('utf8');
-        if (this.pending !== '') {
-            const rest = this.pending;
-            this.pending = '';
-            this.emit(clean(rest));
-        }
-        // A line the sink was left in the middle of (a spilled long line, or the rest above) is ended.
-        if (!this.atLineStart)
-            this.emit('\n');
-    }
-    /** The last lines of the console, bounded by TAIL_LINES and TAIL_BYTES, for the failure annotation. */
-    tail() {
-        const lines = [...this.lastLines];
-        const open = this.openLine + clean(this.pending);
-        if (open !== '')
-            lines.push(cutToBytes(open.replace(/\r$/, ''), log_stream_TAIL_BYTES - 1));
-        let bytes = lines.reduce((sum, line) => sum + Buffer.byteLength(line) + 1, 0);
-        while (lines.length > 1 && (lines.length > log_stream_TAIL_LINES || bytes > log_stream_TAIL_BYTES)) {
-            bytes -= Buffer.byteLength(lines.shift() ?? '') + 1;
-        }
-        return lines;
-    }
-    /** Adds decoded text: writes every complete line, holds back the rest. */
-    push(text) {
-        if (text === '')
-            return;
-        this.pending += text;
-        const lastNewline = this.pending.lastIndexOf('\n');
-        if (lastNewline >= 0) {
-            const complete = this.pending.slice(0, lastNewline + 1);
-            this.pending = this.pending.slice(lastNewline + 1);
-            this.emit(clean(complete));
-        }
-        if (this.pending.length > MAX_LINE)
-            this.spillLongLine();
-    }
-    /** Writes most of an overlong partial line, keeping back what may still change when it goes on. */
-    spillLongLine() {
-        let text = this.pending.replace(CONSOLE_NOTE, '');
-        let keep = '';
-        // An unfinished ConsoleNote or a CR that may turn out to be half of a CRLF
-        // must wait for the next text.
-        const esc = text.lastIndexOf('\x1b');
-        if (esc > 0 && couldBeNoteStart(text.slice(esc))) {
-            keep = text.slice(esc);
-            text = text.slice(0, esc);
-        }
-        if (keep === '' && text.endsWith('\r')) {
-            keep = '\r';
-            text = text.slice(0, -1);
-        }
-        this.pending = keep;
-        this.emit(text);
-    }
-    emit(text) {
-        if (text === '')
-            return;
-        this.sink.write(text);
-        this.atLineStart = text.endsWith('\n');
-        this.remember(text);
-    }
-    /** Keeps the last lines of what was written, for tail(). */
-    remember(text) {
-        const parts = text.split('\n');
-        const last = parts.pop() ?? '';
-        for (const [i, part] of parts.slice(-log_stream_TAIL_LINES).entries()) {
-            const open = i === 0 && parts.length <= log_stream_TAIL_LINES ? this.openLine : '';
-            const line = cutToBytes(open + part, log_stream_TAIL_BYTES - 1);
-            this.lastLines.push(line);
-            this.lastLinesBytes += Buffer.byteLength(line) + 1;
-        }
-        if (parts.length > 0)
-            this.openLine = '';
-        this.openLine = cutToBytes(this.openLine + last, log_stream_TAIL_BYTES);
-        // Held by bytes too, not only by lines: 50 lines of 8 KiB each would be 400 KiB a build.
-        while (this.lastLines.length > log_stream_TAIL_LINES || this.lastLinesBytes > log_stream_TAIL_BYTES) {
-            this.lastLinesBytes -= Buffer.byteLength(this.lastLines.shift() ?? '') + 1;
-        }
-    }
-}
-/** The transforms every written text gets: CRLF to LF (jenkins-api.md 6.1) and no ConsoleNotes. */
-function clean(text) {
-    return text.replace(/\r\n/g, '\n').replace(CONSOLE_NOTE, '');
-}
-function couldBeNoteStart(text) {
-    return text.length < NOTE_START.length ? NOTE_START.startsWith(text) : text.startsWith(NOTE_START);
-}
-/** Keeps the end of a line that is longer than `max` bytes, marked with an ellipsis. */
-function cutToBytes(line, max) {
-    if (line.length * 3 <= max || Buffer.byteLength(line) <= max)
-        return line;
-    const bytes = Buffer.from(line, 'utf8');
-    // A cut inside a multi-byte character decodes to U+FFFD: drop it.
-    const end = bytes.subarray(bytes.length - Math.max(0, max - 3)).toString('utf8');
-    return '…' + end.replace(/^\uFFFD+/, '');
-}
-/**
- * Stops the runner's workflow-command processing, so that console lines
- * from Jenkins (untrusted) cannot issue `::add-mask::`, `::error::` or any
- * other command; the returned function resumes it (once). The resume token
- * is random and never shown before the stop, so the console cannot guess
- * it to resume early. Commands of ours issued meanwhile (runner/commands.ts)
- * follow the resume. What is written in between must end at a line start
- * (ConsoleStreamer.flush() ensures it) for the resume marker to be recognised.
- */
-function stopCommands(write) {
-    const token = (0,external_node_crypto_.randomUUID)();
-    const release = holdCommands();
-    try {
-        write(`::stop-commands::${token}\n`);
-    }
-    catch (error) {
-        release();
-        throw error;
-    }
-    let resumed = false;
-    return () => {
-        if (resumed)
-            return;
-        resumed = true;
-        // Whatever a write does, commands of ours must not stay held.
-        try {
-            write(`::${token}::\n`);
-        }
-        finally {
-            release();
-        }
-    };
-}
-/** Runs fn with workflow commands stopped (stopCommands), resumed even if fn throws. */
-async function withCommandsStopped(write, fn) {
-    const resume = stopCommands(write);
-    try {
-        return await fn();
-    }
-    finally {
-        resume();
+            this.options.hooks.failed(track.id, lost);
     }
 }
 
@@ -22126,6 +21496,7 @@ async function withCommandsStopped(write, fn) {
 
 
 
+const STATES = ['pending', 'success', 'failure', 'error'];
 /** GitHub rejects longer descriptions (422). */
 const MAX_DESCRIPTION = 140;
 /**
@@ -22166,22 +21537,15 @@ class CommitStatusReporter {
         return this.last;
     }
     async set(state, description, targetUrl) {
-        const { target, context, gate, session, logger, redact, stillOurs } = this.o;
-        const skipped = () => {
-            if (!gate.closed && session.open)
-                return false;
-            logger.debug(`Commit status '${context}' skipped (${state}).`);
-            return true;
-        };
-        if (skipped())
-            return;
+        const { target, context, gate, session, redact, stillOurs } = this.o;
         // Until one status of the step has gone through, the reporters of its
         // builds (several `jobs`) wait for the one request in flight: a token
         // that may not set statuses is refused once, not once per build.
         while (!gate.proven && gate.probe)
             await gate.probe;
-        if (skipped())
-            return;
+        if (gate.closed || !session.open) {
+            return session.logger.debug(`Commit status '${context}' skipped (${state}).`);
+        }
         if (state !== 'pending' && stillOurs && !(await stillOurs()))
             return;
         // Checked, but sent as given (the href would normalise it).
@@ -22196,16 +21560,18 @@ class CommitStatusReporter {
                 ...(url ? { target_url: url } : {})
             });
             if (!gate.proven) {
-                const probe = request.then(() => void (gate.proven = true), () => undefined);
-                gate.probe = probe;
-                void probe.then(() => {
+                const probe = request
+                    .then(() => void (gate.proven = true))
+                    .catch(() => undefined)
+                    .then(() => {
                     if (gate.probe === probe)
                         gate.probe = undefined;
                 });
+                gate.probe = probe;
             }
             await request;
             this.written = state;
-            logger.debug(`Commit status '${context}' on ${target.sha}: ${state}.`);
+            session.logger.debug(`Commit status '${context}' on ${target.sha}: ${state}.`);
         }
         catch (error) {
             const failure = (0,github_transport/* githubFailure */.eQ)(error);
@@ -22219,66 +21585,15 @@ class CommitStatusReporter {
                 if (gate.closed)
                     return;
                 gate.closed = true;
-                logger.warning(`Could not set commit status '${context}' on ${target.owner}/${target.repo}@${target.sha.slice(0, 12)} ` +
+                session.logger.warning(`Could not set commit status '${context}' on ${target.owner}/${target.repo}@${target.sha.slice(0, 12)} ` +
                     `(HTTP ${status}): the github-token needs the \`statuses: write\` permission ` +
                     `(pull requests from forks only get a read-only token). The build itself is not affected. ` +
                     `GitHub said: ${redact(failure.message)}`);
                 return;
             }
-            logger.warning(`Could not set commit status '${context}' (${state}): ${redact(failure.message)}`);
+            session.logger.warning(`Could not set commit status '${context}' (${state}): ${redact(failure.message)}`);
         }
     }
-}
-
-;// CONCATENATED MODULE: ./src/util/markdown.ts
-/**
- * Text from Jenkins in GitHub-flavoured Markdown (a pull request comment),
- * made inert. Escapes do not do it there: GitHub forms @-mentions, issue
- * references and autolinks after entity and backslash escapes are decoded
- * (`&#64;team` still pings the team), and raw HTML passes its filter in
- * part. Inside a code span nothing is parsed: no HTML, no mention, no link,
- * no emphasis. So every piece of untrusted text goes in one code span on
- * one line.
- */
-
-// C0 and C1 controls, and the bidirectional overrides that make a name read
-// otherwise than it is written.
-// eslint-disable-next-line no-control-regex
-const markdown_CONTROL = /[\u0000-\u001f\u007f-\u009f\u202a-\u202e\u2066-\u2069]/g;
-/** Every line break and space GitHub or a browser may honour (JavaScript's \s has U+2028, U+2029, NBSP). */
-const SPACES = /\s+/g;
-/**
- * `text` as one inline code span of at most `max` characters (code points):
- * line breaks and controls become spaces (a line break would end the list
- * item, a blank line the paragraph), and the fence is one backtick longer
- * than the longest run inside, so no backtick in the text can close it.
- */
-function codeSpan(text, max) {
-    // Enough of a long text for `max` code points once its spaces are folded.
-    const head = text.length > max * 4 ? text.slice(0, max * 4) : text;
-    const flat = head.replace(markdown_CONTROL, ' ').replace(SPACES, ' ').trim();
-    const chars = Array.from(flat);
-    const shown = chars.length <= max
-        ? flat
-        : chars
-            .slice(0, max - 1)
-            .join('')
-            .trimEnd() + '…';
-    if (shown === '')
-        return '(empty)';
-    const longest = Math.max(0, ...Array.from(shown.matchAll(/`+/g), run => run[0].length));
-    const fence = '`'.repeat(longest + 1);
-    // A span that starts or ends with a backtick needs a space inside its
-    // fence (CommonMark strips one on each side when both are there).
-    const pad = shown.startsWith('`') || shown.endsWith('`') ? ' ' : '';
-    return fence + pad + shown + pad + fence;
-}
-/**
- * A Markdown link destination for an http(s) URL, or undefined: `(`, `)`,
- * `<`, `>` and spaces percent-encoded, so the URL cannot end the link early.
- */
-function linkTarget(url) {
-    return (0,http_url/* httpHref */.Ge)(url)?.replace(/[()<>\s]/g, c => `%${c.charCodeAt(0).toString(16).toUpperCase().padStart(2, '0')}`);
 }
 
 ;// CONCATENATED MODULE: ./src/outcome/pr-comment-body.ts
@@ -22289,7 +21604,7 @@ function linkTarget(url) {
  * workflow run whose summary has the rest. Pure: pr-comment.ts writes it.
  *
  * Everything that comes from Jenkins (job, test and stage names, errors) is
- * in a code span on one line (util/markdown.ts says why escapes are not
+ * in a code span on one line (codeSpan, below, says why escapes are not
  * enough); links go only to the configured Jenkins and to the workflow run.
  * The body stays within GitHub's 65,536 characters by listing fewer failed
  * tests, then fewer builds.
@@ -22371,7 +21686,7 @@ function buildLines(build, tests, link) {
         for (const test of listed) {
             const where = outcome.tests?.located?.get(test);
             const at = where ? ` at ${codeSpan(`${where.file}:${where.line}`, NAME_CHARS)}` : '';
-            const error = pr_comment_body_firstLine(test.errorDetails ?? '');
+            const error = firstLine(test.errorDetails ?? '');
             const name = test.className ? `${test.className}.${test.name}` : test.name;
             lines.push(`    - ${codeSpan(name, NAME_CHARS)}${at}${error ? `: ${codeSpan(error, pr_comment_body_ERROR_CHARS)}` : ''}`);
         }
@@ -22390,7 +21705,7 @@ function stateOf(build, link) {
         return `${RESULT_ICONS[outcome.result]} **${outcome.result}**${accepted}`;
     }
     if (build.error)
-        return `❌ **failed**: ${codeSpan(pr_comment_body_firstLine(build.error), pr_comment_body_ERROR_CHARS)}`;
+        return `❌ **failed**: ${codeSpan(firstLine(build.error), pr_comment_body_ERROR_CHARS)}`;
     if (outcome.buildUrl)
         return outcome.note ? '▶️ **started**' : '🔄 **running**';
     if (outcome.queueUrl)
@@ -22409,11 +21724,54 @@ function detailsOf(build) {
     }
     return parts.length > 0 ? ` · ${parts.join(' · ')}` : '';
 }
-function pr_comment_body_firstLine(text) {
-    return (text
-        .split(/\r\n|\r|\n|\u2028|\u2029/)
-        .map(line => line.trim())
-        .find(line => line !== '') ?? '');
+/** The first line that is not blank, trimmed (\S and trim() know the same spaces). */
+function firstLine(text) {
+    return /\S[^\r\n\u2028\u2029]*/.exec(text)?.[0].trimEnd() ?? '';
+}
+/**
+ * Text from Jenkins in the comment's GitHub-flavoured Markdown, made
+ * inert. Escapes do not do it there: GitHub forms @-mentions, issue
+ * references and autolinks after entity and backslash escapes are decoded
+ * (`&#64;team` still pings the team), and raw HTML passes its filter in
+ * part. Inside a code span nothing is parsed: no HTML, no mention, no link,
+ * no emphasis. So every piece of untrusted text goes in one code span on
+ * one line.
+ */
+// C0 and C1 controls, and the bidirectional overrides that make a name read
+// otherwise than it is written.
+// eslint-disable-next-line no-control-regex
+const pr_comment_body_CONTROL = /[\u0000-\u001f\u007f-\u009f\u202a-\u202e\u2066-\u2069]/g;
+/** Every line break and space GitHub or a browser may honour (JavaScript's \s has U+2028, U+2029, NBSP). */
+const SPACES = /\s+/g;
+/**
+ * `text` as one inline code span of at most `max` characters (code points):
+ * line breaks and controls become spaces (a line break would end the list
+ * item, a blank line the paragraph), and the fence is one backtick longer
+ * than the longest run inside, so no backtick in the text can close it.
+ * @internal
+ */
+function codeSpan(text, max) {
+    // Enough of a long text for `max` code points once its spaces are folded.
+    const head = text.length > max * 4 ? text.slice(0, max * 4) : text;
+    const flat = head.replace(pr_comment_body_CONTROL, ' ').replace(SPACES, ' ').trim();
+    const chars = Array.from(flat);
+    const cut = chars.slice(0, max - 1).join('');
+    const shown = chars.length <= max ? flat : `${cut.trimEnd()}…`;
+    if (shown === '')
+        return '(empty)';
+    const longest = Math.max(0, ...Array.from(shown.matchAll(/`+/g), run => run[0].length));
+    const fence = '`'.repeat(longest + 1);
+    // A span that starts or ends with a backtick needs a space inside its
+    // fence (CommonMark strips one on each side when both are there).
+    const pad = shown.startsWith('`') || shown.endsWith('`') ? ' ' : '';
+    return fence + pad + shown + pad + fence;
+}
+/**
+ * A Markdown link destination for an http(s) URL, or undefined: `(`, `)`,
+ * `<`, `>` and spaces percent-encoded, so the URL cannot end the link early.
+ */
+function linkTarget(url) {
+    return (0,http_url/* httpHref */.Ge)(url)?.replace(/[()<>\s]/g, c => `%${c.charCodeAt(0).toString(16).toUpperCase().padStart(2, '0')}`);
 }
 
 ;// CONCATENATED MODULE: ./src/outcome/pr-comment.ts
@@ -22432,15 +21790,19 @@ class PullRequestComment {
     constructor(o) {
         this.o = o;
     }
+    /** The pull request, as the comment requests name it. */
+    get issue() {
+        return { owner: this.o.owner, repo: this.o.repo, issue_number: this.o.number };
+    }
     /** Creates or updates the comment with `body` (which starts with the marker). Never rejects. */
     write(body) {
         this.chain = this.chain.then(() => this.send(this.o.redact(body)));
         return this.chain;
     }
     async send(body) {
-        const { number, logger, session } = this.o;
+        const { number, session } = this.o;
         if (this.closed || !session.open) {
-            return logger.debug(`Pull request comment on #${number} skipped.`);
+            return session.logger.debug(`Pull request comment on #${number} skipped.`);
         }
         try {
             this.id ??= await this.find();
@@ -22461,10 +21823,10 @@ class PullRequestComment {
      * the edit (then creating says whether the token may comment at all).
      */
     async update(id, body) {
-        const { session, owner, repo, number, logger } = this.o;
+        const { session, owner, repo, number } = this.o;
         try {
             await session.client.rest.issues.updateComment({ owner, repo, comment_id: id, body });
-            logger.debug(`Updated comment ${id} on pull request #${number}.`);
+            session.logger.debug(`Updated comment ${id} on pull request #${number}.`);
             return true;
         }
         catch (error) {
@@ -22472,7 +21834,7 @@ class PullRequestComment {
             if (failure.kind !== 'answered' || (failure.status !== 404 && failure.status !== 403)) {
                 throw error;
             }
-            logger.debug(failure.status === 404
+            session.logger.debug(failure.status === 404
                 ? `Comment ${id} on pull request #${number} is gone: writing a new one.`
                 : `GitHub refused to update comment ${id} on pull request #${number} (HTTP 403: ${this.o.redact(failure.message)}): writing a new one.`);
             this.id = undefined;
@@ -22480,24 +21842,19 @@ class PullRequestComment {
         }
     }
     async create(body) {
-        const { session, owner, repo, number, logger, identity } = this.o;
-        const created = await session.client.rest.issues.createComment({
-            owner,
-            repo,
-            issue_number: number,
-            body
-        });
+        const { session, number, identity } = this.o;
+        const created = await session.client.rest.issues.createComment({ ...this.issue, body });
         const comment = decodeComment(created.data);
         if (!comment) {
             // Written, but unknown: the next write searches again (and finds it, ours).
-            return logger.debug(`Created a comment on pull request #${number}; GitHub named no id.`);
+            return session.logger.debug(`Created a comment on pull request #${number}; GitHub named no id.`);
         }
         this.id = comment.id;
         identity.learn(comment.author);
-        logger.debug(`Created comment ${comment.id} on pull request #${number}.`);
+        session.logger.debug(`Created comment ${comment.id} on pull request #${number}.`);
     }
     failed(failure) {
-        const { owner, repo, number, logger, session } = this.o;
+        const { owner, repo, number, session } = this.o;
         if (session.handled(failure, `The comment on pull request #${number}`))
             return;
         const said = this.o.redact(failure.message);
@@ -22506,13 +21863,13 @@ class PullRequestComment {
             // A read-only token (a fork's, Dependabot's, or `permissions:`
             // without it): say so once and stop trying for the step.
             this.closed = true;
-            logger.warning(`Could not comment on pull request #${number} of ${owner}/${repo} (HTTP ${failure.status}): ` +
+            session.logger.warning(`Could not comment on pull request #${number} of ${owner}/${repo} (HTTP ${failure.status}): ` +
                 `the github-token needs the \`pull-requests: write\` permission ` +
                 `(a workflow run for a pull request from a fork only gets a read-only token: build forks through a workflow_run workflow). ` +
                 `The build itself is not affected. GitHub said: ${said}`);
             return;
         }
-        logger.warning(`Could not write the comment on pull request #${number}: ${said}`);
+        session.logger.warning(`Could not write the comment on pull request #${number}: ${said}`);
     }
     /**
      * The id of the newest comment among the newest 1,000 that the token's
@@ -22521,12 +21878,10 @@ class PullRequestComment {
      * comment carries the marker.
      */
     async find() {
-        const { session, owner, repo, number, marker, identity, logger } = this.o;
+        const { session, number, marker, identity } = this.o;
         const list = async (page) => {
             const answer = await session.client.rest.issues.listComments({
-                owner,
-                repo,
-                issue_number: number,
+                ...this.issue,
                 per_page: PAGE_SIZE,
                 page
             });
@@ -22554,7 +21909,7 @@ class PullRequestComment {
         }
         finally {
             if (passed > 0) {
-                logger.debug(`Passed over ${passed} comment(s) on #${number} with the marker that ${(await identity.login()) ?? 'an unknown identity'} did not write.`);
+                session.logger.debug(`Passed over ${passed} comment(s) on #${number} with the marker that ${(await identity.login()) ?? 'an unknown identity'} did not write.`);
             }
         }
     }
@@ -22617,19 +21972,20 @@ class TokenIdentity {
     /** Whether `author` (a comment's `user.login`) is the token's identity; GitHub logins ignore case. */
     async owns(author) {
         const me = await this.login();
-        return me !== undefined && author !== undefined && me.toLowerCase() === author.toLowerCase();
+        return author !== undefined && me?.toLowerCase() === author.toLowerCase();
     }
     /** GitHub's answer to something the step created names its author: that is who the token is. */
     learn(author) {
         if (!author || this.o.configured)
             return;
         if (this.learned === undefined && this.asked === undefined) {
-            this.o.logger.debug(`The github-token writes as ${author}.`);
+            this.o.session.logger.debug(`The github-token writes as ${author}.`);
         }
         this.learned = author;
     }
     async ask() {
-        const { session, logger } = this.o;
+        const { session } = this.o;
+        const { logger } = session;
         try {
             const { data } = await session.client.rest.users.getAuthenticated();
             const login = field(data, 'login');
@@ -22668,21 +22024,25 @@ class TokenIdentity {
 class GithubReports {
     o;
     target;
-    parts;
+    session;
+    comment;
     final = false;
     gate = { closed: false };
     constructor(o, 
     /** null: the commit under test could not be read; nothing is reported. */
-    target, parts = {}) {
+    target, 
+    /** The step's GitHub requests: their client, bounds, rate limits, one warning; none when none is sent. */
+    session, comment) {
         this.o = o;
         this.target = target;
-        this.parts = parts;
+        this.session = session;
+        this.comment = comment;
     }
     /** Resolves the commit under test (reading the pull request when the rule needs it) and sets the `commit` output. Never throws. */
     static async start(o) {
-        const { settings, logger } = o;
+        const { settings, logger, redact } = o;
         const reports = settings.commitStatus || settings.prComment;
-        const event = readEvent(o.env ?? process.env);
+        const event = readEvent(process.env);
         if (event.kind !== 'read') {
             if (reports) {
                 logger.warning(event.kind === 'outside'
@@ -22703,64 +22063,58 @@ class GithubReports {
         catch {
             // A malformed event: commitUnderTest throws it again, named.
         }
-        let github;
+        let session = o.session;
         try {
-            github =
-                reports || readsPull
-                    ? await Promise.resolve(/* import() eager */).then(__nccwpck_require__.bind(__nccwpck_require__, 792))
-                    : undefined;
+            if (!session && (reports || readsPull)) {
+                const github = await Promise.resolve(/* import() eager */).then(__nccwpck_require__.bind(__nccwpck_require__, 792));
+                session = github.githubSession(settings.githubToken, o);
+            }
         }
         catch (error) {
             logger.warning(`No commit status or pull request comment: the GitHub client could not be loaded: ${(0,error_text/* errorText */.k)(error)}.`);
             return new GithubReports(o, null);
         }
-        const { redact } = o;
-        const session = o.session ?? github?.githubSession(settings.githubToken, o);
         let target;
         try {
             target = await commitUnderTest(ctx, settings, { session });
-            logger.debug(`Commit under test: ${target.sha} (${target.from}).`);
-            o.setOutput(Output.Commit, target.sha);
         }
         catch (error) {
-            target = null;
             const what = number === undefined ? 'the commit under test' : `pull request #${number}`;
             logger.warning(`Could not read ${what} of ${ctx.repo.owner}/${ctx.repo.repo}${(0,github_transport/* failureEnd */.m5)(error, redact)}. ` +
                 `No commit status or pull request comment is set (rather than on the wrong commit); the build goes on.`);
+            return new GithubReports(o, null);
         }
-        let comment;
-        if (settings.prComment && target && session) {
-            if (target.pullRequest === undefined) {
-                logger.info(`pr-comment: this run (${ctx.eventName}) is tied to no pull request: no comment is written (the pull-request input names one).`);
-            }
-            else {
-                comment = new PullRequestComment({
-                    session,
-                    identity: new TokenIdentity({ session, logger }),
-                    owner: target.owner,
-                    repo: target.repo,
-                    number: target.pullRequest,
-                    marker: commentMarker(o.reportName),
-                    logger,
-                    redact
-                });
-            }
+        logger.debug(`Commit under test: ${target.sha} (${target.from}).`);
+        o.setOutput(Output.Commit, target.sha);
+        if (!settings.prComment || !session)
+            return new GithubReports(o, target, session);
+        if (target.pullRequest === undefined) {
+            logger.info(`pr-comment: this run (${ctx.eventName}) is tied to no pull request: no comment is written (the pull-request input names one).`);
+            return new GithubReports(o, target, session);
         }
-        return new GithubReports(o, target, { comment, session });
+        const comment = new PullRequestComment({
+            session,
+            identity: new TokenIdentity({ session }),
+            owner: target.owner,
+            repo: target.repo,
+            number: target.pullRequest,
+            marker: commentMarker(o.reportName),
+            redact
+        });
+        return new GithubReports(o, target, session, comment);
     }
     /**
      * A commit status reporter for `context` (every one of the step shares one
      * gate: one warning for the step); none without a commit under test.
      */
     status(context, { stillOurs } = {}) {
-        const { session } = this.parts;
+        const { session } = this;
         if (!this.target || !session) {
             this.o.logger.debug(`Commit status '${context}' is off: no commit under test.`);
             return undefined;
         }
         return new CommitStatusReporter({
             context,
-            logger: this.o.logger,
             gate: this.gate,
             session,
             target: this.target,
@@ -22775,7 +22129,7 @@ class GithubReports {
      * undefined without one, or outside a workflow (no GITHUB_SERVER_URL).
      */
     get sourceCommit() {
-        const serverUrl = (this.o.env ?? process.env).GITHUB_SERVER_URL;
+        const serverUrl = process.env.GITHUB_SERVER_URL;
         if (!this.target || !serverUrl)
             return undefined;
         const { owner, repo, sha } = this.target;
@@ -22787,7 +22141,7 @@ class GithubReports {
      * Never rejects.
      */
     show(builds, { final = false } = {}) {
-        const { comment } = this.parts;
+        const { comment } = this;
         if (!comment || this.final)
             return Promise.resolve();
         if (final)
@@ -22795,7 +22149,7 @@ class GithubReports {
         return comment.write(renderComment({
             name: this.o.reportName,
             builds,
-            runUrl: runUrlOf(this.o.env ?? process.env),
+            runUrl: runUrlOf(process.env),
             jenkinsUrl: this.o.settings.url
         }));
     }
@@ -22845,16 +22199,14 @@ function parseHandOff(description) {
     if (!match)
         return undefined;
     const [, queued, built = match[3]] = match;
-    const queueId = queued === undefined ? undefined : Number(queued);
-    const build = built === undefined ? undefined : Number(built);
-    if (build !== undefined && !isBuildNumber(build))
-        return undefined;
-    if (queueId !== undefined && !Number.isSafeInteger(queueId))
-        return undefined;
-    return {
-        ...(queueId === undefined ? {} : { queueId }),
-        ...(build === undefined ? {} : { build })
-    };
+    const handOff = {};
+    if (queued !== undefined)
+        handOff.queueId = Number(queued);
+    if (built !== undefined)
+        handOff.build = Number(built);
+    // What is not there passes: a hand-off names one of the two at least.
+    const { queueId = 0, build = 1 } = handOff;
+    return Number.isSafeInteger(queueId) && isBuildNumber(build) ? handOff : undefined;
 }
 /**
  * The job a hand-off's `target_url` names, read as the `job` input reads a
@@ -22871,35 +22223,6 @@ function handOffJob(targetUrl, baseUrl) {
     catch {
         return undefined;
     }
-}
-
-;// CONCATENATED MODULE: ./src/outcome/history.ts
-
-
-/** The finished builds of `builds` (newest first), with their URLs on our base. */
-function historyOf(builds, urlOf) {
-    return builds.flatMap(({ number, result, duration, building }) => building || !result || duration === undefined
-        ? []
-        : [{ number, result, duration, url: urlOf(number) }]);
-}
-/** Builds asked for: ten finished ones and a few running ones before them (as the job read). */
-const HISTORY_READ = 16;
-/** Finished builds kept. */
-const HISTORY_KEPT = 10;
-/**
- * For a build this step did not trigger (`build: last`, `last-successful`):
- * the job's last finished builds before it, in one bounded read (a
- * `builds[…]{0,16}` range). Undefined when they cannot be read: a help,
- * said in the debug log only.
- */
-async function readHistory(api, job, before, logger) {
-    const builds = await api.recentBuilds(job, HISTORY_READ, { outcome: true }).catch(error => {
-        if (error instanceof errors/* Interrupted */.j$)
-            throw error;
-        logger.debug(`Could not read the job's earlier builds: ${(0,error_text/* errorText */.k)(error)}`);
-    });
-    const earlier = builds?.filter(b => b.number < before);
-    return earlier && historyOf(earlier, n => api.buildUrl(job, n)).slice(0, HISTORY_KEPT);
 }
 
 ;// CONCATENATED MODULE: ./src/outcome/stages.ts
@@ -23014,7 +22337,17 @@ async function queueBuild({ api, work }, log, { index, entry: { job, parameters 
             throw error;
         });
     work.queued(index, queued.queueId, queued.merged);
-    warnUnknownParameters(queued.unknownParameters, info, name, log);
+    // Each parameter the job does not define (Jenkins drops it silently), with the closest name it has.
+    const defined = info.parameterDefinitions.map(p => p.name);
+    for (const unknown of queued.unknownParameters) {
+        const close = closestNames(unknown, defined, 1)[0];
+        const hint = close
+            ? ` Did you mean '${close}'?`
+            : defined.length
+                ? ` It defines: ${defined.join(', ')}.`
+                : ' It takes no parameters.';
+        log.warning(`Jenkins job ${name} does not define parameter '${unknown}'; Jenkins ignores it.${hint}`);
+    }
     outcome.queueUrl = queued.queueUrl;
     outcome.parameters = parameters;
     if (uploads.length > 0)
@@ -23063,22 +22396,8 @@ function queueWaitMs(inQueueSince, build) {
         return undefined;
     return Math.max(0, build.timestamp - inQueueSince);
 }
-/** Warns of each parameter the job does not define (Jenkins drops it silently), with the closest name it has. */
-function warnUnknownParameters(unknown, info, job, logger) {
-    const defined = info.parameterDefinitions.map(p => p.name);
-    for (const name of unknown) {
-        const close = closestNames(name, defined, 1)[0];
-        const hint = close
-            ? ` Did you mean '${close}'?`
-            : defined.length
-                ? ` It defines: ${defined.join(', ')}.`
-                : ' It takes no parameters.';
-        logger.warning(`Jenkins job ${job} does not define parameter '${name}'; Jenkins ignores it.${hint}`);
-    }
-}
 
 ;// CONCATENATED MODULE: ./src/outcome/artifacts.ts
-
 
 
 
@@ -23169,12 +22488,9 @@ async function downloadArtifacts(api, settings, build, logger, signal, unread = 
             // Folder by folder, each checked before the next is made in it: a
             // symbolic link in the way that leads out is refused before anything is
             // created through it. The file goes into the folder's real path.
-            const folder = await makeFolderInside(root, rootReal, folders, path).catch((error) => {
-                if (!(error instanceof WorkspacePathError) ||
-                    error.link === undefined ||
-                    error.dangling) {
+            const folder = await walkCheckedInside(root, rootReal, folders, path).catch((error) => {
+                if (!leadsOut(error))
                     throw error;
-                }
                 outcome.refused.push({
                     path,
                     reason: `passes through the symbolic link '${error.link}', which leads out of it (to ${error.target})`
@@ -23223,7 +22539,7 @@ async function openSink(target) {
             if (bytes < collectAt)
                 return;
             collectAt = bytes + COLLECT_EVERY;
-            (0,heap/* collectYoungGarbage */.ul)();
+            (0,heap/* collectGarbage */.i)('minor');
         },
         commit: () => (0,promises_namespaceObject.rename)(temp, target),
         discard: async () => {
@@ -23245,16 +22561,20 @@ async function prepareRoot(root, workspace) {
         .split(external_node_path_namespaceObject.sep)
         .filter(s => s !== '');
     try {
-        return await makeFolderInside(workspace, workspaceReal, segments, root);
+        return await walkCheckedInside(workspace, workspaceReal, segments, root);
     }
     catch (error) {
+        if (leadsOut(error)) {
+            throw new Error(`Input 'artifacts-path' (${root}) leads out of the workspace through a symbolic link: '${error.link}' leads to ${error.target}, outside ${workspaceReal}. Expected a folder inside the workspace; nothing was created through the link.`);
+        }
         if (!(error instanceof WorkspacePathError))
             throw error;
-        if (error.link === undefined || error.dangling) {
-            throw new Error(`Input 'artifacts-path' (${root}) ${error.reason}: expected a folder inside the workspace.`);
-        }
-        throw new Error(`Input 'artifacts-path' (${root}) leads out of the workspace through a symbolic link: '${error.link}' leads to ${error.target}, outside ${workspaceReal}. Expected a folder inside the workspace; nothing was created through the link.`);
+        throw new Error(`Input 'artifacts-path' (${root}) ${error.reason}: expected a folder inside the workspace.`);
     }
+}
+/** The path went through a symbolic link that leads out of where it must stay (not one that leads nowhere). */
+function leadsOut(error) {
+    return error instanceof WorkspacePathError && error.link !== undefined && !error.dangling;
 }
 function posix(path) {
     return external_node_path_namespaceObject.sep === '/' ? path : path.split(external_node_path_namespaceObject.sep).join('/');
@@ -23342,9 +22662,9 @@ function pathSegments(path) {
  * workspace cannot be read): then no file is certain.
  * @internal
  */
-async function searchWorkspace(root, names, limits = {}) {
-    const maxEntries = limits.entries ?? MAX_ENTRIES;
-    const maxDepth = limits.depth ?? test_locations_MAX_DEPTH;
+async function searchWorkspace(root, names, 
+// A parameter for the tests alone: 50,000 files would take seconds to make.
+maxEntries = MAX_ENTRIES) {
     const found = new Map();
     let entries = 0;
     const folders = [
@@ -23365,14 +22685,12 @@ async function searchWorkspace(root, names, limits = {}) {
                 if (entry.isDirectory()) {
                     if (SKIPPED_DIRS.has(entry.name))
                         continue;
-                    if (folder.depth + 1 > maxDepth)
+                    if (folder.depth + 1 > test_locations_MAX_DEPTH)
                         return undefined;
                     folders.push({ path: (0,external_node_path_namespaceObject.join)(folder.path, entry.name), rel, depth: folder.depth + 1 });
                 }
                 else if (entry.isFile() && names.has(entry.name)) {
-                    const paths = found.get(entry.name) ?? [];
-                    paths.push(rel);
-                    found.set(entry.name, paths);
+                    found.set(entry.name, [...(found.get(entry.name) ?? []), rel]);
                 }
             }
         }
@@ -23429,157 +22747,6 @@ async function locateFailedTests(tests, workspace, logger) {
             located.set(test, where);
     }
     return located;
-}
-
-;// CONCATENATED MODULE: ./src/outcome/test-report.ts
-
-
-
-
-
-/** Failed tests listed in the summary. */
-const MAX_LISTED = 20;
-/** Failed tests that get an annotation of their own. */
-const MAX_ANNOTATED = 10;
-/** Lines and characters of errorDetails an annotation quotes. */
-const DETAIL_LINES = 5;
-const DETAIL_CHARS = 1000;
-/**
- * Reads the build's test report: the counts from its action, then (when
- * tests failed) the failed tests from the report in bounded pages. Undefined
- * when the build has no report. A report that cannot be read leaves the
- * counts and says so (a warning, and a note in `unread` for the summary):
- * the build's result is what the step reports; the list is a help.
- */
-async function readTests(api, ref, build, logger, unread = []) {
-    const action = await testAction(api, ref, build, logger, unread);
-    if (!action)
-        return undefined;
-    const outcome = {
-        counts: action.counts,
-        failed: [],
-        reportUrl: `${ref.url}${encodeURIComponent(action.urlName)}/`,
-        casesRead: 0,
-        partial: false
-    };
-    if (action.counts.failed === 0)
-        return outcome;
-    const read = await api
-        .failedTests(ref, {
-        urlName: action.urlName,
-        rebase: rebaser(build.url, ref.url, api.baseUrl),
-        budget: { want: Math.min(MAX_LISTED, action.counts.failed) }
-    })
-        .catch((error) => {
-        // The step being stopped is not a report that could not be read.
-        if (error instanceof errors/* Interrupted */.j$)
-            throw error;
-        warnUnread(`The test report of Jenkins build #${ref.number} could not be read, so its failed tests are not listed: ${(0,error_text/* errorText */.k)(error)}`, logger, unread);
-    });
-    if (!read)
-        return outcome;
-    logger.debug(`Read ${read.casesRead} test cases (${read.bytesRead} bytes, ${read.requests} request(s)) to find ${read.failed.length} failed test(s)${read.complete ? '' : ', not the whole report'}${read.budgetReached ? ' (stopped at the byte budget)' : ''}.`);
-    return { ...outcome, failed: read.failed, casesRead: read.casesRead, partial: read.budgetReached };
-}
-/**
- * The report's action and counts, from the final JSON or, when it only names
- * the action (the counts are exported below depth 0, jenkins-api.md 5.5),
- * from one narrower request. Several actions (a build's own report and an
- * aggregate of it): the largest counts win, an aggregate includes its parts.
- */
-async function testAction(api, ref, build, logger, unread) {
-    // Counts that are not counts (1e+21, -1, 2.5) would reach the outputs: said once, then left out.
-    let said = false;
-    const ignored = (message) => {
-        said = true;
-        logger.warning(message);
-    };
-    const found = testReportAction(build.actions, ignored);
-    if (found || said)
-        return found;
-    const named = (build.actions ?? []).some(a => /TestResult/.test(String(test_report_classOf(a))));
-    if (!named)
-        return undefined;
-    const detailed = await api
-        .getBuild(ref.job, ref.number, {
-        tree: 'actions[_class,failCount,skipCount,totalCount,urlName]'
-    })
-        .catch((error) => {
-        if (error instanceof errors/* Interrupted */.j$)
-            throw error;
-        warnUnread(`The test counts of Jenkins build #${ref.number} could not be read: ${(0,error_text/* errorText */.k)(error)}`, logger, unread);
-    });
-    return detailed ? testReportAction(detailed.actions, ignored) : undefined;
-}
-/**
- * The test report action among a build's actions: any action with
- * failCount/totalCount (hudson.tasks.junit.TestResultAction, the aggregated
- * ones of matrix, maven or downstream aggregation, other publishers). With
- * several, the largest: an aggregate includes its parts, adding would count
- * twice.
- * @internal
- */
-function testReportAction(actions, ignored = () => undefined) {
-    let best;
-    for (const action of actions ?? []) {
-        if (typeof action !== 'object' || action === null)
-            continue;
-        // cast: any JSON object; each field is checked below.
-        const { failCount, totalCount, skipCount, urlName } = action;
-        if (failCount === undefined || totalCount === undefined)
-            continue;
-        const wrong = Object.entries({ totalCount, failCount, skipCount }).filter(([, value]) => value !== undefined && !isCount(value));
-        if (wrong.length > 0) {
-            ignored(`Ignored the test counts of ${shownValue(test_report_classOf(action) ?? 'a test report')}: ${wrong.map(([key, value]) => `${key} ${shownValue(value)}`).join(', ')} ${wrong.length > 1 ? 'are not whole numbers' : 'is not a whole number'} from 0 to ${Number.MAX_SAFE_INTEGER}.`);
-            continue;
-        }
-        if (!isCount(failCount) || !isCount(totalCount))
-            continue;
-        const counts = {
-            total: totalCount,
-            failed: failCount,
-            skipped: isCount(skipCount) ? skipCount : 0
-        };
-        if (best && counts.total <= best.counts.total)
-            continue;
-        best = { counts, urlName: typeof urlName === 'string' && urlName ? urlName : 'testReport' };
-    }
-    return best;
-}
-/**
- * Turns a URL Jenkins wrote (from its configured root URL, maybe another
- * host: jenkins-api.md 9) into one on our base, using the build's own `url`
- * against the one we built to find Jenkins' root.
- * @internal
- */
-function rebaser(jenkinsBuildUrl, ourBuildUrl, baseUrl) {
-    const tail = ourBuildUrl.startsWith(baseUrl) ? ourBuildUrl.slice(baseUrl.length) : '';
-    if (tail === '' || jenkinsBuildUrl === undefined || !jenkinsBuildUrl.endsWith(tail)) {
-        return url => url;
-    }
-    const theirRoot = jenkinsBuildUrl.slice(0, -tail.length);
-    const ourRoot = ourBuildUrl.slice(0, -tail.length);
-    return url => (url.startsWith(`${theirRoot}/`) ? ourRoot + url.slice(theirRoot.length) : url);
-}
-/**
- * One `::error` per failed test (up to MAX_ANNOTATED), titled with its
- * name, at the file and line where it failed when that is known (`located`).
- */
-function annotateFailedTests(tests, annotate) {
-    for (const test of tests.failed.slice(0, MAX_ANNOTATED)) {
-        const lines = (test.errorDetails ?? '')
-            .trim()
-            .split(/\r\n|\r|\n/)
-            .slice(0, DETAIL_LINES);
-        const quoted = lines.join('\n').slice(0, DETAIL_CHARS);
-        const where = test.className ? `${shortName(test.className)} — ${test.url}` : test.url;
-        annotate(quoted ? `${quoted}\n${where}` : `${test.status} ${where}`, shortName(test.name), tests.located?.get(test));
-    }
-}
-function test_report_classOf(action) {
-    return typeof action === 'object' && action !== null && '_class' in action
-        ? action._class
-        : undefined;
 }
 
 ;// CONCATENATED MODULE: ./src/outcome/values.ts
@@ -23672,33 +22839,25 @@ function quoteKey(key) {
  */
 async function readValues(api, ref, path, logger, { required = false } = {}) {
     const what = `values-file '${path}' of build #${ref.number} of ${fullName(ref.job)}`;
-    const fail = (problem) => {
-        const and = required ? ', and values-file-required is true' : '';
-        const message = `The ${what} ${problem}${and}: the values output is {}.`;
-        if (required)
-            return { values: {}, problem: message, required };
-        logger.warning(message);
-        return { values: {}, problem: message };
-    };
-    let read;
-    try {
-        read = await api.readArtifact(ref, path, MAX_VALUES_BYTES);
-    }
-    catch (error) {
+    const parsed = await api.readArtifact(ref, path, MAX_VALUES_BYTES).then((read) => 'tooLarge' in read
+        ? { problem: 'is larger than 1 MiB, so it was not read' }
+        : parseValues(path, read.bytes), (error) => {
         // The step's own cancel or deadline ends the step, not just the values.
         if (!(error instanceof errors/* JenkinsError */.fF) || error instanceof errors/* Interrupted */.j$)
             throw error;
-        if (error.kind === 'not-found')
-            return fail('was not archived by the build (404)');
-        return fail(`could not be read (${error.message})`);
+        if (error.kind !== 'not-found')
+            return { problem: `could not be read (${error.message})` };
+        return { problem: 'was not archived by the build (404)' };
+    });
+    if ('values' in parsed) {
+        logger.info(`Read ${Object.keys(parsed.values).length} values from the ${what}.`);
+        return { values: parsed.values };
     }
-    if ('tooLarge' in read)
-        return fail(`is larger than 1 MiB, so it was not read`);
-    const parsed = parseValues(path, read.bytes);
-    if ('problem' in parsed)
-        return fail(parsed.problem);
-    logger.info(`Read ${Object.keys(parsed.values).length} values from the ${what}.`);
-    return { values: parsed.values };
+    const and = required ? ', and values-file-required is true' : '';
+    const message = `The ${what} ${parsed.problem}${and}: the values output is {}.`;
+    if (!required)
+        logger.warning(message);
+    return { values: {}, problem: message, ...(required && { required }) };
 }
 
 ;// CONCATENATED MODULE: ./src/step/build-ended.ts
@@ -23772,7 +22931,303 @@ async function reportEnded(e) {
     await Promise.all(e.owners.map(({ status }) => status?.finish(final.result ?? 'error', `Jenkins #${ref.number}: ${final.result ?? 'no result'}`, { url: ref.url, accepted: outcome.accepted })));
 }
 
+;// CONCATENATED MODULE: ./src/step/fail-fast.ts
+/**
+ * fail-fast: the first failure stops every other build this step started
+ * (cancels its queue item, or stops it, escalating as on cancel), never
+ * one shared with another request, which is left running and not waited
+ * for. Stopped builds are still followed to their end, and reported
+ * (run-builds.ts).
+ */
+
+
+/** Stops the work of `items` but `cause` that is still open, one stop for the items of one track. */
+function stopOthers(run, cause, items) {
+    const { work } = run.step;
+    // Not those that ended already (their reports are on the way).
+    const others = items.filter(item => item !== cause &&
+        !work.item(item.index).done &&
+        !item.report.error &&
+        item.report.outcome.result === undefined);
+    if (others.length === 0)
+        return [];
+    run.log.info(`fail-fast: ${cause.entry.jobName} did not pass; stopping the other builds this step started.`);
+    const tracks = new Map();
+    for (const item of others) {
+        const key = item.track ?? item;
+        tracks.set(key, [...(tracks.get(key) ?? []), item]);
+    }
+    return [...tracks.values()].map(group => stopGroup(run, group));
+}
+async function stopGroup(run, group) {
+    const { api, work } = run.step;
+    const [first] = group;
+    if (!first)
+        return;
+    const name = first.entry.jobName;
+    const target = work.targetOf(first.index, api);
+    const note = `left ${SHARED_WORK_LEFT}`;
+    if (!target || target.shared) {
+        leave(run, group, target?.shared ? note : undefined);
+        return;
+    }
+    for (const item of group)
+        item.stopping = true;
+    const said = await abortRemote(api, target, namedLogger(run.log, name));
+    run.log.info(`fail-fast: ${name}: ${said}.`);
+    if (said.endsWith(SHARED_WORK_LEFT)) {
+        leave(run, group, note);
+        return;
+    }
+    if (first.track !== undefined)
+        run.follower.expedite(first.track);
+}
+/** Stops following the items (their work is not this step's alone to stop). */
+function leave(run, group, note) {
+    for (const item of group) {
+        if (note)
+            item.report.left = note;
+        if (item.track !== undefined)
+            run.follower.drop(item.track);
+        run.step.work.finished(item.index);
+    }
+}
+
+;// CONCATENATED MODULE: external "node:string_decoder"
+const external_node_string_decoder_namespaceObject = __WEBPACK_EXTERNAL_createRequire(import.meta.url)("node:string_decoder");
+;// CONCATENATED MODULE: ./src/follow/log-stream.ts
+
+
+
+/** How many console lines, and bytes, tail() keeps. */
+const log_stream_TAIL_LINES = 50;
+const log_stream_TAIL_BYTES = 8 * 1024;
+/** A partial line longer than this (in characters) is written out without waiting for its end. */
+const MAX_LINE = 64 * 1024;
+// Jenkins >= 2.509 leaves ConsoleNote annotations in the plain-text log
+// (jenkins-api.md 6.1); a note never contains ESC, so it is always within one
+// line and an unfinished one always starts at the last ESC of a text.
+// eslint-disable-next-line no-control-regex
+const CONSOLE_NOTE = /\x1b\[8mha:[^\x1b]*\x1b\[0m/g;
+const NOTE_START = '\x1b[8mha:';
+/** The line Jenkins writes once the result is final, before it closes the log (BuildListener.finished). */
+const FINISHED_LINE = /^Finished: (SUCCESS|UNSTABLE|FAILURE|NOT_BUILT|ABORTED)$/;
+/**
+ * Follows a build's console through logText/progressiveText and writes it to a
+ * sink line by line, with CRLF turned back into LF and ConsoleNotes removed.
+ *
+ * Memory stays flat whatever the log size: the body is consumed chunk by
+ * chunk and only a partial last line (bounded by maxLineLength) and the tail
+ * are kept.
+ */
+class ConsoleStreamer {
+    api;
+    build;
+    sink;
+    decoder = new external_node_string_decoder_namespaceObject.StringDecoder('utf8');
+    /** Decoded text after the last written newline, not yet written. */
+    pending = '';
+    nextStart = 0;
+    /** The last complete lines written, at most TAIL_LINES and TAIL_BYTES (keepLast). */
+    lastLines = [];
+    /** Text written since the last newline (for tail()), capped at TAIL_BYTES: empty at a line start. */
+    openLine = '';
+    constructor(api, build, sink) {
+        this.api = api;
+        this.build = build;
+        this.sink = sink;
+    }
+    /**
+     * One GET progressiveText?start=<offset>: writes the complete new lines to
+     * the sink and advances the offset to X-Text-Size.
+     */
+    async poll() {
+        const start = this.nextStart;
+        const chunk = await this.api.progressiveText(this.build, start);
+        if (chunk.textSize < start) {
+            // Jenkins answers a start beyond the log's length by resending the log
+            // from 0 (jenkins-api.md 6.1): the log on Jenkins is shorter than what
+            // we already showed, so it was truncated, rotated or replaced. We cannot
+            // tell which part is new, so we skip this copy (no duplicates), say so
+            // in one line, and follow the log from its current end.
+            chunk.body.destroy();
+            this.notice(`The console log on Jenkins restarted (it is now ${chunk.textSize} bytes, ` +
+                `${start} were already shown); following it from its current end.`);
+            this.nextStart = chunk.textSize;
+            return { moreData: chunk.moreData, grew: true, finished: false };
+        }
+        let bodyBytes = 0;
+        try {
+            for await (const data of chunk.body) {
+                const buffer = typeof data === 'string' ? Buffer.from(data, 'utf8') : data;
+                bodyBytes += buffer.length;
+                this.push(this.decoder.write(buffer));
+                // Backpressure: a reader slower than Jenkins would otherwise make
+                // memory grow with the console.
+                if (this.sink.drained)
+                    await this.sink.drained();
+            }
+        }
+        catch (error) {
+            // The body length does not map back to an offset (Jenkins rewrites LF
+            // as CRLF, jenkins-api.md 6.1), so a body that broke off half-way
+            // cannot be resumed. Nothing arrived: the same offset can be asked
+            // again. Some lines were written: asking again would repeat them, so
+            // the rest of this piece is skipped, visibly.
+            if (bodyBytes > 0) {
+                this.notice('The console transfer broke off; some lines are missing here.');
+                this.nextStart = chunk.textSize;
+            }
+            throw error;
+        }
+        finally {
+            chunk.body.destroy();
+        }
+        this.nextStart = chunk.textSize;
+        // The last complete line written is `Finished: RESULT`, with nothing after it.
+        const finished = this.pending === '' && this.openLine === '' && FINISHED_LINE.test(this.lastLines.at(-1) ?? '');
+        return { moreData: chunk.moreData, grew: chunk.textSize > start, finished };
+    }
+    /** Writes a line of ours among the console's, at a line start. */
+    notice(message) {
+        this.flush();
+        this.emit(`[jenkins-build-action] ${message}\n`);
+    }
+    /**
+     * Writes any held-back partial last line, so that the output ends at a line
+     * start (a workflow command written next, such as the resume marker of
+     * withCommandsStopped, must start a line to be recognised). Call once when done.
+     */
+    flush() {
+        const rest = this.pending + this.decoder.end();
+        this.decoder = new external_node_string_decoder_namespaceObject.StringDecoder('utf8');
+        this.pending = '';
+        this.emit(clean(rest));
+        // A line the sink was left in the middle of (a spilled long line, or the rest above) is ended.
+        if (this.openLine !== '')
+            this.emit('\n');
+    }
+    /** The last lines of the console, bounded by TAIL_LINES and TAIL_BYTES, for the failure annotation. */
+    tail() {
+        const lines = [...this.lastLines];
+        const open = this.openLine + clean(this.pending);
+        if (open !== '')
+            lines.push(cutToBytes(open.replace(/\r$/, ''), log_stream_TAIL_BYTES - 1));
+        return keepLast(lines);
+    }
+    /** Adds decoded text: writes every complete line, holds back the rest. */
+    push(text) {
+        this.pending += text;
+        const lineEnd = this.pending.lastIndexOf('\n') + 1;
+        const complete = this.pending.slice(0, lineEnd);
+        this.pending = this.pending.slice(lineEnd);
+        this.emit(clean(complete));
+        if (this.pending.length > MAX_LINE)
+            this.spillLongLine();
+    }
+    /** Writes most of an overlong partial line, keeping back what may still change when it goes on. */
+    spillLongLine() {
+        const text = this.pending.replace(CONSOLE_NOTE, '');
+        // An unfinished ConsoleNote or a CR that may turn out to be half of a CRLF
+        // must wait for the next text.
+        const esc = text.lastIndexOf('\x1b');
+        const held = esc > 0 && NOTE_START.startsWith(text.slice(esc, esc + NOTE_START.length))
+            ? esc
+            : text.length - (text.endsWith('\r') ? 1 : 0);
+        this.pending = text.slice(held);
+        this.emit(text.slice(0, held));
+    }
+    emit(text) {
+        if (text === '')
+            return;
+        this.sink.write(text);
+        // The last lines of what was written, for tail().
+        const parts = (this.openLine + text).split('\n');
+        this.openLine = cutToBytes(parts.pop() ?? '', log_stream_TAIL_BYTES);
+        for (const part of parts.slice(-log_stream_TAIL_LINES)) {
+            this.lastLines.push(cutToBytes(part, log_stream_TAIL_BYTES - 1));
+        }
+        // Held by bytes too, not only by lines: 50 lines of 8 KiB each would be 400 KiB a build.
+        keepLast(this.lastLines);
+    }
+}
+/** The transforms every written text gets: CRLF to LF (jenkins-api.md 6.1) and no ConsoleNotes. */
+function clean(text) {
+    return text.replace(/\r\n/g, '\n').replace(CONSOLE_NOTE, '');
+}
+/** Drops the oldest of `lines` until TAIL_LINES and TAIL_BYTES hold (a line is cut below TAIL_BYTES, so one always stays). */
+function keepLast(lines) {
+    let bytes = lines.reduce((sum, line) => sum + Buffer.byteLength(line) + 1, 0);
+    while (lines.length > 1 && (lines.length > log_stream_TAIL_LINES || bytes > log_stream_TAIL_BYTES)) {
+        bytes -= Buffer.byteLength(lines.shift() ?? '') + 1;
+    }
+    return lines;
+}
+/** Keeps the end of a line that is longer than `max` bytes, marked with an ellipsis. */
+function cutToBytes(line, max) {
+    if (line.length * 3 <= max || Buffer.byteLength(line) <= max)
+        return line;
+    const bytes = Buffer.from(line, 'utf8');
+    // A cut inside a multi-byte character decodes to U+FFFD: drop it.
+    const end = bytes.subarray(bytes.length - Math.max(0, max - 3)).toString('utf8');
+    return '…' + end.replace(/^\uFFFD+/, '');
+}
+/**
+ * Stops the runner's workflow-command processing, so that console lines
+ * from Jenkins (untrusted) cannot issue `::add-mask::`, `::error::` or any
+ * other command; the returned function resumes it (once). The resume token
+ * is random and never shown before the stop, so the console cannot guess
+ * it to resume early. Commands of ours issued meanwhile (runner/commands.ts)
+ * follow the resume. What is written in between must end at a line start
+ * (ConsoleStreamer.flush() ensures it) for the resume marker to be recognised.
+ */
+function stopCommands(write) {
+    const token = (0,external_node_crypto_.randomUUID)();
+    const release = holdCommands();
+    try {
+        write(`::stop-commands::${token}\n`);
+    }
+    catch (error) {
+        release();
+        throw error;
+    }
+    let resumed = false;
+    return () => {
+        if (resumed)
+            return;
+        resumed = true;
+        // Whatever a write does, commands of ours must not stay held.
+        try {
+            write(`::${token}::\n`);
+        }
+        finally {
+            release();
+        }
+    };
+}
+/** Runs fn with workflow commands stopped (stopCommands), resumed even if fn throws. */
+async function withCommandsStopped(write, fn) {
+    const resume = stopCommands(write);
+    try {
+        return await fn();
+    }
+    finally {
+        resume();
+    }
+}
+
 ;// CONCATENATED MODULE: ./src/step/printer.ts
+/**
+ * The step's log of its builds: a lone build's console streams live in its
+ * group as it runs (liveConsole); with several, each console is printed
+ * whole in its own group once its build ended (printConsole), one group at
+ * a time (Printer). Workflow commands are stopped while a console prints;
+ * the engine's reads feed both.
+ */
+
+
+
+
 /**
  * The step log of several builds: consoles are printed one group at a time
  * (groups cannot interleave), and every other line (state changes, warnings,
@@ -23827,6 +23282,59 @@ class Printer {
             line();
     }
 }
+/**
+ * The lone build's console: a maker the engine calls at the build's start,
+ * which opens its group with workflow commands stopped; the engine's
+ * console reads tell its end.
+ */
+function liveConsole(step, item) {
+    const { api, io } = step;
+    return ref => {
+        const streamer = new ConsoleStreamer(api, ref, io);
+        io.startGroup(`Console of Jenkins ${item.entry.jobName} #${ref.number}`);
+        const resume = stopCommands(text => io.write(text));
+        item.live = {
+            streamer,
+            close: () => {
+                if (!item.live)
+                    return;
+                item.live = undefined;
+                // Before commands resume: its lines must stay in the stopped region.
+                streamer.flush();
+                resume();
+                io.endGroup();
+            }
+        };
+        return streamer;
+    };
+}
+/**
+ * A build that ended, printed whole in a group of its own after the groups
+ * already asked for; the engine reads it until Jenkins closes it. A console
+ * that cannot be read is said in the group: the build's result stands. Its
+ * last lines.
+ */
+function printConsole({ step, printer, follower }, ref) {
+    const { api, signal } = step;
+    return printer.group(`Console of Jenkins ${fullName(ref.job)} #${ref.number}`, sink => {
+        const streamer = new ConsoleStreamer(api, ref, sink);
+        return withCommandsStopped(text => sink.write(text), async () => {
+            try {
+                await follower.drain(ref, streamer);
+            }
+            catch (error) {
+                if (error instanceof errors/* Interrupted */.j$ || signal.aborted)
+                    throw error;
+                streamer.notice(`Could not read the console: ${(0,error_text/* errorText */.k)(error)}`);
+            }
+            finally {
+                // Before commands resume: its lines must stay in the stopped region.
+                streamer.flush();
+            }
+            return streamer.tail();
+        });
+    });
+}
 
 ;// CONCATENATED MODULE: ./src/follow/branch.ts
 
@@ -23841,6 +23349,8 @@ class Printer {
 const BRANCH_INDEXING_CAUSE = 'jenkins.branch.BranchIndexingCause';
 /** Scan-log lines shown at most: a repository scan of an organisation can be long. */
 const MAX_LOG_LINES = 200;
+/** Longest pause between looks at the scan (ms). */
+const MAX_POLL_MS = 5000;
 /**
  * The job of `branch` in the multibranch project `job` names. When it does
  * not exist yet (a pull request Jenkins has not seen), scans the project
@@ -23851,7 +23361,7 @@ const MAX_LOG_LINES = 200;
  * branch, fails naming the closest branches.
  */
 async function resolveBranch(options) {
-    const { api, settings } = options;
+    const { api, settings, out } = options;
     const branch = settings.branch;
     const existing = await (0,errors/* unlessNotFound */.CA)(api.getJob(settings.job), undefined);
     if (existing)
@@ -23863,45 +23373,38 @@ async function resolveBranch(options) {
         throw new Error(`Jenkins item ${projectName} is ${what}, not a multibranch project: 'branch' names a branch of the multibranch project in 'job'.${project.folderKind === 'organization' ? ` Name the repository too: job: ${projectName}/<repository>.` : project.isFolder ? '' : " Leave 'branch' out to build it."}`);
     }
     if (settings.scan === 'never') {
-        throw new Error(await missingBranch(options, `Multibranch project ${projectName} has no branch '${branch.name}' (scan: never) on ${api.baseUrl}.`));
+        const message = `Multibranch project ${projectName} has no branch '${branch.name}' (scan: never) on ${api.baseUrl}.`;
+        throw new Error(await missingBranch(options, message));
     }
-    return scanAndWait(options);
-}
-/** Scans the project and polls until the branch job exists (and, for a new build, until its indexing build is known). */
-async function scanAndWait(options) {
-    const { api, settings, out } = options;
-    const branch = settings.branch;
-    const projectName = fullName(branch.project);
     out.logger.info(`Branch '${branch.name}' of ${projectName} has no job in Jenkins yet: scanning ${projectName} (branch indexing) for it.`);
     await api.scanMultibranch(branch.project);
     options.onScan?.();
-    const log = new ScanLog(options);
-    const scan = new ScanState();
+    const scan = new ScanLog(options);
     let found;
     out.startGroup(`Scan of ${projectName}`);
     try {
-        found = await watchScan(options, log, scan);
+        found = await watchScan(options, scan);
         // The branch can show up between a read of the log and the next: what the scan
         // wrote by then (the build it scheduled) belongs before the fold closes.
         if (found !== 'missing' && !scan.finished)
-            await log.poll();
+            await scan.poll();
     }
     finally {
-        log.end(found !== undefined && scan.finished);
+        scan.end(found !== undefined && scan.finished);
         out.endGroup();
     }
     if (found === 'missing') {
-        throw new Error(await missingBranch(options, `The scan of ${projectName} finished without a branch '${branch.name}' on ${api.baseUrl}: is it pushed (or the pull request open), and does the project's branch source discover it? The scan log is at ${api.jobUrl(branch.project)}indexing/console.`));
+        const message = `The scan of ${projectName} finished without a branch '${branch.name}' on ${api.baseUrl}: is it pushed (or the pull request open), and does the project's branch source discover it? The scan log is at ${api.jobUrl(branch.project)}indexing/console.`;
+        throw new Error(await missingBranch(options, message));
     }
     for (const line of found.said)
         out.logger.info(line);
     return found.job;
 }
 /** Looks at the scan and the branch until the job is known (with what to say once the scan's fold is closed), or the scan finished without it. */
-async function watchScan(options, log, scan) {
+async function watchScan(options, scan) {
     const { api, settings, out, signal } = options;
     const branch = settings.branch;
-    const projectName = fullName(branch.project);
     const job = fullName(settings.job);
     let foldSaid = false;
     let pause = options.pollMs ?? 1000;
@@ -23910,15 +23413,14 @@ async function watchScan(options, log, scan) {
         // The scan's state first, then the branch: when the scan was over
         // before the branch was looked up, a missing branch is final.
         const scanItem = (await api.getQueue()).find(item => sameJob(item.job, branch.project));
-        const queued = scanItem !== undefined;
         // Scan requests fold like any queue request (Queue.scheduleInternal):
         // each leaves its cause on the one item (CauseAction.foldIntoExisting).
         if (scanItem && !foldSaid && scanItem.causes.length > 1) {
             foldSaid = true;
-            out.logger.info(`Jenkins merged this scan request into the scan of ${projectName} already queued (queue item ${scanItem.id}, ${scanItem.causes.length} requests): the scan is shared.`);
+            out.logger.info(`Jenkins merged this scan request into the scan of ${fullName(branch.project)} already queued (queue item ${scanItem.id}, ${scanItem.causes.length} requests): the scan is shared.`);
         }
         // The scan's log is read while the scan is not queued: it says whether it runs.
-        scan.look(queued || (await log.poll()));
+        scan.look(scanItem !== undefined || (await scan.poll()));
         const info = await (0,errors/* unlessNotFound */.CA)(api.getJob(settings.job), undefined);
         if (info && (info.buildable !== false || scan.finished)) {
             if (settings.build !== 'new')
@@ -23937,40 +23439,20 @@ async function watchScan(options, log, scan) {
                 return { job: { info, indexingBuild: found }, said };
             }
             if (scan.finished) {
-                return {
-                    job: { info },
-                    said: [`The scan finished without building ${job}; triggering a build.`]
-                };
+                const said = `The scan finished without building ${job}; triggering a build.`;
+                return { job: { info }, said: [said] };
             }
         }
         else if (!info && scan.finished)
             return 'missing';
         await (0,wait/* sleep */.yy)(pause, signal);
-        pause = Math.min(options.maxPollMs ?? 5000, Math.round(pause * 1.5));
+        pause = Math.min(MAX_POLL_MS, Math.round(pause * 1.5));
     }
 }
 /**
- * Whether the scan is over. Right after the POST the scan is queued (Queue.schedule2
- * runs before doBuild answers) or already running or done; indexing/ shows the
- * previous, complete scan until the new one starts, so "not queued and not
- * running" only counts once the scan was seen queued or running, or when it
- * was seen twice, a pause apart.
+ * The scan: its log, printed as it grows (at most MAX_LOG_LINES lines, each
+ * line made safe: it is Jenkins text), and whether it is over.
  * @internal
- */
-class ScanState {
-    seenActive = false;
-    idleLooks = 0;
-    finished = false;
-    /** `active`: the scan was seen queued or running. */
-    look(active) {
-        this.seenActive ||= active;
-        this.idleLooks = active ? 0 : this.idleLooks + 1;
-        this.finished = !active && (this.seenActive || this.idleLooks >= 2);
-    }
-}
-/**
- * The scan's log, printed as it grows (at most MAX_LOG_LINES lines), each
- * line made safe: it is Jenkins text.
  */
 class ScanLog {
     options;
@@ -23978,22 +23460,35 @@ class ScanLog {
     partial = '';
     printed = 0;
     skipped = 0;
+    /** Looks that saw the scan neither queued nor running, since one that did (counted as one). */
+    idleLooks = 0;
+    /**
+     * Whether the scan is over. Right after the POST the scan is queued (Queue.schedule2
+     * runs before doBuild answers) or already running or done; indexing/ shows the
+     * previous, complete scan until the new one starts, so "not queued and not
+     * running" only counts once the scan was seen queued or running, or when it
+     * was seen twice, a pause apart.
+     */
+    finished = false;
     constructor(options) {
         this.options = options;
+    }
+    /** `active`: the scan was seen queued or running. */
+    look(active) {
+        this.idleLooks = active ? 1 : this.idleLooks + 1;
+        this.finished = this.idleLooks >= 2;
     }
     /** Prints what is new; true while the scan is running (X-More-Data). */
     async poll() {
         const { api, settings } = this.options;
-        const project = settings.branch.project;
-        const chunk = await api.indexingLog(project, this.offset);
+        const chunk = await api.indexingLog(settings.branch.project, this.offset);
         // A new scan rewrites the log from its start: LargeText then answers
         // from 0 for an offset past its end.
         if (chunk.textSize < this.offset)
             this.partial = '';
         this.offset = chunk.textSize;
         // Lines as the runner splits them, with Jenkins' notes and CRs removed.
-        const text = clean(this.partial + chunk.text);
-        const lines = text.split(/\n|\r/);
+        const lines = clean(this.partial + chunk.text).split(/\n|\r/);
         this.partial = chunk.truncated ? '' : (lines.pop() ?? '');
         if (chunk.truncated)
             this.skipped++;
@@ -24007,17 +23502,15 @@ class ScanLog {
             this.print(this.partial);
         this.partial = '';
         const { out, api, settings } = this.options;
-        const project = settings.branch.project;
         if (this.printed > MAX_LOG_LINES || this.skipped > 0) {
-            out.logger.info(`(The scan log was cut short here; all of it is at ${api.jobUrl(project)}indexing/console.)`);
+            out.logger.info(`(The scan log was cut short here; all of it is at ${api.jobUrl(settings.branch.project)}indexing/console.)`);
         }
     }
     print(line) {
         this.printed++;
-        if (this.printed > MAX_LOG_LINES)
-            return;
         // out.logger.info is coreLogger.info: the one printer that makes Jenkins text inert.
-        this.options.out.logger.info(line);
+        if (this.printed <= MAX_LOG_LINES)
+            this.options.out.logger.info(line);
     }
 }
 /**
@@ -24039,16 +23532,12 @@ async function findIndexingBuild(options, info) {
     if (item)
         return { queueId: item.id };
     const builds = (await api.recentBuilds(settings.job, 5, { actions: true }))
-        .flatMap(({ queueId, ...b }) => queueId !== undefined && (b.causes ?? []).includes(BRANCH_INDEXING_CAUSE)
-        ? [{ ...b, queueId }]
-        : [])
+        .filter(b => b.queueId !== undefined && (b.causes ?? []).includes(BRANCH_INDEXING_CAUSE))
         .sort((a, b) => a.number - b.number);
     const build = builds.find(one => matches(one.parameters));
-    if (build)
+    if (build?.queueId !== undefined)
         return { queueId: build.queueId, number: build.number };
-    if (queued.length > 0 || builds.length > 0)
-        return 'other-parameters';
-    return undefined;
+    return queued.length > 0 || builds.length > 0 ? 'other-parameters' : undefined;
 }
 /** `message`, and the branches the project has that come closest to the one asked for. */
 async function missingBranch(options, message) {
@@ -24103,29 +23592,25 @@ async function resolveGivenBuild(api, job, given) {
     // A permalink under Jenkins' own root URL: the build it names now.
     if (reference.kind === 'latest')
         return { build: await lastBuild(api, job, reference.mode) };
-    await checkQueueItemJob(api, job, reference);
-    return { queueId: reference.id, queueUrl: queueItemUrl(api.baseUrl, reference.id) };
-}
-/**
- * A queue URL names no job: whichever `wait` says, one read of the item (its
- * `task`) tells whose it is, or, once Jenkins has forgotten it, whether one
- * of the job's recent builds came from it. Anything else is refused.
- */
-async function checkQueueItemJob(api, job, { id, text }) {
+    // A queue URL names no job: whichever `wait` says, one read of the item (its
+    // `task`) tells whose it is, or, once Jenkins has forgotten it, whether one
+    // of the job's recent builds came from it. Anything else is refused.
+    const { id, text } = reference;
     const name = fullName(job);
     const item = await (0,errors/* unlessNotFound */.CA)(api.getQueueItem(id), undefined);
+    const names = item && queueItemJob(item);
     if (!item) {
-        if ((await buildNumberByQueueId(api, job, id)) !== undefined)
-            return;
-        throw new input_error/* InputError */.d(`Input 'build' URL ('${text}') is queue item ${id}, which Jenkins no longer knows, and no recent build of job '${name}' (input 'job') came from it: Jenkins forgets a queue item 5 minutes after it leaves the queue (and on restart), so this may be another job's. Give the build's URL (build-url) instead. Nothing was triggered.`);
+        if ((await buildNumberByQueueId(api, job, id)) === undefined) {
+            throw new input_error/* InputError */.d(`Input 'build' URL ('${text}') is queue item ${id}, which Jenkins no longer knows, and no recent build of job '${name}' (input 'job') came from it: Jenkins forgets a queue item 5 minutes after it leaves the queue (and on restart), so this may be another job's. Give the build's URL (build-url) instead. Nothing was triggered.`);
+        }
     }
-    const names = queueItemJob(item);
-    if (!names) {
+    else if (!names) {
         throw new input_error/* InputError */.d(`Input 'build' URL ('${text}') is queue item ${id}, but Jenkins did not say which job it is of, so it cannot be checked to be of '${name}' (input 'job'). Nothing was triggered.`);
     }
-    if (!sameJob(names, job)) {
+    else if (!sameJob(names, job)) {
         throw new input_error/* InputError */.d(`Input 'build' URL ('${text}') is queue item ${id} of job '${fullName(names)}', not of '${name}' (input 'job'): follow a build of the job given in 'job'. Nothing was triggered.`);
     }
+    return { queueId: id, queueUrl: queueItemUrl(api.baseUrl, id) };
 }
 
 ;// CONCATENATED MODULE: ./src/step/resolve-items.ts
@@ -24231,7 +23716,6 @@ async function branchJob({ api, settings, io, signal, work }, logger, entry, bra
 
 
 
-
 /** How long the end of a run waits for work on the side (a commit status) once the step was stopped (ms). */
 const SETTLE_ON_ABORT_MS = 1000;
 /** The step's builds from resolve to verdict; stop() is the one stop handler's part of it. */
@@ -24250,6 +23734,8 @@ class BuildsRun {
     /** Work on the side (completions, statuses, fail-fast), awaited before the run ends. */
     pending = new Set();
     failingFast = false;
+    /** One build followed to its end: its console streams live (`log`), else its wait is said. */
+    lone;
     /** The commit under test, its statuses (one gate: one warning for the step) and the one comment for every build. */
     github;
     constructor(step, present, 
@@ -24268,21 +23754,22 @@ class BuildsRun {
             report: { outcome: { jobName: entry.jobName, jobUrl: api.jobUrl(entry.job) }, tail: [] }
         }));
         this.reports = this.slots.map(slot => slot.report);
+        this.lone = !present.several && settings.wait === 'finish';
         this.follower = new BuildsFollower({
             api,
             logger: this.log,
             signal,
-            // One build has nothing to share a budget with: its own reads (schedule-policy.ts).
+            // One build has nothing to share a budget with: its own reads (ONE_BUILD_POLICY).
             policy: entries.length === 1 ? ONE_BUILD_POLICY : DEFAULT_SCHEDULE_POLICY,
             hooks: {
-                waiting: (track, why) => {
-                    for (const item of this.owners(track))
+                waiting: (track, why) => this.owners(track, owners => {
+                    for (const item of owners)
                         this.log.info(present.waiting(item.entry, why));
-                },
-                started: (track, ref, start) => this.started(this.owners(track), ref, start),
-                ended: (track, build) => this.ended(this.owners(track), build, { watched: true }),
-                failed: (track, error) => this.lost(this.owners(track), error),
-                inputs: (track, run) => this.inputs(this.owners(track), run)
+                }),
+                started: (track, ref, start) => this.owners(track, o => this.started(o, ref, start)),
+                ended: (track, build) => this.owners(track, o => this.ended(o, build, { watched: true })),
+                failed: (track, error) => this.owners(track, o => this.lost(o, error)),
+                inputs: (track, run) => this.owners(track, o => this.inputs(o, run))
             }
         });
     }
@@ -24335,7 +23822,7 @@ class BuildsRun {
         ]);
         const report = async (said) => {
             for (const item of open)
-                item.report.left = said.get(jobKey(item.entry.job));
+                item.report.left = said?.get(jobKey(item.entry.job));
             try {
                 setOutputs(this.step.io, this.reports, this.log, this.present);
             }
@@ -24348,9 +23835,10 @@ class BuildsRun {
     }
     /** Ends the items' statuses still pending with `why`: one left pending would block a protected branch for good. */
     endStatuses(items, why) {
-        const { work } = this.step;
-        const url = (index) => work.item(index).ref?.url;
-        return Promise.all(items.map(({ status, index }) => status?.finished || status?.finish('error', why, { url: url(index) })));
+        return Promise.all(items.map(({ status, index }) => {
+            const url = this.step.work.item(index).ref?.url;
+            return status?.finished || status?.finish('error', why, { url });
+        }));
     }
     /** The comment's final text: every build as it ended, `error` on those still open. Never rejects. */
     finishComment(error) {
@@ -24361,7 +23849,7 @@ class BuildsRun {
     /** The commit under test (read once, before any trigger), and a status reporter per item. */
     async startReports() {
         const { settings, io } = this.step;
-        const github = await GithubReports.start({
+        this.github = await GithubReports.start({
             settings,
             logger: this.log,
             setOutput: (name, value) => io.setOutput(name, value),
@@ -24369,11 +23857,10 @@ class BuildsRun {
             reportName: this.present.reportName,
             bounds: this.step.githubBounds
         });
-        this.github = github;
         if (!settings.commitStatus)
             return;
         for (const item of this.items)
-            item.status = github.status(item.entry.statusContext);
+            item.status = this.github.status(item.entry.statusContext);
     }
     // ---- begin -----------------------------------------------------------------
     /** Triggers the item, or takes its build as it is; a refused trigger is the item's failure, the others go on. */
@@ -24426,7 +23913,7 @@ class BuildsRun {
                 this.followBuild(item, begin);
                 continue;
             }
-            const queueId = begin.kind === 'queue-item' ? begin.queueId : work.item(item.index).queueId;
+            const queueId = this.queueIdOf(item);
             if (queueId === undefined)
                 continue;
             const first = byQueue.get(queueId);
@@ -24439,7 +23926,7 @@ class BuildsRun {
             byQueue.set(queueId, item);
             item.track = this.follower.addQueued(item.entry.job, queueId, {
                 expect: begin.kind === 'trigger' ? expectationFrom(begin.info.recent ?? []) : undefined,
-                console: this.liveConsole(item),
+                consoleOf: this.lone && this.step.settings.log ? liveConsole(this.step, item) : undefined,
                 inputs: begin.kind === 'queue-item' || isPipelineJob(begin.info)
             });
         }
@@ -24455,7 +23942,7 @@ class BuildsRun {
         }
         // A given build is followed as a new one: its console from the start.
         const shown = settings.log && (build.building || mode === 'given');
-        const live = shown ? this.liveConsole(item) : undefined;
+        const live = shown && this.lone ? liveConsole(this.step, item) : undefined;
         if (!build.building && !live) {
             this.ended([item], build, { watched: shown });
             return;
@@ -24475,8 +23962,6 @@ class BuildsRun {
             this.side(buildKnown(this.step, this.log, item, ref, mode));
         }
         const [first] = owners;
-        if (!first)
-            return;
         if (settings.wait === 'started') {
             if (first.track !== undefined)
                 this.follower.drop(first.track);
@@ -24493,8 +23978,6 @@ class BuildsRun {
     async startedOnly(owners, ref, read) {
         const { api } = this.step;
         const [first] = owners;
-        if (!first)
-            return;
         const { outcome } = first.report;
         const build = read ?? (await api.getBuild(ref.job, ref.number));
         outcome.build = build;
@@ -24515,16 +23998,8 @@ class BuildsRun {
         if (item.report.error)
             return;
         const { outcome } = item.report;
-        const { ref, queueId } = work.item(item.index);
-        const { begin } = item;
-        const handOff = {
-            queueId: begin.kind === 'queue-item'
-                ? begin.queueId
-                : begin.kind === 'build'
-                    ? begin.build.queueId
-                    : queueId,
-            build: ref?.number
-        };
+        const { ref } = work.item(item.index);
+        const handOff = { queueId: this.queueIdOf(item), build: ref?.number };
         this.side(item.status?.pending(handOffDescription(handOff), api.jobUrl(item.entry.job)));
         const wait = settings.wait === 'queued' ? 'false' : 'started';
         outcome.note = `Did not wait for the build to ${ref ? 'finish' : 'start'} (wait: ${wait}).`;
@@ -24532,45 +24007,15 @@ class BuildsRun {
             ? `Jenkins build ${outcome.jobName} #${ref.number} (${ref.url}) goes on running (wait: ${wait})`
             : `queue item ${handOff.queueId} of ${outcome.jobName} (${outcome.queueUrl}) goes on in Jenkins (wait: false)`);
     }
-    /**
-     * The lone build's console, when the presenter streams it (log-stream.ts):
-     * a maker the engine calls at the build's start, which opens its group with
-     * workflow commands stopped; the engine's console reads tell its end.
-     */
-    liveConsole(item) {
-        const { settings, api, io } = this.step;
-        if (this.present.several || !settings.log || settings.wait !== 'finish')
-            return undefined;
-        return ref => {
-            const streamer = new ConsoleStreamer(api, ref, io);
-            io.startGroup(`Console of Jenkins ${item.entry.jobName} #${ref.number}`);
-            const resume = stopCommands(text => io.write(text));
-            item.live = {
-                streamer,
-                close: () => {
-                    if (!item.live)
-                        return;
-                    item.live = undefined;
-                    // Before commands resume: its lines must stay in the stopped region.
-                    streamer.flush();
-                    resume();
-                    io.endGroup();
-                }
-            };
-            return streamer;
-        };
-    }
     /** One build followed without its console (`log: false`): said, so that the step does not look hung (with `log`, its console shows it). */
     waitingSilently(item, ref) {
-        const { settings } = this.step;
-        if (!this.present.several && !settings.log && settings.wait === 'finish') {
+        if (this.lone && !this.step.settings.log) {
             this.log.info(`Waiting for Jenkins build ${item.entry.jobName} #${ref.number} to finish (log: false).`);
         }
     }
-    inputs(owners, run) {
-        const [first] = owners;
-        const ref = first && this.step.work.item(first.index).ref;
-        if (!first || !ref)
+    inputs([first], run) {
+        const ref = this.step.work.item(first.index).ref;
+        if (!ref)
             return;
         first.inputs ??= inputNotices(ref);
         // Its lines say "build #N" only: named after its job when there are several.
@@ -24590,8 +24035,6 @@ class BuildsRun {
     ended(owners, final, { watched }) {
         const { api, settings, signal, work } = this.step;
         const [first] = owners;
-        if (!first)
-            return;
         const tail = first.live?.streamer.tail();
         first.live?.close();
         const ref = buildRef(this.step.api, first.entry.job, final.number);
@@ -24618,7 +24061,7 @@ class BuildsRun {
                     reports: this.github,
                     owners
                 });
-                const shown = tail ?? (settings.log && watched ? await this.printConsole(ref) : []);
+                const shown = tail ?? (settings.log && watched ? await printConsole(this, ref) : []);
                 for (const item of owners)
                     item.report.tail = shown;
             }
@@ -24633,33 +24076,6 @@ class BuildsRun {
             }
         };
         this.side(complete());
-    }
-    /**
-     * A build that ended, printed whole in a group of its own after the
-     * groups already asked for, commands stopped (log-stream.ts); the engine
-     * reads it until Jenkins closes it. A console that cannot be read is said
-     * in the group: the build's result stands. Its last lines.
-     */
-    printConsole(ref) {
-        const { api, signal } = this.step;
-        return this.printer.group(`Console of Jenkins ${fullName(ref.job)} #${ref.number}`, sink => {
-            const streamer = new ConsoleStreamer(api, ref, sink);
-            return withCommandsStopped(text => sink.write(text), async () => {
-                try {
-                    await this.follower.drain(ref, streamer);
-                }
-                catch (error) {
-                    if (error instanceof errors/* Interrupted */.j$ || signal.aborted)
-                        throw error;
-                    streamer.notice(`Could not read the console: ${(0,error_text/* errorText */.k)(error)}`);
-                }
-                finally {
-                    // Before commands resume: its lines must stay in the stopped region.
-                    streamer.flush();
-                }
-                return streamer.tail();
-            });
-        });
     }
     /** A queue item or build that cannot be followed further. */
     lost(owners, error) {
@@ -24691,69 +24107,26 @@ class BuildsRun {
         this.failFast(item);
     }
     // ---- fail-fast -------------------------------------------------------------
-    /**
-     * fail-fast: the first failure stops every other build this step started
-     * (cancels its queue item, or stops it, escalating as on cancel), never
-     * one shared with another request, which is left running and not waited
-     * for. Stopped builds are still followed to their end, and reported.
-     */
+    /** fail-fast (fail-fast.ts): the first failure stops every other build this step started. */
     failFast(cause) {
-        const { settings, work } = this.step;
-        if (!settings.failFast || this.failingFast)
+        if (!this.step.settings.failFast || this.failingFast)
             return;
-        // Not those that ended already (their reports are on the way).
-        const others = this.items.filter(item => item !== cause &&
-            !work.item(item.index).done &&
-            !item.report.error &&
-            item.report.outcome.result === undefined);
         this.failingFast = true;
-        if (others.length === 0)
-            return;
-        this.log.info(`fail-fast: ${cause.entry.jobName} did not pass; stopping the other builds this step started.`);
-        const tracks = new Map();
-        for (const item of others) {
-            const key = item.track === undefined ? `item ${item.index}` : `track ${item.track}`;
-            tracks.set(key, [...(tracks.get(key) ?? []), item]);
-        }
-        for (const group of tracks.values())
-            this.side(this.stopGroup(group));
-    }
-    async stopGroup(group) {
-        const { api, work } = this.step;
-        const [first] = group;
-        if (!first)
-            return;
-        const name = first.entry.jobName;
-        const target = work.targetOf(first.index, api);
-        if (!target || target.shared) {
-            const note = `left running: ${SHARED_WORK_LEFT.replace(/^running: /, '')}`;
-            this.leave(group, target?.shared ? note : undefined);
-            return;
-        }
-        for (const item of group)
-            item.stopping = true;
-        const said = await abortRemote(api, target, namedLogger(this.log, name));
-        this.log.info(`fail-fast: ${name}: ${said}.`);
-        if (said.endsWith(SHARED_WORK_LEFT)) {
-            this.leave(group, 'left running: shared with another request');
-            return;
-        }
-        if (first.track !== undefined)
-            this.follower.expedite(first.track);
-    }
-    /** Stops following the items (their work is not this step's alone to stop). */
-    leave(group, note) {
-        for (const item of group) {
-            if (note)
-                item.report.left = note;
-            if (item.track !== undefined)
-                this.follower.drop(item.track);
-            this.step.work.finished(item.index);
-        }
+        for (const stop of stopOthers(this, cause, this.items))
+            this.side(stop);
     }
     // ---- helpers ---------------------------------------------------------------
-    owners(track) {
-        return this.items.filter(item => item.track === track);
+    /** The item's queue item: the one given, the given build's, or the one it queued. */
+    queueIdOf({ begin, index }) {
+        if (begin.kind === 'queue-item')
+            return begin.queueId;
+        return begin.kind === 'build' ? begin.build.queueId : this.step.work.item(index).queueId;
+    }
+    /** Runs `then` with the items that follow the engine's `track`, if any. */
+    owners(track, then) {
+        const [first, ...rest] = this.items.filter(item => item.track === track);
+        if (first)
+            then([first, ...rest]);
     }
     /** Work on the side: awaited before the run ends, and the engine runs until it settled (it may drain a console). */
     side(work) {
@@ -24772,8 +24145,10 @@ class BuildsRun {
     async settlePending() {
         while (this.pending.size > 0) {
             const work = Promise.all([...this.pending]);
-            if (this.step.signal.aborted)
-                return (0,wait/* settleBy */.pN)(work, Date.now() + SETTLE_ON_ABORT_MS);
+            if (this.step.signal.aborted) {
+                await (0,wait/* settleBy */.pN)(work, Date.now() + SETTLE_ON_ABORT_MS);
+                return;
+            }
             await work;
         }
     }
@@ -24784,55 +24159,52 @@ class BuildsRun {
 
 
 
+
+
+
 /** How many commits a settle run reads at most. */
 const MAX_COMMITS = 100;
 /** The hand-offs still pending, in the order their commits were read. */
 async function pendingHandOffs(o) {
-    const { client, owner, repo, signal, logger } = o;
+    const { session, settings } = o;
+    const { logger } = session;
+    const { context, creator } = settings.settle ?? {};
+    const identity = new TokenIdentity({ session, configured: creator });
     const commits = await commitsToRead(o);
     const found = [];
     /** Who the token is, once asked and not the creator: undefined when it cannot be told. */
     let me = null;
     const read = new Set();
     for (const { sha: given, pull } of commits) {
-        const sha = given ?? (await readPullHead(client, { owner, repo, number: pull ?? 0, signal })).sha;
+        const sha = given ?? (await readPullHead(session.client, o, pull ?? 0)).sha;
         // The `commit` input may be a pull request's head too: read once.
         if (read.has(sha))
             continue;
         read.add(sha);
         const where = pull === undefined ? sha.slice(0, 12) : `#${pull} (${sha.slice(0, 12)})`;
-        const latest = new Map();
-        for (const status of await readStatuses(client, { owner, repo, sha, signal })) {
-            if (!latest.has(status.context))
-                latest.set(status.context, status);
-        }
-        for (const status of latest.values()) {
+        const statuses = await readStatuses(o, sha);
+        // The first of a context is its latest, the one GitHub shows.
+        const latest = statuses.filter((s, i) => statuses.findIndex(t => t.context === s.context) === i);
+        for (const status of latest) {
             const handOff = status.state === 'pending' ? parseHandOff(status.description) : undefined;
             if (!handOff)
                 continue;
-            if (o.context !== undefined && status.context !== o.context)
+            if (context !== undefined && status.context !== context)
                 continue;
             // Asked once (TokenIdentity), and only when there is a hand-off to own.
-            if (!(await o.identity.owns(status.creator))) {
-                me = await o.identity.login();
+            if (!(await identity.owns(status.creator))) {
+                me = await identity.login();
                 logger.debug(`Settle: '${status.context}' on ${where} was written by ${status.creator ?? 'nobody known'}, not by the github-token's identity (${me?.toLowerCase() ?? 'unknown'}): left alone.`);
                 continue;
             }
-            const job = handOffJob(status.targetUrl, o.baseUrl);
+            const job = handOffJob(status.targetUrl, settings.url);
             if (!job) {
-                logger.debug(`Settle: '${status.context}' on ${where} points at no job below ${o.baseUrl}: left alone, nothing is requested there.`);
+                logger.debug(`Settle: '${status.context}' on ${where} points at no job below ${settings.url}: left alone, nothing is requested there.`);
                 continue;
             }
-            if (o.job && o.job.length > 0 && !sameJob(job, o.job))
+            if (settings.job.length > 0 && !sameJob(job, settings.job))
                 continue;
-            found.push({
-                sha,
-                ...(pull === undefined ? {} : { pull }),
-                context: status.context,
-                job,
-                handOff,
-                status
-            });
+            found.push({ sha, pull, context: status.context, job, handOff, status });
         }
     }
     if (me === undefined) {
@@ -24841,23 +24213,21 @@ async function pendingHandOffs(o) {
     logger.debug(`Settle: ${found.length} hand-off(s) pending on ${commits.length} commit(s): ${found.map(h => `${h.context} (${fullName(h.job)})`).join(', ') || 'none'}.`);
     return found;
 }
+const SAME = ['state', 'description', 'targetUrl', 'creator'];
 /** The latest status of `h`'s context on its commit is still that hand-off (one request). Never rejects: false when it cannot be read. */
 async function stillPending(o, h) {
     try {
-        const statuses = await readStatuses(o.client, { ...o, sha: h.sha });
+        const statuses = await readStatuses(o, h.sha);
         const latest = statuses.find(s => s.context === h.context);
-        const same = latest !== undefined &&
-            latest.state === 'pending' &&
-            latest.description === h.status.description &&
-            latest.targetUrl === h.status.targetUrl &&
-            latest.creator === h.status.creator;
+        // h.status is pending: the same state, text, link and creator.
+        const same = latest !== undefined && SAME.every(key => latest[key] === h.status[key]);
         if (!same) {
-            o.logger.info(`Settle: '${h.context}' on ${h.sha.slice(0, 12)} changed since it was read (now ${latest?.state ?? 'gone'}: ${latest?.description ?? ''}): left as it is.`);
+            o.session.logger.info(`Settle: '${h.context}' on ${h.sha.slice(0, 12)} changed since it was read (now ${latest?.state ?? 'gone'}: ${latest?.description ?? ''}): left as it is.`);
         }
         return same;
     }
     catch (error) {
-        o.logger.warning(`Settle: could not read '${h.context}' on ${h.sha.slice(0, 12)} again before writing it, so it is left pending: ${(0,error_text/* errorText */.k)(error)}`);
+        o.session.logger.warning(`Settle: could not read '${h.context}' on ${h.sha.slice(0, 12)} again before writing it, so it is left pending: ${(0,error_text/* errorText */.k)(error)}`);
         return false;
     }
 }
@@ -24867,32 +24237,89 @@ async function stillPending(o, h) {
  * With more, each run reads the page its run number picks.
  */
 async function commitsToRead(o) {
-    const { client, owner, repo, signal, logger } = o;
+    const { logger } = o.session;
+    const { commit } = o.settings;
+    const runNumber = Number(process.env.GITHUB_RUN_NUMBER ?? '0') || 0;
     const states = ['pending', 'failure'];
     const pages = await Promise.all(states.map(async (state) => {
-        const first = await searchPulls(client, { owner, repo, state, signal });
+        const first = await searchPulls(o, state);
         const count = Math.ceil(first.total / 100);
-        const page = count > 1 ? 1 + (o.runNumber % count) : 1;
+        const page = count > 1 ? 1 + (runNumber % count) : 1;
         if (page === 1)
             return first;
-        return searchPulls(client, { owner, repo, state, signal, page });
+        return searchPulls(o, state, page);
     }));
     // In turn, each once (a Set keeps the order of first adding).
-    const pulls = new Set();
     const [pending = [], failing = []] = pages.map(page => page.pulls);
-    for (let i = 0; i < Math.max(pending.length, failing.length); i++) {
-        for (const pull of [pending[i], failing[i]]) {
-            if (pull !== undefined)
-                pulls.add(pull);
-        }
-    }
-    const commits = [...(o.commit ? [{ sha: o.commit }] : []), ...[...pulls].map(pull => ({ pull }))];
-    const total = pages.reduce((sum, page) => sum + page.total, 0) + (o.commit ? 1 : 0);
+    const turns = Math.max(pending.length, failing.length);
+    const inTurn = Array.from({ length: turns }, (_, i) => [pending[i], failing[i]]).flat();
+    const pulls = new Set(inTurn.filter(pull => pull !== undefined));
+    const commits = [...(commit ? [{ sha: commit }] : []), ...[...pulls].map(pull => ({ pull }))];
+    const total = pages.reduce((sum, page) => sum + page.total, 0) + (commit ? 1 : 0);
     const taken = commits.slice(0, MAX_COMMITS);
     if (total > taken.length) {
         logger.warning(`Settle: ${total - taken.length} more commits with a pending or failing status were left for a later run (at most ${MAX_COMMITS} are read a run; each run reads the next ones).`);
     }
     return taken;
+}
+/**
+ * The numbers of the repository's open pull requests whose head's combined status is
+ * `state` (GET /search/issues, page `page` of 100), oldest first; `total`:
+ * how many GitHub counts in all.
+ */
+async function searchPulls({ session, owner, repo }, state, page = 1) {
+    const { data } = await session.client.request('GET /search/issues', {
+        q: `repo:${owner}/${repo} is:pr is:open status:${state}`,
+        // Oldest first: a stable order, so that the pages a run number picks in turn cover them all.
+        sort: 'created',
+        order: 'asc',
+        per_page: 100,
+        page
+    });
+    const source = `GitHub's search for pull requests with status ${state}`;
+    const total = field(data, 'total_count');
+    const items = field(data, 'items');
+    if (typeof total !== 'number' || !Array.isArray(items)) {
+        throw new Undecodable(source, 'items', 'a search result', items === undefined);
+    }
+    const pulls = items.map((item, i) => required(item, 'number', PULL_NUMBER, `${source}'s [${i}]`));
+    return { pulls, total: Math.max(total, pulls.length) };
+}
+/**
+ * The commit's statuses, newest first (GET /repos/{owner}/{repo}/commits/{sha}/statuses,
+ * 100): the first of a context is its latest, the one GitHub shows.
+ */
+async function readStatuses({ session, owner, repo }, sha) {
+    const { data } = await session.client.rest.repos.listCommitStatusesForRef({
+        owner,
+        repo,
+        ref: sha,
+        per_page: 100
+    });
+    const source = `GitHub's statuses of ${sha.slice(0, 12)}`;
+    if (!Array.isArray(data))
+        throw new Error(`${source} are not a list`);
+    return data.map((entry, i) => {
+        const at = `${source}'s [${i}]`;
+        const state = STATES.find(known => known === field(entry, 'state'));
+        const context = field(entry, 'context');
+        if (!state)
+            throw new Undecodable(at, 'state', 'a state', !field(entry, 'state'));
+        if (typeof context !== 'string') {
+            throw new Undecodable(at, 'context', 'a context', context === undefined);
+        }
+        const text = (key) => {
+            const value = field(entry, key);
+            return typeof value === 'string' ? value : null;
+        };
+        return {
+            state,
+            context,
+            description: text('description'),
+            targetUrl: text('target_url'),
+            creator: github_values_optional(entry, 'creator.login', LOGIN, at)
+        };
+    });
 }
 
 ;// CONCATENATED MODULE: ./src/step/settle.ts
@@ -24916,16 +24343,14 @@ async function commitsToRead(o) {
 
 
 
-
 /** Settles the hand-offs whose builds ended; the `settled` output and a summary row for each. */
 async function settleHandOffs(step) {
-    const { settings, io, signal } = step;
+    const { settings, io } = step;
     const log = io.logger;
     const repository = repositoryOf(process.env);
     if (!repository) {
         throw new Error(`Input 'settle' needs the repository whose statuses to settle: GITHUB_REPOSITORY is not set (run it in a workflow).`);
     }
-    const { owner, repo } = repository;
     // Octokit loads only in this mode (start-up cost); "eager" keeps it in the one bundle file.
     const github = await Promise.resolve(/* import() eager */).then(__nccwpck_require__.bind(__nccwpck_require__, 792));
     // One session for the step: its rate limits and what is said once hold across the hand-offs.
@@ -24934,25 +24359,17 @@ async function settleHandOffs(step) {
         logger: log,
         bounds: step.githubBounds
     });
-    const where = { client: session.client, owner, repo, logger: log, signal };
+    const where = { ...repository, session };
     let found;
     try {
-        found = await pendingHandOffs({
-            ...where,
-            identity: new TokenIdentity({ session, logger: log, configured: settings.settle?.creator }),
-            baseUrl: settings.url,
-            commit: settings.commit,
-            context: settings.settle?.context,
-            job: settings.job,
-            runNumber: Number(process.env.GITHUB_RUN_NUMBER ?? '0') || 0
-        });
+        found = await pendingHandOffs({ ...where, settings });
     }
     catch (error) {
-        throw new Error(`Settle: could not read the pending statuses of ${owner}/${repo} from GitHub${(0,github_transport/* failureEnd */.m5)(error, io.redact)}. The github-token needs \`statuses: write\` and \`pull-requests: read\`.`);
+        throw new Error(`Settle: could not read the pending statuses of ${repository.owner}/${repository.repo} from GitHub${(0,github_transport/* failureEnd */.m5)(error, io.redact)}. The github-token needs \`statuses: write\` and \`pull-requests: read\`.`);
     }
     const settled = [];
     for (const handOff of found) {
-        const done = await settleOne(step, session, handOff, () => stillPending(where, handOff));
+        const done = await settleOne(step, handOff, where);
         if (done)
             settled.push(done);
     }
@@ -24963,7 +24380,7 @@ async function settleHandOffs(step) {
         await writeSummary(io.summary, reports, log, { several: true });
 }
 /** One hand-off: nothing while its work goes on; else its end reported as a followed build's. */
-async function settleOne(step, session, h, stillOurs) {
+async function settleOne(step, h, where) {
     const { api, settings, io, signal } = step;
     const log = io.logger;
     const name = fullName(h.job);
@@ -24983,9 +24400,9 @@ async function settleOne(step, session, h, stillOurs) {
         setOutput: () => undefined,
         redact: text => io.redact(text),
         reportName: h.context,
-        session
+        session: where.session
     });
-    const status = reports.status(h.context, { stillOurs });
+    const status = reports.status(h.context, { stillOurs: () => stillPending(where, h) });
     const report = { outcome: { jobName: name, jobUrl: api.jobUrl(h.job) }, tail: [] };
     const { outcome } = report;
     if (at.kind === 'ended') {
@@ -25078,6 +24495,7 @@ async function whereIs({ api }, h) {
 
 
 
+
 /** The action's entry point: the main step, or the post step on the second run. */
 async function main_run() {
     if (getState(State.IsPost) === 'true') {
@@ -25103,8 +24521,8 @@ async function main_run() {
 /**
  * The step, bounded by `timeout` and stopped by the runner's cancel signals
  * (runBounded): one flow for one `job` and several `jobs` (run-builds.ts),
- * presented as the inputs ask (presenter.ts); or list or disable jobs, or
- * settle hand-offs (settle.ts).
+ * presented as the inputs ask (presenter.ts); or list or disable jobs
+ * (below: the runs that build nothing), or settle hand-offs (settle.ts).
  */
 async function runStep(settings, io) {
     const present = presenterFor(settings);
@@ -25127,17 +24545,55 @@ async function runStep(settings, io) {
                 bounds: step.githubBounds
             });
             if (settled.listJobs)
-                return job_admin_listJobs(step.api, settled, io);
+                return main_listJobs(step.api, settled, io);
             if (settled.disable) {
                 return settled.jobs
                     ? disableJobs(step.api, settled.jobs, io)
-                    : job_admin_disableJob(step.api, settled, io);
+                    : main_disableJob(step.api, settled, io);
             }
             builds = new BuildsRun({ ...step, settings: settled }, present, uploads);
             return builds.run();
         },
         builds: () => builds
     });
+}
+/** `list-jobs`: the jobs of the folder in `job` (the root without it), as an output and in the log. */
+async function main_listJobs(api, settings, io) {
+    const names = await suggestingJobs(api, settings.job, io.logger, api.listJobs(settings.job));
+    io.setOutput(Output.Jobs, JSON.stringify(names));
+    if (settings.job.length > 0)
+        io.setOutput(Output.JobUrl, api.jobUrl(settings.job));
+    const where = settings.jobName ? `folder ${settings.jobName}` : api.baseUrl;
+    io.logger.info(`${names.length} job(s) in ${where}:`);
+    for (const name of names)
+        io.logger.info(`  ${shortName(name)}`);
+}
+/** `disable` with one `job`; its URL is the `job-url` output once Jenkins has shown it exists. */
+async function main_disableJob(api, entry, io) {
+    await suggestingJobs(api, entry.job, io.logger, api.disableJob(entry.job));
+    io.setOutput(Output.JobUrl, api.jobUrl(entry.job));
+    io.logger.info(`Disabled Jenkins job ${entry.jobName} (${api.jobUrl(entry.job)}).`);
+}
+/** `disable` with `jobs`: every listed job, at once; throws naming each one that could not be. */
+async function disableJobs(api, entries, io) {
+    const settled = await Promise.allSettled(entries.map(entry => api.disableJob(entry.job)));
+    const failures = [];
+    for (const [i, result] of settled.entries()) {
+        const entry = entries[i];
+        if (!entry)
+            continue;
+        if (result.status === 'fulfilled') {
+            io.logger.info(`Disabled Jenkins job ${entry.jobName} (${api.jobUrl(entry.job)}).`);
+        }
+        else if (result.reason instanceof errors/* Interrupted */.j$)
+            throw result.reason;
+        else
+            failures.push(`- ${entry.jobName}: ${(0,error_text/* errorText */.k)(result.reason)}`);
+    }
+    if (failures.length > 0) {
+        const head = `Could not disable ${failures.length} of ${entries.length} Jenkins jobs:`;
+        throw new Error([head, ...failures].join('\n'));
+    }
 }
 
 
@@ -29907,7 +29363,7 @@ const RESET_MARGIN_MS = 1000;
  * The rate-limit signs of a 403 or 429 answer, if it carries them.
  * @internal
  */
-async function rateLimitOf(response, now = Date.now()) {
+async function rateLimitOf(response) {
     const { status, headers } = response;
     if (status !== 403 && status !== 429)
         return undefined;
@@ -29916,13 +29372,13 @@ async function rateLimitOf(response, now = Date.now()) {
         .text()
         .catch(() => '');
     const secondary = /secondary rate limit|abuse detection/i.test(message);
-    const retryAfter = (0,retry/* parseRetryAfter */.mu)(headers.get('retry-after') ?? undefined, now);
+    const retryAfter = (0,retry/* parseRetryAfter */.mu)(headers.get('retry-after') ?? undefined);
     if (retryAfter !== undefined)
         return { status, waitMs: retryAfter, sign: 'retry-after', secondary };
     const reset = Number(headers.get('x-ratelimit-reset'));
     if (headers.get('x-ratelimit-remaining')?.trim() === '0') {
         // GitHub's clock says when the window resets, not the runner's.
-        const serverNow = Date.parse(headers.get('date') ?? '') || now;
+        const serverNow = Date.parse(headers.get('date') ?? '') || Date.now();
         const waitMs = Number.isFinite(reset) && reset > 0
             ? Math.max(0, reset * 1000 - serverNow) + RESET_MARGIN_MS
             : undefined;
@@ -29950,24 +29406,24 @@ class GithubSession {
     redact;
     /** The failures said once for the step (a timeout, a rate limit). */
     said = new Set();
-    now;
     /** Epoch ms before which GitHub holds requests back. */
     resumeAt = 0;
     held;
     /** Secondary limits in a row: each doubles the wait. */
     secondaryRun = 0;
     saidFor = 0;
+    /** The step's log, where every report of the session writes. */
+    logger;
     constructor(o) {
         this.o = o;
+        this.logger = o.logger;
         const secrets = new redaction/* Redaction */.k();
         secrets.add(o.token);
         this.redact = text => secrets.redact(text);
-        this.now = o.now ?? Date.now;
-        const bounds = () => o.bounds?.current() ?? {};
-        // cast: @actions/github types its request defaults loosely; its fetch is the global one, proxied.
-        const base = o.fetch ?? defaults.request?.fetch ?? fetch;
-        const { requestTimeoutMs, maxBodyBytes } = o;
-        const bounded = (0,github_transport/* boundedFetch */.A)({ base, bounds, requestTimeoutMs, maxBodyBytes });
+        const bounds = () => o.bounds?.() ?? {};
+        // cast: @actions/github types its request defaults loosely; its fetch honours the runner's proxy settings.
+        const base = defaults.request?.fetch ?? fetch;
+        const bounded = (0,github_transport/* boundedFetch */.A)(base, bounds);
         this.client = getOctokit(o.token, {
             request: { fetch: this.rateLimited(bounded, bounds) },
             // Octokit would otherwise print its own warnings to the console.
@@ -29989,7 +29445,7 @@ class GithubSession {
      * the report; true when it was one (the caller says nothing more).
      */
     handled({ kind, message }, what) {
-        const log = this.o.logger;
+        const log = this.logger;
         if (kind === 'stopped')
             log.info(`${message}.`);
         else if (kind !== 'timeout' && kind !== 'rate-limited')
@@ -30021,12 +29477,15 @@ class GithubSession {
             for (let attempt = 1;; attempt++) {
                 await this.ready(what, bounds());
                 const response = await inner(input, init);
-                const limit = await rateLimitOf(response, this.now());
+                const limit = await rateLimitOf(response);
                 if (!limit) {
                     this.secondaryRun = 0;
                     return response;
                 }
-                this.hold(limit);
+                // A secondary limit that names no time: one minute, doubling while it lasts.
+                const waitMs = limit.waitMs ?? SECONDARY_WAIT_MS * 2 ** this.secondaryRun++;
+                this.held = limit;
+                this.resumeAt = Math.max(this.resumeAt, Date.now() + waitMs);
                 if (attempt >= MAX_TRIES)
                     throw this.refusal(what, `after ${attempt} tries`);
             }
@@ -30034,7 +29493,7 @@ class GithubSession {
     }
     /** Waits while GitHub holds requests back, within `bounds`; throws rate-limited when it cannot. */
     async ready(what, bounds) {
-        const wait = this.resumeAt - this.now();
+        const wait = this.resumeAt - Date.now();
         if (wait <= 0)
             return;
         if (wait > MAX_WAIT_MS) {
@@ -30045,7 +29504,7 @@ class GithubSession {
         }
         if (this.saidFor !== this.resumeAt) {
             this.saidFor = this.resumeAt;
-            this.o.logger.info(`GitHub's rate limit holds requests back (HTTP ${this.held?.status}, ${this.held?.sign}): waiting ${(0,duration/* formatDuration */.a3)(wait)} before ${what}, as GitHub asks.`);
+            this.logger.info(`GitHub's rate limit holds requests back (HTTP ${this.held?.status}, ${this.held?.sign}): waiting ${(0,duration/* formatDuration */.a3)(wait)} before ${what}, as GitHub asks.`);
         }
         try {
             await (0,util_wait/* sleep */.yy)(wait, bounds.signal);
@@ -30054,15 +29513,10 @@ class GithubSession {
             throw new github_transport/* GithubTransportError */.RV('stopped', `Stopped waiting for GitHub's rate limit before ${what}: the step was stopped`);
         }
     }
-    hold(limit) {
-        const waitMs = limit.waitMs ?? SECONDARY_WAIT_MS * 2 ** this.secondaryRun++;
-        this.held = limit;
-        this.resumeAt = Math.max(this.resumeAt, this.now() + waitMs);
-    }
     refusal(what, why) {
         const held = this.held;
         // Whole seconds, rounded up: GitHub's own unit, and never said shorter than it is.
-        const left = Math.ceil(Math.max(0, this.resumeAt - this.now()) / 1000) * 1000;
+        const left = Math.ceil(Math.max(0, this.resumeAt - Date.now()) / 1000) * 1000;
         return new github_transport/* GithubTransportError */.RV('rate-limited', `GitHub's ${held?.secondary ? 'secondary ' : ''}rate limit held back ${what} (HTTP ${held?.status}, ${held?.sign}) for ${(0,duration/* formatDuration */.a3)(left)} more, ${why}`);
     }
 }
@@ -30144,44 +29598,45 @@ function requestName(input, init) {
     const method = init?.method ?? (input instanceof Request ? input.method : 'GET');
     return { what: `${method.toUpperCase()} ${url.pathname}`, server: url.origin };
 }
-/** A fetch whose every exchange is bounded (see the file comment); the answer comes back read whole. */
-function boundedFetch(o) {
+/**
+ * `base` (@actions/github's fetch, through the runner's proxy) with every
+ * exchange bounded by `bounds` (those of a request that starts now: the
+ * step's, then the abort's budget) and the file comment's; the answer comes
+ * back read whole.
+ */
+function boundedFetch(base, bounds) {
     return async (input, init) => {
-        const { signal, deadline } = o.bounds();
+        const { signal, deadline } = bounds();
         const { what, server } = requestName(input, init);
         if (signal?.aborted) {
             throw new GithubTransportError('stopped', `Did not send ${what} to GitHub at ${server}: the step was stopped`);
         }
         const started = Date.now();
         const elapsed = () => (0,_jenkins_transport_limits_js__WEBPACK_IMPORTED_MODULE_0__/* .seconds */ .Y)(Date.now() - started);
-        const limit = o.requestTimeoutMs ?? GITHUB_REQUEST_TIMEOUT_MS;
+        // The first bound met cuts the exchange; its error is the abort's reason.
         const controller = new AbortController();
         let answered = false;
         let received = 0;
-        let failure;
-        const cut = (error) => {
-            if (failure)
-                return;
-            failure = error;
-            controller.abort(error);
+        const cut = (kind, message) => {
+            if (!controller.signal.aborted)
+                controller.abort(new GithubTransportError(kind, message));
         };
-        const onStop = () => cut(new GithubTransportError('stopped', answered
+        const onStop = () => cut('stopped', answered
             ? `Stopped waiting for GitHub at ${server}: it had sent ${received} bytes of its answer to ${what} in ${elapsed()}`
-            : `Stopped waiting for GitHub at ${server}: no answer to ${what} after ${elapsed()}`));
+            : `Stopped waiting for GitHub at ${server}: no answer to ${what} after ${elapsed()}`);
         signal?.addEventListener('abort', onStop, { once: true });
         const toDeadline = deadline === undefined ? Infinity : deadline + (signal ? BACKSTOP_MS : 0) - started;
-        const byDeadline = toDeadline < limit;
-        const when = byDeadline ? 'before the deadline' : `within ${(0,_jenkins_transport_limits_js__WEBPACK_IMPORTED_MODULE_0__/* .seconds */ .Y)(limit)}`;
-        const timer = setTimeout(() => cut(new GithubTransportError('timeout', answered
+        const byDeadline = toDeadline < GITHUB_REQUEST_TIMEOUT_MS;
+        const when = byDeadline ? 'before the deadline' : `within ${(0,_jenkins_transport_limits_js__WEBPACK_IMPORTED_MODULE_0__/* .seconds */ .Y)(GITHUB_REQUEST_TIMEOUT_MS)}`;
+        const timer = setTimeout(() => cut('timeout', answered
             ? `GitHub at ${server} did not finish sending its answer to ${what} ${when} (${received} bytes received)`
-            : `No answer from GitHub at ${server} to ${what} ${when}`)), Math.max(0, Math.min(limit, toDeadline)));
+            : `No answer from GitHub at ${server} to ${what} ${when}`), Math.max(0, Math.min(GITHUB_REQUEST_TIMEOUT_MS, toDeadline)));
         try {
-            const response = await o.base(input, { ...init, signal: controller.signal });
+            const response = await base(input, { ...init, signal: controller.signal });
             answered = true;
-            const max = o.maxBodyBytes ?? GITHUB_MAX_BODY_BYTES;
-            const tooLarge = (size) => new GithubTransportError('too-large', `GitHub at ${server} answered ${what} with ${size}, more than the ${(0,_util_bytes_js__WEBPACK_IMPORTED_MODULE_2__/* .formatBytes */ .z)(max)} this action reads`);
+            const tooLarge = (size) => new GithubTransportError('too-large', `GitHub at ${server} answered ${what} with ${size}, more than the ${(0,_util_bytes_js__WEBPACK_IMPORTED_MODULE_2__/* .formatBytes */ .z)(GITHUB_MAX_BODY_BYTES)} this action reads`);
             const declared = Number(response.headers.get('content-length'));
-            if (response.body && declared > max) {
+            if (response.body && declared > GITHUB_MAX_BODY_BYTES) {
                 await response.body.cancel().catch(() => undefined);
                 throw tooLarge(`${declared} bytes`);
             }
@@ -30189,7 +29644,7 @@ function boundedFetch(o) {
             const chunks = [];
             for await (const chunk of response.body ?? []) {
                 received += chunk.byteLength;
-                if (received > max)
+                if (received > GITHUB_MAX_BODY_BYTES)
                     throw tooLarge(`more than ${received} bytes`);
                 chunks.push(chunk);
             }
@@ -30200,8 +29655,9 @@ function boundedFetch(o) {
             return copy;
         }
         catch (error) {
-            if (failure)
-                throw failure;
+            const cutBy = controller.signal.reason;
+            if (cutBy instanceof GithubTransportError)
+                throw cutBy;
             if (error instanceof GithubTransportError)
                 throw error;
             throw new GithubTransportError('network', `The connection to GitHub at ${server} failed during ${what}: ${causeText(error)}`);
@@ -30276,6 +29732,7 @@ function kib(bytes) {
  */
 const MAX_DURATION_MS = 120 * 60 * 60 * 1000;
 const UNITS_MS = { h: 3_600_000, m: 60_000, s: 1000 };
+const DURATION = /^(\d+)$|^(?:(\d+)\s*h)?\s*(?:(\d+)\s*m)?\s*(?:(\d+)\s*s)?$/i;
 /**
  * Parses `90` (seconds), `90s`, `15m`, `2h` or a combination in the order
  * h, m, s (`1h30m`, `2h 5m 10s`) into milliseconds. Units are
@@ -30285,22 +29742,12 @@ const UNITS_MS = { h: 3_600_000, m: 60_000, s: 1000 };
 function parseDuration(value, input) {
     const expected = `expected seconds (\`90\`) or whole numbers with units h, m, s (\`90s\`, \`15m\`, \`2h\`, \`1h30m\`), more than 0 and at most ${MAX_DURATION_MS / 3_600_000}h`;
     const text = value.trim();
-    let ms;
-    if (/^\d+$/.test(text)) {
-        ms = Number(text) * UNITS_MS.s;
-    }
-    else {
-        const match = /^(?:(\d+)\s*h)?\s*(?:(\d+)\s*m)?\s*(?:(\d+)\s*s)?$/i.exec(text);
-        if (match && (match[1] ?? match[2] ?? match[3]) !== undefined) {
-            ms =
-                Number(match[1] ?? 0) * UNITS_MS.h +
-                    Number(match[2] ?? 0) * UNITS_MS.m +
-                    Number(match[3] ?? 0) * UNITS_MS.s;
-        }
-    }
-    if (ms === undefined) {
+    // Plain seconds, or hours, minutes and seconds with their units (one of them at least).
+    const [, plain, h, m, s = plain] = DURATION.exec(text) ?? [];
+    if ((h ?? m ?? s) === undefined) {
         throw new _input_error_js__WEBPACK_IMPORTED_MODULE_0__/* .InputError */ .d(`Input '${input}' ('${(0,_shorten_js__WEBPACK_IMPORTED_MODULE_1__/* .clip */ .$)(text)}') is not a duration: ${expected}.`);
     }
+    const ms = Number(h ?? 0) * UNITS_MS.h + Number(m ?? 0) * UNITS_MS.m + Number(s ?? 0) * UNITS_MS.s;
     if (!(ms > 0) || !(ms <= MAX_DURATION_MS)) {
         throw new _input_error_js__WEBPACK_IMPORTED_MODULE_0__/* .InputError */ .d(`Input '${input}' ('${(0,_shorten_js__WEBPACK_IMPORTED_MODULE_1__/* .clip */ .$)(text)}') is out of range: ${expected}.`);
     }
@@ -30361,9 +29808,8 @@ function errorCode(error) {
 
 // EXPORTS
 __nccwpck_require__.d(__webpack_exports__, {
-  Dw: () => (/* binding */ collectAllGarbage),
-  ul: () => (/* binding */ collectYoungGarbage),
-  Dd: () => (/* binding */ keepYoungGenerationSmall)
+  i: () => (/* binding */ collectGarbage),
+  D: () => (/* binding */ keepYoungGenerationSmall)
 });
 
 ;// CONCATENATED MODULE: external "node:v8"
@@ -30384,25 +29830,16 @@ function keepYoungGenerationSmall() {
 }
 let collect;
 /**
- * Runs a scavenge now, to free the read buffers of a fast download: a 200 MB
- * artifact took the step from about 62 MB to 110 MB of RSS without it. Does
- * nothing where gc() cannot be had. How:
- * docs/internals.md, "A scavenge for a fast download".
+ * A collection now; nothing where gc() cannot be had. `minor`, a scavenge,
+ * frees the read buffers of a fast download: a 200 MB artifact took the step
+ * from about 62 MB to 110 MB of RSS without it (docs/internals.md, "A
+ * scavenge for a fast download"). `major`, a full collection, follows much
+ * text let go at once (the job summary cut down to its limit,
+ * summary-cap.ts): V8 would otherwise grow the heap by that much before it
+ * looked; a 10 MB summary of 100 builds peaked 25 MB lower with it (bench
+ * scenario summary-memory).
  */
-function collectYoungGarbage() {
-    collector()?.({ type: 'minor' });
-}
-/**
- * A full collection now, after much text was let go at once (the job
- * summary cut down to its limit, summary-cap.ts): V8 would otherwise grow
- * the heap by that much before it looked. A 10 MB summary of 100 builds
- * peaked 25 MB lower with it (bench scenario summary-memory). Where gc() is
- * not available this does nothing.
- */
-function collectAllGarbage() {
-    collector()?.({ type: 'major' });
-}
-function collector() {
+function collectGarbage(type) {
     if (collect === undefined) {
         try {
             (0,external_node_v8_namespaceObject.setFlagsFromString)('--expose-gc');
@@ -30414,7 +29851,7 @@ function collector() {
             collect = null;
         }
     }
-    return collect;
+    collect?.({ type });
 }
 
 
@@ -30439,9 +29876,10 @@ function collector() {
 
 /** An `<a>` to an http(s) URL, else the escaped text alone. */
 function link(text, url) {
-    // Only http(s) links: a URL that came back from Jenkins must not become `javascript:`.
-    const href = (0,_http_url_js__WEBPACK_IMPORTED_MODULE_0__/* .httpHref */ .Ge)(url);
-    return href ? `<a href="${escapeAttribute(href)}">${escapeHtml(text)}</a>` : escapeHtml(text);
+    // Only http(s) links (a URL that came back from Jenkins must not become `javascript:`),
+    // escaped for the attribute.
+    const href = (0,_http_url_js__WEBPACK_IMPORTED_MODULE_0__/* .httpHref */ .Ge)(url)?.replace(/[&<>"']/g, c => `&#${c.charCodeAt(0)};`);
+    return href ? `<a href="${href}">${escapeHtml(text)}</a>` : escapeHtml(text);
 }
 /**
  * Makes text inert in the summary: HTML special characters and the characters
@@ -30456,9 +29894,6 @@ function escapeHtml(text) {
         .replace(/[&<>"'`*_[\]\\|~#]/g, c => `&#${c.charCodeAt(0)};`)
         .replace(/\r\n|\r|\n/g, '<br>')
         .replace(/\t/g, ' '));
-}
-function escapeAttribute(text) {
-    return text.replace(/[&<>"']/g, c => `&#${c.charCodeAt(0)};`);
 }
 /** Most characters of HTML read for its text: far more than any summary shows of it. */
 const MAX_HTML_CHARS = 16_384;
@@ -30564,7 +29999,7 @@ class InputError extends Error {
 /**
  * The one redaction: a list of secrets, and text with every occurrence of
  * each, in every form a text may carry it, replaced by `***` (overlapping
- * and touching ones by one). The step's list (step/secrets.ts) takes every
+ * and touching ones by one). The step's list (step/step-io.ts) takes every
  * text the step writes, the Jenkins client's its own messages
  * (jenkins/transport/requester.ts), and jenkins-build's stands for the
  * runner's masker (cli/main.ts). Why each form and each rule:
@@ -30575,13 +30010,13 @@ class InputError extends Error {
 const MIN_CHARS = 4;
 /** A secret's runs of 8 letters and digits or more: secret on their own in `text` mode. */
 const RUNS = /[\p{L}\p{N}]{8,}/gu;
-/** What a cut leaves (util/shorten.ts, util/markdown.ts, the console's tail). */
+/** What a cut leaves (util/shorten.ts, outcome/pr-comment-body.ts, the console's tail). */
 const ELLIPSIS = '…';
 /** A list of secrets, and the redaction of text by it. */
 class Redaction {
     mode;
+    /** Every form of every secret, once. */
     forms = new Set();
-    sorted;
     constructor(mode = 'text') {
         this.mode = mode;
     }
@@ -30605,33 +30040,28 @@ class Redaction {
         }
         if (this.forms.size === 0)
             return result;
-        const forms = (this.sorted ??= [...this.forms]);
         const ranges = [];
-        for (const form of forms) {
+        for (const form of this.forms) {
             for (let at = result.indexOf(form); at >= 0; at = result.indexOf(form, at + 1)) {
                 ranges.push([at, at + form.length]);
             }
         }
         if (this.mode === 'text')
-            ranges.push(...cutParts(result, forms));
+            ranges.push(...cutParts(result, this.forms));
         if (ranges.length === 0)
             return result;
-        ranges.sort((a, b) => a[0] - b[0]);
-        const merged = [];
-        for (const [start, end] of ranges) {
-            const last = merged.at(-1);
-            if (last && start <= last[1])
-                last[1] = Math.max(last[1], end);
-            else
-                merged.push([start, end]);
-        }
+        // Each character a secret covers is marked; each run of marks becomes one `***`.
+        const secret = new Uint8Array(result.length);
+        for (const [start, end] of ranges)
+            secret.fill(1, start, end);
         let out = '';
-        let from = 0;
-        for (const [start, end] of merged) {
-            out += `${result.slice(from, start)}***`;
-            from = end;
+        for (let at = 0, end = 0; at < result.length; at = end) {
+            end = secret.indexOf(secret[at] ? 0 : 1, at);
+            if (end < 0)
+                end = result.length;
+            out += secret[at] ? '***' : result.slice(at, end);
         }
-        return out + result.slice(from);
+        return out;
     }
     addForms(value) {
         if (this.mode === 'text' && value.length < MIN_CHARS)
@@ -30646,10 +30076,8 @@ class Redaction {
             ];
         const min = this.mode === 'text' ? MIN_CHARS : 1;
         for (const form of forms) {
-            if (form.length >= min && !this.forms.has(form)) {
+            if (form.length >= min)
                 this.forms.add(form);
-                this.sorted = undefined;
-            }
         }
     }
 }
@@ -30829,16 +30257,15 @@ function sleep(ms, signal) {
         throw signal?.aborted ? new StepAborted(abortReason(signal)) : error;
     });
 }
-/** Waits for `work` to settle, but not past `until` (epoch ms); never throws. */
+/** Waits for `work` to settle, but not past `until` (epoch ms): whether it did; never throws. */
 async function settleBy(work, until) {
     const done = new AbortController();
-    const ignore = () => undefined;
-    await Promise.race([
-        work.then(ignore, ignore),
-        // eslint-disable-next-line local/no-positional-undefined -- node:timers/promises: the value before the options
-        (0,promises_namespaceObject.setTimeout)(Math.max(0, until - Date.now()), undefined, { signal: done.signal }).catch(ignore)
+    const settled = await Promise.race([
+        work.catch(() => undefined).then(() => true),
+        (0,promises_namespaceObject.setTimeout)(Math.max(0, until - Date.now()), false, { signal: done.signal }).catch(() => false)
     ]);
     done.abort();
+    return settled;
 }
 
 

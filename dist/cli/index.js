@@ -6,7 +6,7 @@ import './sourcemap-register.cjs';import { createRequire as __WEBPACK_EXTERNAL_c
 /***/ ((module, __unused_webpack___webpack_exports__, __nccwpck_require__) => {
 
 __nccwpck_require__.a(module, async (__webpack_handle_async_dependencies__, __webpack_async_result__) => { try {
-/* harmony import */ var _main_js__WEBPACK_IMPORTED_MODULE_0__ = __nccwpck_require__(4908);
+/* harmony import */ var _main_js__WEBPACK_IMPORTED_MODULE_0__ = __nccwpck_require__(2092);
 
 (0,_main_js__WEBPACK_IMPORTED_MODULE_0__/* .exitWith */ .n)(await (0,_main_js__WEBPACK_IMPORTED_MODULE_0__/* .run */ .e)(process.argv.slice(2)));
 
@@ -15,7 +15,7 @@ __webpack_async_result__();
 
 /***/ }),
 
-/***/ 4908:
+/***/ 2092:
 /***/ ((__unused_webpack_module, __webpack_exports__, __nccwpck_require__) => {
 
 
@@ -33,6 +33,12 @@ const external_node_path_namespaceObject = __WEBPACK_EXTERNAL_createRequire(impo
 const external_node_url_namespaceObject = __WEBPACK_EXTERNAL_createRequire(import.meta.url)("node:url");
 // EXTERNAL MODULE: ./node_modules/yaml/dist/index.js
 var dist = __nccwpck_require__(8815);
+;// CONCATENATED MODULE: ./src/util/is-record.ts
+/** Whether `value` is a JSON object (not null, not a list): where every decode of a parsed answer, event or file starts. */
+function isRecord(value) {
+    return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+
 ;// CONCATENATED MODULE: ./src/cli/action-yml.ts
 /**
  * The action's inputs as action.yml declares them: the one list the
@@ -40,6 +46,7 @@ var dist = __nccwpck_require__(8815);
  * runner emulation its defaults (an input added to action.yml is a flag
  * with no change here).
  */
+
 
 
 /**
@@ -57,17 +64,12 @@ function readActionInputs(path) {
             throw new Error(`${path}: input ${name} is not a mapping`);
         return {
             name,
-            description: action_yml_text(spec.description),
+            description: typeof spec.description === 'string' ? spec.description : '',
+            /** The `default:` as the runner passes it; undefined when there is none. */
             default: typeof spec.default === 'string' ? spec.default : undefined,
-            required: action_yml_text(spec.required) === 'true'
+            required: spec.required === 'true'
         };
     });
-}
-function isRecord(value) {
-    return typeof value === 'object' && value !== null && !Array.isArray(value);
-}
-function action_yml_text(value) {
-    return typeof value === 'string' ? value : '';
 }
 
 ;// CONCATENATED MODULE: ./src/util/name-value.ts
@@ -143,6 +145,8 @@ function closestNames(name, candidates, max = 3) {
  * help, and nothing here changes when an input is added. Inputs whose
  * default is `true` or `false` are switches (`--log`, `--no-log`,
  * `--log=false`, and `--wait=started` for one that takes a third value).
+ * The action's messages name these flags where they name an input
+ * (terminalWording, at the end).
  */
 
 
@@ -184,10 +188,6 @@ function parseCommandLine(argv, inputs, env) {
     const own = { json: false, verbose: false, help: false };
     /** Where the job summary goes: a file, or stdout for `-` (STDOUT). */
     let summary;
-    /** How the `files` input was given, for the messages that name it. */
-    let fileFlag;
-    /** Said before the run: a secret on the command line. */
-    const warnings = [];
     const params = [];
     const files = [];
     const flagged = new Set();
@@ -204,9 +204,7 @@ function parseCommandLine(argv, inputs, env) {
                 ? `unknown option ${arg}`
                 : `unexpected argument '${arg}': every input is a flag (--job NAME, --url URL, ...)`);
         }
-        const eq = long.indexOf('=');
-        const name = long.slice(2, eq < 0 ? undefined : eq);
-        const inline = eq < 0 ? undefined : long.slice(eq + 1);
+        const [, name = '', inline] = /^--([^=]*)(?:=(.*))?$/s.exec(long) ?? [];
         // The value after `=`, else the next argument.
         const value = () => {
             const next = inline ?? argv[++i];
@@ -214,44 +212,32 @@ function parseCommandLine(argv, inputs, env) {
                 throw new UsageError(`${arg} needs a value`);
             return next;
         };
+        const negated = name.startsWith('no-') ? table.get(name.slice(3)) : undefined;
+        if (negated && !isSwitch(negated)) {
+            throw new UsageError(`--${name}: --${negated.name} is not an on/off input`);
+        }
+        if (inline !== undefined && (negated || name === 'json' || name === 'verbose')) {
+            throw new UsageError(`--${name} takes no value`);
+        }
         if (name === 'param')
             params.push(param(value(), params.length + 1));
         else if (name === 'file')
             files.push(fileSpec(value(), files.length + 1));
         else if (name === 'summary')
             summary = value();
-        else if (name === 'json' || name === 'verbose') {
-            if (inline !== undefined)
-                throw new UsageError(`--${name} takes no value`);
+        else if (name === 'json' || name === 'verbose')
             own[name] = true;
+        else {
+            // The rest name inputs.
+            const input = negated ?? table.get(name);
+            if (!input)
+                throw new UsageError(`unknown option --${name}${suggestion(name, table)}`);
+            const next = argv[i + 1];
+            // A switch alone is on; a word after it is its value (`--wait started`).
+            const alone = inline === undefined && isSwitch(input) && (next === undefined || next.startsWith('-'));
+            given[input.name] = negated ? 'false' : alone ? 'true' : value();
+            flagged.add(input.name);
         }
-        // The command's own flags are done; the rest name inputs.
-        if (['param', 'file', 'summary', 'json', 'verbose'].includes(name))
-            continue;
-        const negated = name.startsWith('no-') ? table.get(name.slice(3)) : undefined;
-        if (negated) {
-            if (!isSwitch(negated)) {
-                throw new UsageError(`--${name}: --${negated.name} is not an on/off input`);
-            }
-            if (inline !== undefined)
-                throw new UsageError(`--${name} takes no value`);
-            given[negated.name] = 'false';
-            flagged.add(negated.name);
-            continue;
-        }
-        const input = table.get(name);
-        if (!input)
-            throw new UsageError(`unknown option --${name}${suggestion(name, table)}`);
-        const next = argv[i + 1];
-        if (inline !== undefined)
-            given[name] = inline;
-        // A switch alone is on; a word after it is its value (`--wait started`).
-        else if (isSwitch(input) && (next === undefined || next.startsWith('-'))) {
-            given[name] = 'true';
-        }
-        else
-            given[name] = value();
-        flagged.add(name);
     }
     if (params.length > 0) {
         if (flagged.has('parameters'))
@@ -263,10 +249,7 @@ function parseCommandLine(argv, inputs, env) {
         if (flagged.has('files'))
             throw new UsageError('give either --files or --file, not both');
         given.files = files.join('\n');
-        fileFlag = '--file';
     }
-    else if (flagged.has('files'))
-        fileFlag = '--files';
     if (own.json && summary === STDOUT) {
         throw new UsageError('give either --json or --summary -, not both: each writes to stdout');
     }
@@ -275,13 +258,14 @@ function parseCommandLine(argv, inputs, env) {
         if (!flagged.has(name) && fromEnv)
             given[name] = fromEnv;
     }
-    for (const name of SECRET_INPUTS) {
-        if (!flagged.has(name))
-            continue;
+    /** Said before the run: a secret on the command line. */
+    const warnings = SECRET_INPUTS.filter(name => flagged.has(name)).map(name => {
         const variable = name === 'github-token' ? 'GITHUB_TOKEN' : ENV_INPUTS[name];
-        warnings.push(`--${name} on the command line lands in your shell history, and in the process list while this runs` +
+        return (`--${name} on the command line lands in your shell history, and in the process list while this runs` +
             (variable ? `; set ${variable} in the environment instead.` : '.'));
-    }
+    });
+    /** How the `files` input was given, for the messages that name it. */
+    const fileFlag = files.length > 0 ? '--file' : flagged.has('files') ? '--files' : undefined;
     /** `fileValues`: the `--file` values, in order (each a line of `files`). */
     return { given, ...own, summary, fileFlag, fileValues: files, warnings };
 }
@@ -324,10 +308,103 @@ function suggestion(name, table) {
     const close = closestNames(name, [...table.keys(), ...OWN_FLAGS]);
     return close.length > 0 ? ` (did you mean ${close.map(n => `--${n}`).join(', ')}?)` : '';
 }
+/**
+ * The action's messages, worded for a terminal: the one place where the
+ * action's input names become jenkins-build's flags (those above, so an
+ * input added to action.yml is worded with no change here). Only the
+ * action's own messages are reworded, never Jenkins' text:
+ * docs/internals.md, "The action's messages on a terminal".
+ */
+/** How the terminal names an input: its flag, and the variable that also gives it. */
+function flagWording(input) {
+    const variable = defaultsToGithubToken(input) ? 'GITHUB_TOKEN' : ENV_INPUTS[input.name];
+    return variable ? `--${input.name} (or ${variable})` : `--${input.name}`;
+}
+/** `${{ … }}` has no meaning in a terminal: what a user types there instead. */
+function expressionWording(text) {
+    return text
+        .replace(/\$\{\{\s*github\.event\.number\s*\}\}/g, '<number>')
+        .replace(/\$\{\{\s*github\.token\s*\}\}/g, '$GITHUB_TOKEN')
+        .replace(/\$\{\{\s*secrets\.([A-Za-z_][A-Za-z0-9_]*)\s*\}\}/g, '"$$$1"');
+}
+function escapeRegExp(text) {
+    return text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+}
+/**
+ * Rewords one message of the action for a terminal; `typed`: how the command
+ * line gave `files` (`--file NAME=path`, line N of `files` being the Nth, or `--files`).
+ */
+function terminalWording(inputs, typed = {}) {
+    const byName = new Map(inputs.map(input => [input.name, input]));
+    // Longest first, so that `job-token` is not read as `job`.
+    const names = [...byName.keys()].sort((a, b) => b.length - a.length).map(escapeRegExp);
+    const name = `(${names.join('|')})`;
+    const flag = (input) => {
+        if (input === 'files' && typed.fileFlag)
+            return typed.fileFlag;
+        const found = byName.get(input);
+        return found ? flagWording(found) : `'${input}'`;
+    };
+    const rules = [
+        // `Input 'files' line 2`: the --file flag that made that line, as typed.
+        [
+            /\bInput 'files' line (\d+)\b/g,
+            (match, n = '') => {
+                const value = typed.fileFlag === '--file' ? typed.fileValues?.[Number(n) - 1] : undefined;
+                return value === undefined ? match : flagExample(byName.get('files'), 'file', value);
+            }
+        ],
+        // `Input 'user' …`, `the 'url' input`; `Inputs 'a' and 'b'`, `the 'a' and 'b' inputs`.
+        [
+            new RegExp(`\\bInput '${name}'|\\bthe '${name}' input\\b`, 'g'),
+            (_, one = '', other = '') => flag(one || other)
+        ],
+        [
+            new RegExp(`\\bInputs '${name}' and '${name}'|\\bthe '${name}' and '${name}' inputs\\b`, 'g'),
+            (_, a = '', b = '', c = '', d = '') => `${flag(a || c)} and ${flag(b || d)}`
+        ],
+        // The credentials named in plain words (`set user and token`), as the 401 messages do.
+        [/\buser and token\b/g, () => `${flag('user')} and ${flag('token')}`],
+        // A `with:` line as an example: `branch: main` is `--branch main`.
+        [
+            new RegExp(`\`${name}: ([^\`\\n]*)\``, 'g'),
+            (_, input = '', value = '') => `\`${flagExample(byName.get(input), input, value)}\``
+        ],
+        // Another input named in passing: `set 'token' to …`. A quoted key of
+        // `jobs` or `parameters` (`the key 'job'`, `value of 'url'`) is not an input.
+        [
+            new RegExp(`(?<=^|[\\s,;:])(?<!key |of )'${name}'(?=$|[\\s.,;:)])`, 'g'),
+            (_, input = '') => flag(input)
+        ]
+    ];
+    return text => expressionWording(rules.reduce((out, [pattern, replace]) => out.replace(pattern, replace), text));
+}
+function flagExample(input, name, value) {
+    if (input && isSwitch(input) && value.trim() === 'true')
+        return `--${name}`;
+    if (input && isSwitch(input) && value.trim() === 'false')
+        return `--no-${name}`;
+    // An expression becomes what stands for it in a shell, quoted as needed already.
+    if (value.includes('${{'))
+        return `--${name} ${expressionWording(value)}`;
+    return /^[\w./:,@=+-]*$/.test(value) ? `--${name} ${value}` : `--${name} '${value}'`;
+}
 
 ;// CONCATENATED MODULE: external "node:os"
 const external_node_os_namespaceObject = __WEBPACK_EXTERNAL_createRequire(import.meta.url)("node:os");
+;// CONCATENATED MODULE: ./src/util/error-text.ts
+/** What was thrown, as text for a message: an Error's message, anything else as String() makes it. */
+function errorText(error) {
+    return error instanceof Error ? error.message : String(error);
+}
+/** The `code` a Node error carries (`ENOENT`, `EPIPE`), if what was thrown has a string one. */
+function errorCode(error) {
+    const code = error instanceof Error ? Reflect.get(error, 'code') : undefined;
+    return typeof code === 'string' ? code : undefined;
+}
+
 ;// CONCATENATED MODULE: ./src/cli/cancel-step.ts
+
 
 /** The runner's wait after SIGINT before SIGTERM, and after SIGTERM before the kill. */
 const SIGINT_TIMEOUT_MS = 7500;
@@ -347,14 +424,14 @@ function interruptedStatus(interruption) {
 class StepCanceller {
     say;
     step;
-    /** The step says the SIGINT it gets ("Received SIGINT: the workflow was cancelled."). */
-    saysSignal = false;
+    /** The main step: it says the SIGINT it gets ("Received SIGINT: the workflow was cancelled."), and a closed output cancels it. */
+    main = false;
     cancelled = new WeakSet();
     timers = [];
     handler = (signal) => {
         this.interruption ??= { signal };
         // Ctrl+C is said once: by the step, which gets the same SIGINT.
-        this.cancel(`Received ${signal}`, { quiet: signal === 'SIGINT' && this.saysSignal });
+        this.cancel(`Received ${signal}`, { quiet: signal === 'SIGINT' && this.main });
     };
     /** The first signal or closed output, undefined while there was none. */
     interruption;
@@ -364,10 +441,10 @@ class StepCanceller {
         for (const signal of SIGNALS)
             process.on(signal, this.handler);
     }
-    /** The step now running: a signal from here on cancels it; `saysSignal`: it says the SIGINT it gets. */
-    follow(step, { saysSignal = false } = {}) {
+    /** The step now running: a signal from here on cancels it; `main`: the main step (not its clean-up). */
+    follow(step, { main = false } = {}) {
         this.step = step;
-        this.saysSignal = saysSignal;
+        this.main = main;
         step.once('exit', () => this.clearTimers());
     }
     /** Stops listening; the process's default signal handling is back. */
@@ -377,18 +454,17 @@ class StepCanceller {
         this.clearTimers();
     }
     /**
-     * The reader closed `stream`: the running step is cancelled as by Ctrl+C
-     * when `cancelStep` is true (the main step; a post step is the clean-up and
-     * runs to its end).
+     * The reader closed `stream`: the main step is cancelled as by Ctrl+C (a
+     * post step is the clean-up and runs to its end).
      */
-    outputClosed(stream, cancelStep) {
+    outputClosed = (stream) => {
         // The step is being cancelled already (the other stream, or a signal): once is enough.
         if (this.interruption)
             return;
         this.interruption = { closed: stream };
-        if (cancelStep)
+        if (this.main)
             this.cancel(`The reader of ${stream} went away`);
-    }
+    };
     /** Cancels the running step as the runner does; `quiet`: the step says it itself. */
     cancel(why, { quiet = false } = {}) {
         const step = this.step;
@@ -407,6 +483,40 @@ class StepCanceller {
     clearTimers() {
         for (const timer of this.timers.splice(0))
             clearTimeout(timer);
+    }
+}
+/** One of the command's two output streams, which may be closed by its reader: `onClose` is told once, when it goes away, and what is written after is dropped. */
+class Output {
+    name;
+    stream;
+    onClose;
+    /** Whether the reader went away (the error code that said so), undefined while open. */
+    closed;
+    constructor(name, 
+    /** A stream the command writes to, as process.stdout and process.stderr are. */
+    stream, onClose) {
+        this.name = name;
+        this.stream = stream;
+        this.onClose = onClose;
+        stream.on('error', (error) => this.close(error.code ?? error.message));
+    }
+    /** Writes `text` unless the reader went away. */
+    write(text) {
+        if (this.closed !== undefined)
+            return;
+        try {
+            this.stream.write(text);
+        }
+        catch (error) {
+            // A synchronous pipe may throw instead of emitting 'error'.
+            this.close(errorCode(error) ?? String(error));
+        }
+    }
+    close(code) {
+        if (this.closed !== undefined)
+            return;
+        this.closed = code;
+        this.onClose(this.name, code);
     }
 }
 
@@ -493,19 +603,7 @@ function describe(input) {
 }
 /** Words wrapped to lines of at most `width` characters (a longer word has its own line). */
 function wrap(text, width) {
-    const lines = [];
-    let line = '';
-    for (const word of text.split(' ')) {
-        if (line !== '' && line.length + 1 + word.length > width) {
-            lines.push(line);
-            line = word;
-        }
-        else
-            line = line === '' ? word : `${line} ${word}`;
-    }
-    if (line !== '')
-        lines.push(line);
-    return lines;
+    return Array.from(text.matchAll(new RegExp(`(\\S{${width + 1},}|.{1,${width}})(?= |$) ?`, 'g')), m => m[1] ?? '');
 }
 
 ;// CONCATENATED MODULE: ./src/util/input-error.ts
@@ -557,9 +655,10 @@ function hasDotSegment(value) {
 
 /** An `<a>` to an http(s) URL, else the escaped text alone. */
 function html_link(text, url) {
-    // Only http(s) links: a URL that came back from Jenkins must not become `javascript:`.
-    const href = httpHref(url);
-    return href ? `<a href="${escapeAttribute(href)}">${escapeHtml(text)}</a>` : escapeHtml(text);
+    // Only http(s) links (a URL that came back from Jenkins must not become `javascript:`),
+    // escaped for the attribute.
+    const href = httpHref(url)?.replace(/[&<>"']/g, c => `&#${c.charCodeAt(0)};`);
+    return href ? `<a href="${href}">${escapeHtml(text)}</a>` : escapeHtml(text);
 }
 /**
  * Makes text inert in the summary: HTML special characters and the characters
@@ -574,9 +673,6 @@ function escapeHtml(text) {
         .replace(/[&<>"'`*_[\]\\|~#]/g, c => `&#${c.charCodeAt(0)};`)
         .replace(/\r\n|\r|\n/g, '<br>')
         .replace(/\t/g, ' '));
-}
-function escapeAttribute(text) {
-    return text.replace(/[&<>"']/g, c => `&#${c.charCodeAt(0)};`);
 }
 /** Most characters of HTML read for its text: far more than any summary shows of it. */
 const MAX_HTML_CHARS = 16_384;
@@ -614,7 +710,7 @@ function htmlText(html) {
 /**
  * The one redaction: a list of secrets, and text with every occurrence of
  * each, in every form a text may carry it, replaced by `***` (overlapping
- * and touching ones by one). The step's list (step/secrets.ts) takes every
+ * and touching ones by one). The step's list (step/step-io.ts) takes every
  * text the step writes, the Jenkins client's its own messages
  * (jenkins/transport/requester.ts), and jenkins-build's stands for the
  * runner's masker (cli/main.ts). Why each form and each rule:
@@ -625,13 +721,13 @@ function htmlText(html) {
 const MIN_CHARS = 4;
 /** A secret's runs of 8 letters and digits or more: secret on their own in `text` mode. */
 const RUNS = /[\p{L}\p{N}]{8,}/gu;
-/** What a cut leaves (util/shorten.ts, util/markdown.ts, the console's tail). */
+/** What a cut leaves (util/shorten.ts, outcome/pr-comment-body.ts, the console's tail). */
 const ELLIPSIS = '…';
 /** A list of secrets, and the redaction of text by it. */
 class Redaction {
     mode;
+    /** Every form of every secret, once. */
     forms = new Set();
-    sorted;
     constructor(mode = 'text') {
         this.mode = mode;
     }
@@ -655,33 +751,28 @@ class Redaction {
         }
         if (this.forms.size === 0)
             return result;
-        const forms = (this.sorted ??= [...this.forms]);
         const ranges = [];
-        for (const form of forms) {
+        for (const form of this.forms) {
             for (let at = result.indexOf(form); at >= 0; at = result.indexOf(form, at + 1)) {
                 ranges.push([at, at + form.length]);
             }
         }
         if (this.mode === 'text')
-            ranges.push(...cutParts(result, forms));
+            ranges.push(...cutParts(result, this.forms));
         if (ranges.length === 0)
             return result;
-        ranges.sort((a, b) => a[0] - b[0]);
-        const merged = [];
-        for (const [start, end] of ranges) {
-            const last = merged.at(-1);
-            if (last && start <= last[1])
-                last[1] = Math.max(last[1], end);
-            else
-                merged.push([start, end]);
-        }
+        // Each character a secret covers is marked; each run of marks becomes one `***`.
+        const secret = new Uint8Array(result.length);
+        for (const [start, end] of ranges)
+            secret.fill(1, start, end);
         let out = '';
-        let from = 0;
-        for (const [start, end] of merged) {
-            out += `${result.slice(from, start)}***`;
-            from = end;
+        for (let at = 0, end = 0; at < result.length; at = end) {
+            end = secret.indexOf(secret[at] ? 0 : 1, at);
+            if (end < 0)
+                end = result.length;
+            out += secret[at] ? '***' : result.slice(at, end);
         }
-        return out + result.slice(from);
+        return out;
     }
     addForms(value) {
         if (this.mode === 'text' && value.length < MIN_CHARS)
@@ -696,10 +787,8 @@ class Redaction {
             ];
         const min = this.mode === 'text' ? MIN_CHARS : 1;
         for (const form of forms) {
-            if (form.length >= min && !this.forms.has(form)) {
+            if (form.length >= min)
                 this.forms.add(form);
-                this.sorted = undefined;
-            }
         }
     }
 }
@@ -783,68 +872,6 @@ function longestPart(text, at, form, side) {
     return 0;
 }
 
-;// CONCATENATED MODULE: ./src/util/error-text.ts
-/** What was thrown, as text for a message: an Error's message, anything else as String() makes it. */
-function errorText(error) {
-    return error instanceof Error ? error.message : String(error);
-}
-/** The `code` a Node error carries (`ENOENT`, `EPIPE`), if what was thrown has a string one. */
-function errorCode(error) {
-    const code = error instanceof Error ? Reflect.get(error, 'code') : undefined;
-    return typeof code === 'string' ? code : undefined;
-}
-
-;// CONCATENATED MODULE: ./src/cli/output.ts
-/**
- * The command's stdout and stderr, which a reader may close under it:
- * `jenkins-build --job x | head -2` closes stdout after two lines. Node
- * reports that as an `EPIPE` error event on the stream, which, unhandled,
- * ends the command with a stack trace and leaves the step, and the Jenkins
- * build it started, running. Here a closed stream is told once to the
- * caller (who cancels the step as Ctrl+C does), and what is written to it
- * afterwards is dropped.
- */
-
-/** One of the command's two output streams, which may be closed by its reader. */
-class Output {
-    name;
-    stream;
-    closedBy;
-    listeners = [];
-    constructor(name, stream) {
-        this.name = name;
-        this.stream = stream;
-        stream.on('error', (error) => this.close(error.code ?? error.message));
-    }
-    /** Writes `text` unless the reader went away. */
-    write(text) {
-        if (this.closedBy !== undefined)
-            return;
-        try {
-            this.stream.write(text);
-        }
-        catch (error) {
-            // A synchronous pipe may throw instead of emitting 'error'.
-            this.close(errorCode(error) ?? String(error));
-        }
-    }
-    /** Whether the reader went away (the error code that said so), undefined while open. */
-    get closed() {
-        return this.closedBy;
-    }
-    /** Calls `listener` once, when the reader goes away. */
-    onClose(listener) {
-        this.listeners.push(listener);
-    }
-    close(code) {
-        if (this.closedBy !== undefined)
-            return;
-        this.closedBy = code;
-        for (const listener of this.listeners.splice(0))
-            listener(this.name, code);
-    }
-}
-
 ;// CONCATENATED MODULE: ./src/util/console-line.ts
 /**
  * A console line as the failure message quotes it (outcome/report.ts) and as
@@ -890,58 +917,32 @@ const REGISTERED_COMMANDS = [
 // .NET's char.IsWhiteSpace, which String.TrimStart() removes: not quite
 // JavaScript's \s (U+0085 is in, U+FEFF is out).
 const DOTNET_LEADING_SPACE = /^[\t\n\v\f\r \u0085\u00a0\u1680\u2000-\u200a\u2028\u2029\u202f\u205f\u3000]*/;
-/** A command whose `info` (name, then properties after a space) names a registered one. */
-function parsed(info, { value, form, extra }) {
+/**
+ * The command a line holds, as the runner reads it: `::name props::data`
+ * after .NET's TrimStart (ActionCommand.TryParseV2), else `##[name props]data`
+ * anywhere in the line (ActionCommand.TryParse).
+ */
+function parseCommand(line, extra) {
+    const v2 = /^::(.*?)::(.*)$/s.exec(line.replace(DOTNET_LEADING_SPACE, ''));
+    return parsed('v2', v2, extra) ?? parsed('v1', /##\[(.*?)\](.*)$/s.exec(line), extra);
+}
+/** A command whose `info` (name, then properties after a space) names a registered one, or `extra`. */
+function parsed(form, match, extra) {
+    const [, info = '', value = ''] = match ?? [];
     const space = info.indexOf(' ');
-    const name = space < 0 ? info : info.slice(0, space);
-    const lower = name.toLowerCase();
-    if (!REGISTERED_COMMANDS.includes(lower) && lower !== extra)
+    const name = (space < 0 ? info : info.slice(0, space)).toLowerCase();
+    if (!match || (!REGISTERED_COMMANDS.includes(name) && name !== extra))
         return undefined;
     const properties = space < 0 ? '' : info.slice(space + 1);
-    return { name: lower, properties: form === 'v2' ? properties.trim() : properties, value, form };
+    return { name, properties: form === 'v2' ? properties.trim() : properties, value, form };
 }
-/** ActionCommand.TryParseV2. */
-function parseV2(line, extra) {
-    const message = line.replace(DOTNET_LEADING_SPACE, '');
-    if (!message.startsWith('::'))
-        return undefined;
-    const end = message.indexOf('::', 2);
-    if (end < 0)
-        return undefined;
-    return parsed(message.slice(2, end), { value: message.slice(end + 2), form: 'v2', extra });
-}
-/** ActionCommand.TryParse: `##[` anywhere in the line. */
-function parseV1(line, extra) {
-    const start = line.indexOf('##[');
-    if (start < 0)
-        return undefined;
-    const close = line.indexOf(']', start);
-    if (close < 0)
-        return undefined;
-    return parsed(line.slice(start + 3, close), { value: line.slice(close + 1), form: 'v1', extra });
-}
-// ActionCommand's escape tables, applied in this order to unescape.
-const V1_ESCAPES = [
-    ['%3B', ';'],
-    ['%0D', '\r'],
-    ['%0A', '\n'],
-    ['%5D', ']'],
-    ['%25', '%']
-];
-const DATA_ESCAPES = [
-    ['%0D', '\r'],
-    ['%0A', '\n'],
-    ['%25', '%']
-];
-const PROPERTY_ESCAPES = [
-    ['%0D', '\r'],
-    ['%0A', '\n'],
-    ['%3A', ':'],
-    ['%2C', ','],
-    ['%25', '%']
-];
+// ActionCommand's escape tables, applied in this order to unescape; each
+// escape stands for the character its percent-encoding decodes to.
+const V1_ESCAPES = ['%3B', '%0D', '%0A', '%5D', '%25'];
+const DATA_ESCAPES = ['%0D', '%0A', '%25'];
+const PROPERTY_ESCAPES = ['%0D', '%0A', '%3A', '%2C', '%25'];
 function workflow_commands_unescape(text, table) {
-    return table.reduce((value, [escaped, plain]) => value.split(escaped).join(plain), text);
+    return table.reduce((value, escaped) => value.split(escaped).join(decodeURIComponent(escaped)), text);
 }
 /** The command's data as the runner hands it to the command (UnescapeData for v2, Unescape for v1). */
 function commandData(command) {
@@ -949,16 +950,12 @@ function commandData(command) {
 }
 /** The command's `name=value` properties, unescaped (v2: `,`-separated; v1: `;`-separated). */
 function commandProperties(command) {
-    const properties = {};
-    const separator = command.form === 'v2' ? ',' : ';';
-    for (const pair of command.properties.split(separator)) {
-        const eq = pair.indexOf('=');
-        if (eq <= 0 || eq === pair.length - 1)
-            continue;
-        const table = command.form === 'v2' ? PROPERTY_ESCAPES : V1_ESCAPES;
-        properties[pair.slice(0, eq)] = workflow_commands_unescape(pair.slice(eq + 1), table);
-    }
-    return properties;
+    const [separator, table] = command.form === 'v2' ? [',', PROPERTY_ESCAPES] : [';', V1_ESCAPES];
+    // A pair without a name or without a value is skipped.
+    return Object.fromEntries(command.properties.split(separator).flatMap(pair => {
+        const [, name, value] = /^([^=]+)=(.+)$/s.exec(pair) ?? [];
+        return name === undefined || value === undefined ? [] : [[name, workflow_commands_unescape(value, table)]];
+    }));
 }
 /**
  * Splits one stream into lines as StreamReader.ReadLine does, chunk by
@@ -993,7 +990,7 @@ class LineSplitter {
 class CommandReader {
     token;
     read(text) {
-        const command = parseV2(text, this.token) ?? parseV1(text, this.token);
+        const command = parseCommand(text, this.token);
         if (this.token !== undefined) {
             const resumes = command?.name === this.token;
             if (resumes)
@@ -1154,10 +1151,9 @@ class StepLog {
         // that it reads (and greps) as the test's. Masked before it is cut into
         // lines, so that a secret over two lines is still found.
         const lead = file !== undefined ? `${file}${line !== undefined ? `:${line}` : ''}: ` : prefix[0];
-        const [first = '', ...rest] = this.masker.redact(text).split(/\r\n|\r|\n/);
         const name = this.masker.redact(title);
-        const lines = [first, ...rest.map(more => `${name}: ${more}`)];
-        this.note(lines.map(l => `${lead}${l}`).join('\n'), prefix[1]);
+        const lines = this.masker.redact(text).split(/\r\n|\r|\n/);
+        this.note(lines.map((l, i) => `${lead}${i > 0 ? `${name}: ` : ''}${l}`).join('\n'), prefix[1]);
     }
     /**
      * A failure's message ends with the console's last lines, for the
@@ -1218,8 +1214,6 @@ function parseFileCommands(text) {
     const lines = text.split('\n');
     for (let i = 0; i < lines.length; i++) {
         const line = lines[i] ?? '';
-        if (line === '')
-            continue;
         const heredoc = /^([^=<]+)<<(.+)$/.exec(line);
         if (heredoc) {
             const [, name = '', delimiter] = heredoc;
@@ -1277,117 +1271,36 @@ function startStep(spec) {
     });
     child.stdout?.setEncoding('utf8');
     child.stderr?.setEncoding('utf8');
-    const done = new Promise((resolve, reject) => {
-        let failed = false;
+    const exited = new Promise((resolve, reject) => {
+        // An error once started is a signal that could not be sent: no failure of the step.
+        // A step that could not be started may still close: its promise is settled already.
         child.on('error', error => {
-            // A signal that could not be sent is no failure of the step.
-            if (child.pid !== undefined)
-                return;
-            // The process could not be started: 'close' may still follow.
-            failed = true;
-            (0,external_node_fs_namespaceObject.rmSync)(dir, { recursive: true, force: true });
-            reject(error);
+            if (child.pid === undefined)
+                reject(error);
         });
-        child.on('close', (code, signal) => {
-            if (failed)
-                return;
-            const result = {
-                code,
-                signal,
-                outputs: parseFileCommands((0,external_node_fs_namespaceObject.readFileSync)(files.GITHUB_OUTPUT, 'utf8')),
-                state: parseFileCommands((0,external_node_fs_namespaceObject.readFileSync)(files.GITHUB_STATE, 'utf8')),
-                summary: (0,external_node_fs_namespaceObject.existsSync)(files.GITHUB_STEP_SUMMARY)
-                    ? (0,external_node_fs_namespaceObject.readFileSync)(files.GITHUB_STEP_SUMMARY, 'utf8')
-                    : '',
-                env: (0,external_node_fs_namespaceObject.readFileSync)(files.GITHUB_ENV, 'utf8'),
-                durationMs: Date.now() - started,
-                workspace
-            };
-            // Thousands of runs a test suite: what was read is all a caller needs.
-            (0,external_node_fs_namespaceObject.rmSync)(dir, { recursive: true, force: true });
-            resolve(result);
-        });
+        child.on('close', (code, signal) => resolve([code, signal]));
     });
+    const done = exited
+        .then(([code, signal]) => ({
+        code,
+        signal,
+        /** GITHUB_OUTPUT, read. */
+        outputs: parseFileCommands((0,external_node_fs_namespaceObject.readFileSync)(files.GITHUB_OUTPUT, 'utf8')),
+        /** GITHUB_STATE, read: what a post step is given. */
+        state: parseFileCommands((0,external_node_fs_namespaceObject.readFileSync)(files.GITHUB_STATE, 'utf8')),
+        /** GITHUB_STEP_SUMMARY's text. */
+        summary: (0,external_node_fs_namespaceObject.existsSync)(files.GITHUB_STEP_SUMMARY)
+            ? (0,external_node_fs_namespaceObject.readFileSync)(files.GITHUB_STEP_SUMMARY, 'utf8')
+            : '',
+        /** GITHUB_ENV's text. */
+        env: (0,external_node_fs_namespaceObject.readFileSync)(files.GITHUB_ENV, 'utf8'),
+        durationMs: Date.now() - started,
+        /** GITHUB_WORKSPACE. */
+        workspace
+    }))
+        // Thousands of runs a test suite: what was read is all a caller needs.
+        .finally(() => (0,external_node_fs_namespaceObject.rmSync)(dir, { recursive: true, force: true }));
     return { child, done };
-}
-
-;// CONCATENATED MODULE: ./src/cli/wording.ts
-
-/** How the terminal names an input: its flag, and the variable that also gives it. */
-function flagWording(input) {
-    const variable = defaultsToGithubToken(input) ? 'GITHUB_TOKEN' : ENV_INPUTS[input.name];
-    return variable ? `--${input.name} (or ${variable})` : `--${input.name}`;
-}
-/** `${{ … }}` has no meaning in a terminal: what a user types there instead. */
-function expressionWording(text) {
-    return text
-        .replace(/\$\{\{\s*github\.event\.number\s*\}\}/g, '<number>')
-        .replace(/\$\{\{\s*github\.token\s*\}\}/g, '$GITHUB_TOKEN')
-        .replace(/\$\{\{\s*secrets\.([A-Za-z_][A-Za-z0-9_]*)\s*\}\}/g, '"$$$1"');
-}
-function escapeRegExp(text) {
-    return text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
-}
-/**
- * Rewords one message of the action for a terminal; `typed`: how the command
- * line gave `files` (`--file NAME=path`, line N of `files` being the Nth, or `--files`).
- */
-function terminalWording(inputs, typed = {}) {
-    const byName = new Map(inputs.map(input => [input.name, input]));
-    // Longest first, so that `job-token` is not read as `job`.
-    const names = [...byName.keys()].sort((a, b) => b.length - a.length).map(escapeRegExp);
-    const name = `(${names.join('|')})`;
-    const flag = (input) => {
-        if (input === 'files' && typed.fileFlag)
-            return typed.fileFlag;
-        const found = byName.get(input);
-        return found ? flagWording(found) : `'${input}'`;
-    };
-    const rules = [
-        // `Input 'files' line 2`: the --file flag that made that line, as typed.
-        [
-            /\bInput 'files' line (\d+)\b/g,
-            (match, n = '') => {
-                const value = typed.fileFlag === '--file' ? typed.fileValues?.[Number(n) - 1] : undefined;
-                return value === undefined ? match : flagExample(byName.get('files'), 'file', value);
-            }
-        ],
-        // `Input 'user' …`, `the 'url' input`.
-        [new RegExp(`\\bInput '${name}'`, 'g'), (_, input = '') => flag(input)],
-        [new RegExp(`\\bthe '${name}' input\\b`, 'g'), (_, input = '') => flag(input)],
-        [
-            new RegExp(`\\bInputs '${name}' and '${name}'`, 'g'),
-            (_, one = '', two = '') => `${flag(one)} and ${flag(two)}`
-        ],
-        [
-            new RegExp(`\\bthe '${name}' and '${name}' inputs\\b`, 'g'),
-            (_, one = '', two = '') => `${flag(one)} and ${flag(two)}`
-        ],
-        // The credentials named in plain words (`set user and token`), as the 401 messages do.
-        [/\buser and token\b/g, () => `${flag('user')} and ${flag('token')}`],
-        // A `with:` line as an example: `branch: main` is `--branch main`.
-        [
-            new RegExp(`\`${name}: ([^\`\\n]*)\``, 'g'),
-            (_, input = '', value = '') => `\`${flagExample(byName.get(input), input, value)}\``
-        ],
-        // Another input named in passing: `set 'token' to …`. A quoted key of
-        // `jobs` or `parameters` (`the key 'job'`, `value of 'url'`) is not an input.
-        [
-            new RegExp(`(?<=^|[\\s,;:])(?<!key |of )'${name}'(?=$|[\\s.,;:)])`, 'g'),
-            (_, input = '') => flag(input)
-        ]
-    ];
-    return text => expressionWording(rules.reduce((out, [pattern, replace]) => out.replace(pattern, replace), text));
-}
-function flagExample(input, name, value) {
-    if (input && isSwitch(input) && value.trim() === 'true')
-        return `--${name}`;
-    if (input && isSwitch(input) && value.trim() === 'false')
-        return `--no-${name}`;
-    // An expression becomes what stands for it in a shell, quoted as needed already.
-    if (value.includes('${{'))
-        return `--${name} ${expressionWording(value)}`;
-    return /^[\w./:,@=+-]*$/.test(value) ? `--${name} ${value}` : `--${name} '${value}'`;
 }
 
 ;// CONCATENATED MODULE: ./src/util/constants.ts
@@ -1512,21 +1425,19 @@ const BUILD_RESULTS = (/* unused pure expression or super */ null && (['SUCCESS'
 
 
 
-
-
 /** The clone the command runs from: src/cli/ and dist/cli/ both sit two levels down. */
 const ROOT = (0,external_node_path_namespaceObject.resolve)((0,external_node_path_namespaceObject.dirname)((0,external_node_url_namespaceObject.fileURLToPath)(import.meta.url)), '..', '..');
 /** Variables the command owns or the runner sets per step: never inherited from the caller. */
 const NOT_INHERITED = /^(INPUT_|STATE_|GITHUB_(OUTPUT|STATE|ENV|PATH|STEP_SUMMARY|WORKSPACE|EVENT_NAME|EVENT_PATH)$|RUNNER_(DEBUG|TEMP)$|JENKINS_(URL|USER|TOKEN|JOB_TOKEN)$)/;
+/** The outputs a plain run ends with, in this order, when the step set them; --json has them all. */
+const MAIN_OUTPUTS = ['result', 'build-number', 'build-url', 'tests-failed'];
 /** Runs the command; resolves to its exit status. */
 async function run(argv) {
     const actionYml = (0,external_node_path_namespaceObject.join)(ROOT, 'action.yml');
     const bundle = (0,external_node_path_namespaceObject.join)(ROOT, 'dist', 'index.js');
-    for (const path of [actionYml, bundle]) {
-        if (!(0,external_node_fs_namespaceObject.existsSync)(path)) {
-            process.stderr.write(`jenkins-build: ${path} is missing: run it from a clone of the action, after 'npm ci' (and 'npm run build' for dist/).\n`);
-            return 2;
-        }
+    const missing = [actionYml, bundle].find(path => !(0,external_node_fs_namespaceObject.existsSync)(path));
+    if (missing) {
+        return refuse(`${missing} is missing: run it from a clone of the action, after 'npm ci' (and 'npm run build' for dist/).`);
     }
     const inputs = readActionInputs(actionYml);
     let line;
@@ -1539,11 +1450,11 @@ async function run(argv) {
     catch (error) {
         if (!(error instanceof UsageError))
             throw error;
-        process.stderr.write(`jenkins-build: ${error.message}\nSee 'jenkins-build --help' for the flags.\n`);
+        const status = refuse(`${error.message}\nSee 'jenkins-build --help' for the flags.`);
         // --json promises an object on stdout, even when the command line is wrong.
         if (argv.includes('--json'))
             process.stdout.write(`${JSON.stringify({ error: error.message })}\n`);
-        return 2;
+        return status;
     }
     if (line.help) {
         process.stdout.write(helpText(inputs, Math.min(100, process.stdout.columns ?? 100)));
@@ -1552,10 +1463,14 @@ async function run(argv) {
     const node = installedNode24(ROOT) ??
         (Number(process.versions.node.split('.')[0]) >= 20 ? process.execPath : undefined);
     if (!node) {
-        process.stderr.write(`jenkins-build: the action needs Node 20 or newer to run (this is ${process.version}); 'npm run node24' installs Node 24 into tools/node24, which the command then uses.\n`);
-        return 2;
+        return refuse(`the action needs Node 20 or newer to run (this is ${process.version}); 'npm run node24' installs Node 24 into tools/node24, which the command then uses.`);
     }
     return runSteps(line, inputs, node, bundle);
+}
+/** Says on stderr why the command cannot run: its status is 2. */
+function refuse(why) {
+    process.stderr.write(`jenkins-build: ${why}\n`);
+    return 2;
 }
 /** The main step, then the post step (the runner's `post-if: always()`), then the outputs. */
 async function runSteps(line, inputs, node, bundle) {
@@ -1564,40 +1479,29 @@ async function runSteps(line, inputs, node, bundle) {
     const masker = new Redaction('runner');
     for (const name of SECRET_INPUTS)
         masker.add(values[name] ?? '');
-    const stdout = new Output('stdout', process.stdout);
-    const stderr = new Output('stderr', process.stderr);
+    const canceller = new StepCanceller(text => say.note(text));
+    // A reader that went away (`| head`) cancels the main step as Ctrl+C does:
+    // a step left running would leave its Jenkins build running.
+    const stdout = new Output('stdout', process.stdout, canceller.outputClosed);
+    const stderr = new Output('stderr', process.stderr, canceller.outputClosed);
     // stdout holds what was asked for instead of the log: the JSON, or the summary (`--summary -`).
     const logOutput = line.json || line.summary === STDOUT ? stderr : stdout;
-    // The command's own lines go where the log goes, or to the other stream once that one is closed.
-    const noteOutput = () => (logOutput.closed === undefined ? logOutput : stderr);
     const color = logOutput.stream.isTTY === true && logOutput.stream.hasColors?.() === true;
-    const options = {
-        verbose: line.verbose,
-        color,
-        wording: terminalWording(inputs, line)
-    };
-    const say = new StepLog(text => noteOutput().write(text), masker, options);
+    const options = { verbose: line.verbose, color, wording: terminalWording(inputs, line) };
+    // The command's own lines go where the log goes, or to stderr once that one is closed.
+    const say = new StepLog(text => (logOutput.closed === undefined ? logOutput : stderr).write(text), masker, options);
     for (const warning of line.warnings)
         say.note(`Warning: ${warning}`, 'warning');
     if (line.verbose)
         say.note(`Running ${bundle} under ${node}`, 'debug');
-    const env = {};
-    for (const [key, value] of Object.entries(process.env)) {
-        if (value !== undefined && !NOT_INHERITED.test(key))
-            env[key] = value;
-    }
-    if (line.verbose)
-        env.RUNNER_DEBUG = '1';
-    const canceller = new StepCanceller(text => say.note(text));
-    let mainRunning = true;
-    // A reader that went away (`| head`) cancels the main step as Ctrl+C does:
-    // a step left running would leave its Jenkins build running.
-    for (const output of [stdout, stderr]) {
-        output.onClose(name => canceller.outputClosed(name, mainRunning));
-    }
-    let mainLog;
-    /** A step's run; `quiet`: only its annotations show (a post step with nothing to stop). */
-    const step = ({ state, quiet = false } = {}) => {
+    const env = {
+        ...Object.fromEntries(Object.entries(process.env).filter(([key]) => !NOT_INHERITED.test(key))),
+        RUNNER_DEBUG: line.verbose ? '1' : undefined
+    };
+    /** The main step, or the post step given the `state` the main step saved. */
+    const step = async (state) => {
+        // A post step that has nothing to stop only says so: only its annotations show.
+        const quiet = state !== undefined && !line.verbose && !postHasWork(state);
         // Once the log's reader went away (`| head`), the step's annotations
         // still reach stderr: they say what its cancellation stopped.
         const log = new StepLog((text, style) => {
@@ -1609,7 +1513,6 @@ async function runSteps(line, inputs, node, bundle) {
             else if (annotation)
                 stderr.write(text);
         }, masker, options);
-        mainLog ??= log;
         const running = startStep({
             node,
             bundle,
@@ -1622,17 +1525,17 @@ async function runSteps(line, inputs, node, bundle) {
             workspace: process.cwd(),
             detached: process.platform !== 'win32'
         });
-        // The main step says the signal it got (follow/cancel.ts); a post step does not.
-        canceller.follow(running.child, { saysSignal: state === undefined });
+        // The main step says the signal it got (follow/cancel.ts), and a closed output cancels it.
+        canceller.follow(running.child, { main: state === undefined });
         running.child.stdout?.on('data', (chunk) => log.feed('stdout', chunk));
         running.child.stderr?.on('data', (chunk) => log.feed('stderr', chunk));
-        return running.done.finally(() => log.end());
+        const result = await running.done.finally(() => log.end());
+        return { ...result, errors: log.errors };
     };
     let main;
     let post;
     try {
         main = await step();
-        mainRunning = false;
         // A SIGINT the step got before or after its handler (follow/cancel.ts) ended it without a word.
         if (main.signal === 'SIGINT')
             say.note('Received SIGINT: the step ended on it at once.');
@@ -1642,8 +1545,7 @@ async function runSteps(line, inputs, node, bundle) {
         if (Object.keys(main.state).length > 0) {
             if (line.verbose)
                 say.note('Post step: the bundle again, with the state the main step saved.', 'debug');
-            // A post step that has nothing to stop only says so: not at the end of every run.
-            post = await step({ state: main.state, quiet: !line.verbose && !postHasWork(main.state) });
+            post = await step(main.state);
             if (line.verbose)
                 say.note(`Post step: exit status ${post.code ?? post.signal}.`, 'debug');
         }
@@ -1671,14 +1573,19 @@ async function runSteps(line, inputs, node, bundle) {
         // Why the step failed, as its last error said it; outputs hold no such field.
         if (main.code !== 0) {
             outputs.error =
-                mainLog?.errors.at(-1) ??
+                main.errors.at(-1) ??
                     `the step ended ${main.signal ? `by ${main.signal}` : `with exit status ${main.code}`}`;
         }
         stdout.write(`${JSON.stringify(outputs, null, 2)}\n`);
     }
     else if (!canceller.interruption) {
-        for (const text of outputLines(main.outputs))
-            say.note(text);
+        // The main outputs the step set, as `  name  value` lines under a heading.
+        const set = MAIN_OUTPUTS.filter(name => (main.outputs[name] ?? '') !== '');
+        const width = Math.max(...set.map(name => name.length));
+        if (set.length > 0)
+            say.note('Outputs (--json prints every one):');
+        for (const name of set)
+            say.note(`  ${name.padEnd(width)}  ${main.outputs[name] ?? ''}`);
     }
     return canceller.interruption ? interruptedStatus(canceller.interruption) : code;
 }
@@ -1690,19 +1597,6 @@ async function runSteps(line, inputs, node, bundle) {
  */
 function postHasWork(state) {
     return state[State.Done] === 'false' || (state[State.LeftRunning] ?? '') !== '';
-}
-/** The outputs a plain run ends with, in this order, when the step set them; --json has them all. */
-const MAIN_OUTPUTS = ['result', 'build-number', 'build-url', 'tests-failed'];
-/** The main outputs as `  name  value` lines under a heading, or none. */
-function outputLines(outputs) {
-    const set = MAIN_OUTPUTS.filter(name => (outputs[name] ?? '') !== '');
-    if (set.length === 0)
-        return [];
-    const width = Math.max(...set.map(name => name.length));
-    return [
-        'Outputs (--json prints every one):',
-        ...set.map(name => `  ${name.padEnd(width)}  ${outputs[name] ?? ''}`)
-    ];
 }
 /**
  * Ends the process with `status`. After a signal, the command ends by that
