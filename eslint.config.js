@@ -246,6 +246,27 @@ const local = {
         }
         return { CallExpression: check, NewExpression: check }
       }
+    },
+    'no-boolean-flag': {
+      meta: {
+        type: 'suggestion',
+        schema: [{ type: 'object', properties: { allow: { type: 'array' } } }],
+        messages: {
+          flag: "A trailing true or false says nothing at the call: take an options object ({ name: true }) instead (a library's method that cannot goes in the rule's 'allow')."
+        }
+      },
+      create(context) {
+        const allow = new Set(context.options[0]?.allow ?? [])
+        const check = node => {
+          const last = node.arguments.at(-1)
+          const name = node.callee.type === 'MemberExpression' ? node.callee.property.name : ''
+          if (node.arguments.length < 2 || allow.has(name)) return
+          if (last.type === 'Literal' && typeof last.value === 'boolean') {
+            context.report({ node: last, messageId: 'flag' })
+          }
+        }
+        return { CallExpression: check, NewExpression: check }
+      }
     }
   }
 }
@@ -278,7 +299,9 @@ export default tseslint.config(
     plugins: { local },
     rules: {
       'local/max-comment-lines': ['error', MAX_COMMENT_LINES],
-      'local/no-positional-undefined': 'error'
+      'local/no-positional-undefined': 'error',
+      // @actions/core's summary.addRaw(text, addEOL) takes no options object.
+      'local/no-boolean-flag': ['error', { allow: ['addRaw'] }]
     }
   },
   {

@@ -181,6 +181,19 @@ describe("the repository's own lint rules (eslint.config.js local)", () => {
     ])
     expect(await messages(code('f(1, undefined)'))).toEqual([])
   })
+  test("a trailing true or false fails; one argument, an expression, or core's addRaw pass", async () => {
+    const code = (call: string): string =>
+      `const summary = { addRaw: (t: string, eol = false) => t + String(eol) }\nfunction f(a: number, flag = false): number { return flag ? a : -a }\nexport const x = ${call}\n`
+    const flag =
+      "A trailing true or false says nothing at the call: take an options object ({ name: true }) instead (a library's method that cannot goes in the rule's 'allow')."
+    expect(await messages(code('f(1, true)'))).toEqual([['local/no-boolean-flag', flag]])
+    expect(await messages(code('new Map([[1, false]]).set(1, false)'))).toEqual([
+      ['local/no-boolean-flag', flag]
+    ])
+    expect(await messages(code('f(1, Date.now() > 0)'))).toEqual([])
+    expect(await messages(code('f(1) + Number(Boolean(true))'))).toEqual([])
+    expect(await messages(code("summary.addRaw('text', true)"))).toEqual([])
+  })
   test("an 'as' cast outside src/jenkins/ needs a 'cast:' reason; 'as const' does not", async () => {
     const reason =
       "An 'as' cast without a reason: narrow with a guard or a decoder, or say why TypeScript cannot know in a comment starting 'cast:' on this line or the line above."
