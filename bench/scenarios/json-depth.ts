@@ -116,7 +116,7 @@ export const jsonDepth: Scenario = {
       ],
       rows,
       notes: [
-        '- JSON depth: the pre-scan is what every Jenkins JSON answer pays before JSON.parse (answers.ts, the test report pages); its ratio to JSON.parse is the share it adds to reading an answer. It skips strings with indexOf, so text that is mostly strings (a build JSON) costs it least.',
+        '- JSON depth: the pre-scan is what every Jenkins JSON answer pays before JSON.parse (responses.ts, the test report pages); its ratio to JSON.parse is the share it adds to reading an answer. It skips strings with indexOf, so text that is mostly strings (a build JSON) costs it least.',
         '- JSON depth: a build whose action is a million levels deep is read in one scan that cuts the action out, then one JSON.parse of the rest: its ratio to JSON.parse of the whole text (which V8 does without recursion, but whose value nothing could walk) shows the cost stays linear.'
       ]
     }
