@@ -9,6 +9,7 @@
 import { randomBytes } from 'node:crypto'
 import { createReadStream } from 'node:fs'
 import type { Writable } from 'node:stream'
+import { collectGarbage } from '../../util/heap.js'
 
 /** A file handed to a file parameter of the job (input `files`), checked on disk before any request. */
 export interface UploadFile {
@@ -106,6 +107,8 @@ async function writeFile(file: UploadFile, write: (chunk: Buffer) => Promise<voi
     for await (const chunk of chunks as AsyncIterable<Buffer>) {
       position += chunk.length
       await write(chunk)
+      // Each read is a new buffer, freed only by a scavenge: a 500 MB upload peaked at 141 MB without it.
+      if (position % (8 * CHUNK) < chunk.length) collectGarbage('minor')
     }
   }
   if (position < file.size) {
