@@ -1,8 +1,9 @@
 /**
- * The multipart writer (multipart.ts) when its destination fails part-way,
- * as a request whose connection Jenkins resets does: writeTo rejects with
- * that failure, and no write is left failing unhandled (which ends the
- * process before the step can say anything).
+ * The multipart writer (multipart.ts): the file goes out byte for byte at
+ * its checked size, through two read buffers used in turn. When the
+ * destination fails part-way, as a request whose connection Jenkins resets
+ * does, writeTo rejects with that failure, and no write is left failing
+ * unhandled (which ends the process before the step can say anything).
  */
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
@@ -60,4 +61,57 @@ describe('multipartBody().writeTo on a destination that fails', () => {
       }
     }
   )
+})
+
+/** A destination that, like a socket, takes a chunk's bytes only when its write completes (a turn later). */
+function slowSink(): { out: Writable; bytes: () => Buffer } {
+  const taken: Buffer[] = []
+  const out = new Writable({
+    write(chunk: Buffer, _encoding, done) {
+      setImmediate(() => {
+        taken.push(Buffer.from(chunk))
+        done()
+      })
+    }
+  })
+  return { out, bytes: () => Buffer.concat(taken) }
+}
+
+describe('multipartBody().writeTo sends the file as it is on disk', () => {
+  // Every byte differs from its neighbour a chunk away, so a read buffer
+  // reused before its write was handed on shows in what was sent.
+  const patterned = Buffer.alloc(size, 0).map((_, i) => (i + (i >> 20) * 101) & 255)
+  writeFileSync(join(dir, 'patterned.bin'), patterned)
+  const onDisk = { ...file, path: join(dir, 'patterned.bin') }
+
+  it('byte for byte, with the exact length it announced', async () => {
+    const body = multipartBody([['TARGET', 'prod']], [onDisk])
+    const { out, bytes } = slowSink()
+    let sent = 0
+    await body.writeTo(out, count => (sent += count))
+    const text = bytes()
+    expect(text.length).toBe(body.length)
+    expect(sent).toBe(body.length)
+    const start = text.indexOf('\r\n\r\n', text.indexOf('filename="big.bin"')) + 4
+    expect(text.subarray(start, start + size).equals(patterned)).toBe(true)
+    expect(text.subarray(start + size).toString()).toMatch(/^\r\n--.+--\r\n$/)
+  })
+
+  it('only the size it was checked at when the file grew since', async () => {
+    writeFileSync(join(dir, 'grown.bin'), Buffer.concat([patterned, Buffer.alloc(4096, 9)]))
+    const body = multipartBody([], [{ ...onDisk, path: join(dir, 'grown.bin') }])
+    const { out, bytes } = slowSink()
+    await body.writeTo(out, () => undefined)
+    expect(bytes().length).toBe(body.length)
+    expect(bytes().includes(Buffer.alloc(16, 9))).toBe(false)
+  })
+
+  it('fails, naming the file and how far it got, when the file shrank since', async () => {
+    const path = join(dir, 'shrunk.bin')
+    writeFileSync(path, patterned.subarray(0, 2 * 1024 * 1024 + 7))
+    const body = multipartBody([], [{ ...onDisk, path }])
+    await expect(body.writeTo(slowSink().out, () => undefined)).rejects.toThrow(
+      `${path} changed while it was being sent (${2 * 1024 * 1024 + 7} of ${size} bytes read)`
+    )
+  })
 })
