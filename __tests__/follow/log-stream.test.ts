@@ -164,6 +164,28 @@ describe('ConsoleStreamer', () => {
     expect(sink.text()).toBe('a'.repeat(n) + '\n' + 'b'.repeat(n) + 'c\n')
   })
 
+  it('a chunk that decodes to nothing (half of a character) does not write an unfinished ConsoleNote held back', async () => {
+    // A note longer than a partial line may hold: held back from its ESC until it ends.
+    const open = '\x1b[8mha:' + 'A'.repeat(70_000)
+    const e = Buffer.from('é', 'utf8')
+    const api = fakeApi([
+      {
+        chunks: [
+          Buffer.from('x' + open),
+          e.subarray(0, 1),
+          Buffer.concat([e.subarray(1), Buffer.from('\x1b[0mdone\r\n')])
+        ],
+        textSize: 70_020,
+        moreData: false
+      }
+    ])
+    const sink = collector()
+    const streamer = new ConsoleStreamer(api, build, sink)
+    await streamer.poll()
+    streamer.flush()
+    expect(sink.text()).toBe('xdone\n')
+  })
+
   it('writes Jenkins lines verbatim (workflow commands included) between the stop and resume markers', async () => {
     const lines = [
       '::add-mask::secret',

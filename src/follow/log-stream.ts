@@ -148,6 +148,8 @@ export class ConsoleStreamer {
 
   /** Adds decoded text: writes every complete line, holds back the rest. */
   private push(text: string): void {
+    // Nothing decoded (half of a character): an unfinished ConsoleNote held back waits on.
+    if (text === '') return
     this.pending += text
     const lineEnd = this.pending.lastIndexOf('\n') + 1
     const complete = this.pending.slice(0, lineEnd)
