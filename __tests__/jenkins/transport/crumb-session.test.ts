@@ -101,6 +101,25 @@ describe('crumb and session', () => {
     expect(logger.lines.some(l => /CSRF protection is off/.test(l.message))).toBe(true)
   })
 
+  it('a crumb issuer answering a JSON null is refused, not read as CSRF protection off: no POST goes out', async () => {
+    const { client } = makeClient()
+    nock(ORIGIN)
+      .get('/jenkins/crumbIssuer/api/json')
+      .reply(200, 'null', { 'Content-Type': 'application/json' })
+    const post = nock(ORIGIN).post('/jenkins/job/deploy/disable').reply(302)
+    const error = await client.disableJob(job).then(
+      () => undefined,
+      (e: unknown) => e
+    )
+    expect(error).toBeInstanceOf(Error)
+    expect(post.isDone()).toBe(false)
+    // The POST's interceptor is left unused on purpose.
+    nock.cleanAll()
+    expect((error as Error).message).toBe(
+      `Jenkins at ${BASE} answered the crumb request without crumb and crumbRequestField`
+    )
+  })
+
   it('on 403 "No valid crumb" drops the cookies, gets a new session and crumb, and retries the POST once', async () => {
     const { client } = makeClient()
     crumbIssuer('Jenkins-Crumb', CRUMB, COOKIE)

@@ -158,8 +158,9 @@ export class Requester extends Transport {
   private async readCrumb(): Promise<Crumb | null> {
     const url = `${this.baseUrl}/crumbIssuer/api/json`
     const context = this.context('the CSRF crumb')
-    const data = await unlessNotFound(this.getJson('crumb', url, context), null)
-    if (data === null) {
+    // undefined, not null, marks the 404: a JSON null is no crumb, and refused below.
+    const data = await unlessNotFound(this.getJson('crumb', url, context), undefined)
+    if (data === undefined) {
       this.logger.debug(`Jenkins at ${this.baseUrl} has no crumb issuer: CSRF protection is off`)
       return null
     }
