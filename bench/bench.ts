@@ -14,7 +14,9 @@
  *   --out FILE       write the report to FILE instead
  *   --list           list the scenarios and exit
  *   --help           this text
- * Only a full run of every scenario writes BENCHMARKS.md, the record.
+ * Only a full run of every scenario writes BENCHMARKS.md, the record. A
+ * scenario that throws gets a failed row, the others still run, the report
+ * is written (not as the record) and the bench exits 1.
  *
  * Layout: bench/scenarios/ (one file per scenario, listed in index.ts),
  * bench/runners/ (the two sides' processes and the test servers),
@@ -26,7 +28,7 @@ import { join, resolve } from 'node:path'
 import { parseArgs, type ParseArgsConfig } from 'node:util'
 import { gzipSync } from 'node:zlib'
 import { BUNDLE, ROOT } from '../scripts/action-runner.js'
-import { renderReport } from './report.js'
+import { failedSection, renderReport } from './report.js'
 import { closeServers } from './runners/jenkins.js'
 import { killChildren, killChildrenOnExit, NODE } from './runners/processes.js'
 import { BASELINE_SCRIPT } from './runners/runs.js'
@@ -99,8 +101,17 @@ async function main(): Promise<void> {
     `${opts.quick ? 'quick' : 'full'} benchmark (${chosen.map(s => s.name).join(', ')}) under Node ${NODE.version}${NODE.note ? ` (${NODE.note})` : ''}`
   )
   const sections: Array<{ name: string; section: Section }> = []
-  for (const scenario of chosen)
-    sections.push({ name: scenario.name, section: await scenario.run(context) })
+  const failed: string[] = []
+  for (const scenario of chosen) {
+    const section = await scenario.run(context).catch((error: unknown) => {
+      failed.push(scenario.name)
+      log(
+        `${scenario.name} failed: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}`
+      )
+      return failedSection(scenario.name, error)
+    })
+    sections.push({ name: scenario.name, section })
+  }
   const benchSeconds = Math.round((Date.now() - began) / 1000)
 
   const { table, markdown } = renderReport({
@@ -113,16 +124,20 @@ async function main(): Promise<void> {
     baselineBytes: statSync(BASELINE_SCRIPT).size
   })
   console.log(table)
-  // A quick or partial run must not overwrite the record.
+  // A quick, partial or failed run must not overwrite the record.
   const file = opts.out
     ? resolve(opts.out)
     : opts.quick
       ? join(os.tmpdir(), 'jenkins-build-action-bench-quick.md')
-      : partial
+      : partial || failed.length
         ? join(os.tmpdir(), 'jenkins-build-action-bench-partial.md')
         : join(ROOT, 'BENCHMARKS.md')
   writeFileSync(file, markdown)
   log(`wrote ${file} (${benchSeconds} s)`)
+  if (failed.length) {
+    log(`failed: ${failed.join(', ')} (their rows say why)`)
+    process.exitCode = 1
+  }
 }
 
 main()

@@ -92,6 +92,30 @@ function bundleRow(input: ReportInput): Row {
   }
 }
 
+/**
+ * The part of a scenario that threw: one failed row and a note with the
+ * error's first line, so the other scenarios' figures are still written.
+ */
+export function failedSection(name: string, error: unknown): Section {
+  const message = (error instanceof Error ? error.message : String(error)).split('\n')[0] ?? ''
+  return {
+    settings: [],
+    rows: [
+      {
+        metric: `${name}: the scenario failed`,
+        ours: 'no figures',
+        baseline: '',
+        ratio: '',
+        target: 'runs to its end',
+        met: false,
+        missedBy: 'the whole scenario',
+        why: message
+      }
+    ],
+    notes: [`- **${name}** failed before its figures were taken: ${message}`]
+  }
+}
+
 /** The results table alone (also printed on stdout) and the whole of BENCHMARKS.md. */
 export function renderReport(input: ReportInput): { table: string; markdown: string } {
   const sections = input.sections.map(s => s.section)

@@ -11,24 +11,19 @@ import type { QueueItem } from '../../src/jenkins/reads/reads.js'
 import type { RunningBuild } from '../../src/jenkins/reads/executors.js'
 import {
   DEFAULT_SCHEDULE_POLICY,
+  newsOfReason,
   ONE_BUILD_POLICY,
+  reasonWords,
+  SAME_REASON_EVERY_MS,
   type SchedulePolicy
 } from '../../src/follow/schedule.js'
-import { newsOfReason, reasonWords, SAME_REASON_EVERY_MS } from '../../src/follow/schedule.js'
 import { timeSpan } from '../../test-server/model/time-span.js'
 import { FakeApi } from '../fixtures/fake-api.js'
 import { recordingFollower, T0, useVirtualTime, vnow } from '../fixtures/virtual-time.js'
 
 vi.mock('../../src/util/wait.js', async importOriginal => ({
   ...(await importOriginal<typeof import('../../src/util/wait.js')>()),
-  // The waits, virtual: Date moves on by exactly what was asked (fixtures/virtual-time.ts).
-  sleep: async (ms: number, signal?: AbortSignal): Promise<void> => {
-    signal?.throwIfAborted()
-    await new Promise(resolve => setImmediate(resolve))
-    signal?.throwIfAborted()
-    const { vi: clock } = await import('vitest')
-    clock.setSystemTime(Date.now() + Math.max(0, ms))
-  }
+  sleep: (await import('../fixtures/virtual-sleep.js')).virtualSleep
 }))
 
 beforeEach(useVirtualTime)

@@ -33,14 +33,7 @@ import {
 
 vi.mock('../../src/util/wait.js', async importOriginal => ({
   ...(await importOriginal<typeof import('../../src/util/wait.js')>()),
-  // The waits, virtual: Date moves on by exactly what was asked (fixtures/virtual-time.ts).
-  sleep: async (ms: number, signal?: AbortSignal): Promise<void> => {
-    signal?.throwIfAborted()
-    await new Promise(resolve => setImmediate(resolve))
-    signal?.throwIfAborted()
-    const { vi: clock } = await import('vitest')
-    clock.setSystemTime(Date.now() + Math.max(0, ms))
-  }
+  sleep: (await import('../fixtures/virtual-sleep.js')).virtualSleep
 }))
 
 beforeEach(useVirtualTime)

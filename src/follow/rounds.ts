@@ -14,10 +14,18 @@ import { runningKey, type RunningBuild } from '../jenkins/reads/executors.js'
 import { errorText } from '../util/error-text.js'
 import { nextPoll, nextQueueDelay, sawBuild } from './poll-policy.js'
 import { isRunning, isTransient, type SchedulePolicy, type Track } from './schedule.js'
-import type { BuildsFollowerOptions } from './follow-builds.js'
+import type { JenkinsApi } from '../jenkins/client.js'
+import type { Logger } from '../util/logger.js'
 
 /** How long a list read may retry before the round gives up on it (ms): the next round is better. */
 const LIST_READ_MS = 10_000
+
+/** What the rounds use of the engine's options (follow-builds.ts). */
+interface RoundsOptions {
+  api: Pick<JenkinsApi, 'getQueue' | 'runningBuilds'>
+  logger: Logger
+  hooks: { waiting(track: number, why: string): void }
+}
 
 /** The rounds of the engine's tracks (the same array), and which lists they may still read. */
 export class Rounds {
@@ -36,7 +44,7 @@ export class Rounds {
   constructor(
     private readonly tracks: readonly Track[],
     private readonly policy: SchedulePolicy,
-    private readonly options: Pick<BuildsFollowerOptions, 'api' | 'logger' | 'hooks'>,
+    private readonly options: RoundsOptions,
     /** A queued track's build started, as the running list showed it: the engine runs it. */
     private readonly started: (track: Track, now: number, listed: RunningBuild) => void
   ) {

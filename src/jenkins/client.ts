@@ -25,7 +25,12 @@ export interface ClientOptions extends RequestSettings {
 type BuildWhich = Parameters<typeof reads.getBuild>[2]
 
 /** The trigger's info, job and parameters (trigger.ts), and the files to upload if any (upload-trigger.ts). */
-type TriggerArgs = [JobInfo, JobPath, BuildParameters, (readonly UploadFile[])?]
+type TriggerArgs = [
+  info: JobInfo,
+  job: JobPath,
+  params: BuildParameters,
+  files?: readonly UploadFile[]
+]
 
 /** What a finished build produced: apart, so that the follower and cancel paths (and their fakes) do not depend on it. */
 type OutputKeys =

@@ -106,6 +106,14 @@ describe('multipartBody().writeTo sends the file as it is on disk', () => {
     expect(bytes().includes(Buffer.alloc(16, 9))).toBe(false)
   })
 
+  it('an empty file without opening it: nothing to read, so nothing can fail', async () => {
+    const body = multipartBody([], [{ ...onDisk, path: join(dir, 'gone.bin'), size: 0 }])
+    const { out, bytes } = slowSink()
+    await body.writeTo(out, () => undefined)
+    expect(bytes().toString()).toMatch(/filename="big.bin"\r\n[^]*\r\n\r\n\r\n--[^]+--\r\n$/)
+    expect(bytes().length).toBe(body.length)
+  })
+
   it('fails, naming the file and how far it got, when the file shrank since', async () => {
     const path = join(dir, 'shrunk.bin')
     writeFileSync(path, patterned.subarray(0, 2 * 1024 * 1024 + 7))

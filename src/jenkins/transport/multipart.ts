@@ -100,6 +100,7 @@ export function multipartBody(
  * one, freed only by a scavenge: a 500 MB upload then peaked at 141 MB).
  */
 async function writeFile(file: UploadFile, write: (chunk: Buffer) => Promise<void>): Promise<void> {
+  if (file.size === 0) return
   const handle = await open(file.path, 'r')
   let [buffer, spare] = [Buffer.allocUnsafe(CHUNK), Buffer.allocUnsafe(CHUNK)]
   let pending: Promise<void> = Promise.resolve()
