@@ -38,7 +38,7 @@ import {
 
 export interface GateOptions {
   logger: Logger
-  /** The step's cancel signal: every GitHub request stops with it. */
+  /** The step's cancel signal: a failure once it fired is the cancel, never a refusal (`bounds` stop the requests). */
   signal?: AbortSignal
   /** The step's bounds for GitHub requests (runBounded): its deadline and signal, then the abort's budget. */
   bounds?: () => RequestBounds
