@@ -17386,8 +17386,9 @@ class Requester extends Transport {
     async readCrumb() {
         const url = `${this.baseUrl}/crumbIssuer/api/json`;
         const context = this.context('the CSRF crumb');
-        const data = await (0,errors/* unlessNotFound */.CA)(this.getJson('crumb', url, context), null);
-        if (data === null) {
+        // undefined, not null, marks the 404: a JSON null is no crumb, and refused below.
+        const data = await (0,errors/* unlessNotFound */.CA)(this.getJson('crumb', url, context), undefined);
+        if (data === undefined) {
             this.logger.debug(`Jenkins at ${this.baseUrl} has no crumb issuer: CSRF protection is off`);
             return null;
         }
@@ -17700,6 +17701,8 @@ function multipartBody(fields, files) {
  * one, freed only by a scavenge: a 500 MB upload then peaked at 141 MB).
  */
 async function multipart_writeFile(file, write) {
+    if (file.size === 0)
+        return;
     const handle = await (0,promises_namespaceObject.open)(file.path, 'r');
     let [buffer, spare] = [Buffer.allocUnsafe(CHUNK), Buffer.allocUnsafe(CHUNK)];
     let pending = Promise.resolve();
@@ -23129,6 +23132,9 @@ class ConsoleStreamer {
     }
     /** Adds decoded text: writes every complete line, holds back the rest. */
     push(text) {
+        // Nothing decoded (half of a character): an unfinished ConsoleNote held back waits on.
+        if (text === '')
+            return;
         this.pending += text;
         const lineEnd = this.pending.lastIndexOf('\n') + 1;
         const complete = this.pending.slice(0, lineEnd);
