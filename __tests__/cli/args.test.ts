@@ -152,4 +152,11 @@ describe('helpText', () => {
     expect(help).toMatch(/^ {2}JENKINS_TOKEN +The default for --token\.$/m)
     for (const line of help.split('\n')) expect(line.length, line).toBeLessThanOrEqual(100)
   })
+
+  it('a terminal that reports 0 columns still gets the help, a word a line where nothing fits', () => {
+    const help = helpText(INPUTS, 0)
+    expect(help).toContain('Usage: jenkins-build --url URL --job JOB [flags]')
+    expect(help.split('\n')).toContain('Runs')
+    expect(help).toContain('--json')
+  })
 })

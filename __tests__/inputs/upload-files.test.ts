@@ -89,6 +89,21 @@ describe('resolveUploads', () => {
     )
   })
 
+  it("refuses a path of spaces alone (an item's files object, which parseFiles does not trim), as empty", async () => {
+    writeFileSync(join(workspace, '  '), 'a file named with spaces')
+    const files = parseFiles({ P: '  ' }, "Input 'jobs' item 1's 'files'")
+    const error = await resolveUploads(files, workspace, "Input 'jobs' item 1's 'files'").then(
+      () => undefined,
+      (e: unknown) => e
+    )
+    expect((error as Error).message).toBe(
+      "Input 'jobs' item 1's 'files': P=   is empty. Nothing was sent to Jenkins."
+    )
+    expect(await refusal('\u00a0')).toBe(
+      "Input 'files': P=\u00a0 is empty. Nothing was sent to Jenkins."
+    )
+  })
+
   it.skipIf(process.getuid?.() === 0)('refuses a file it cannot read', async () => {
     expect(await refusal('locked.bin')).toBe(
       "Input 'files': P=locked.bin cannot be read (EACCES). Nothing was sent to Jenkins."

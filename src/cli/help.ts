@@ -95,10 +95,14 @@ function describe(input: ActionInput): string {
   return notes.length > 0 ? `${text} (${notes.join('; ')})` : text
 }
 
-/** Words wrapped to lines of at most `width` characters (a longer word has its own line). */
+/**
+ * Words wrapped to lines of at most `width` characters (a longer word has its
+ * own line). A terminal may report 0 columns: then every word is one line.
+ */
 function wrap(text: string, width: number): string[] {
+  const most = Math.max(1, width)
   return Array.from(
-    text.matchAll(new RegExp(`(\\S{${width + 1},}|.{1,${width}})(?= |$) ?`, 'g')),
+    text.matchAll(new RegExp(`(\\S{${most + 1},}|.{1,${most}})(?= |$) ?`, 'g')),
     m => m[1] ?? ''
   )
 }
