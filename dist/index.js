@@ -13613,15 +13613,19 @@ function workspaceFolder(value, workspace, path = (external_node_path_default())
 }
 /**
  * An existing file at `relativePath` below `workspace`, for reading: its real
- * path, or a WorkspacePathError when the path breaks the rules of an
- * artifact's path (artifactSegments: relative, `/`-separated, no `.`, `..`
- * or empty segment, on Windows no device name), does not exist or is not a
- * file, or passes through a symbolic link (or junction) that leads out of the
- * workspace. Links that stay inside are followed. Nothing is created.
+ * path, or a WorkspacePathError when the path is empty (or spaces alone),
+ * breaks the rules of an artifact's path (artifactSegments: relative,
+ * `/`-separated, no `.`, `..` or empty segment, on Windows no device name),
+ * does not exist or is not a file, or passes through a symbolic link (or
+ * junction) that leads out of the workspace. Links that stay inside are
+ * followed. Nothing is created.
  */
 async function resolveWorkspaceFile(workspace, relativePath, options = {}) {
     const fs = options.fs ?? nodeWalkFs;
     const platform = (options.path ?? (external_node_path_default())).sep === '\\' ? 'win32' : 'linux';
+    // Spaces alone name no file (an item's files object is not trimmed).
+    if (relativePath.trim() === '')
+        throw new WorkspacePathError(relativePath, 'is empty');
     const segments = artifactSegments(relativePath, platform);
     if (!Array.isArray(segments))
         throw new WorkspacePathError(relativePath, segments.reason);

@@ -601,9 +601,13 @@ function describe(input) {
     const text = input.description.replace(/\s+/g, ' ').trim();
     return notes.length > 0 ? `${text} (${notes.join('; ')})` : text;
 }
-/** Words wrapped to lines of at most `width` characters (a longer word has its own line). */
+/**
+ * Words wrapped to lines of at most `width` characters (a longer word has its
+ * own line). A terminal may report 0 columns: then every word is one line.
+ */
 function wrap(text, width) {
-    return Array.from(text.matchAll(new RegExp(`(\\S{${width + 1},}|.{1,${width}})(?= |$) ?`, 'g')), m => m[1] ?? '');
+    const most = Math.max(1, width);
+    return Array.from(text.matchAll(new RegExp(`(\\S{${most + 1},}|.{1,${most}})(?= |$) ?`, 'g')), m => m[1] ?? '');
 }
 
 ;// CONCATENATED MODULE: ./src/util/input-error.ts
