@@ -154,6 +154,18 @@ describe('setBuildOutputs', () => {
     expect(small.dropped).toEqual(['log'])
     expect(JSON.parse(small.json)).toEqual({ ...b, changes: large.changes })
     expect(buildOutput({ log: 'x'.repeat(BUILD_OUTPUT_MAX_BYTES) }).json).toBe('{}')
+    // Several fields over the cap together: dropped one after the other, the largest first,
+    // until the rest fits (the next largest kept once it does).
+    const larger = {
+      ...b,
+      log: 'x'.repeat(300_000),
+      changes: 'y'.repeat(200_000),
+      notes: 'z'.repeat(100_000)
+    }
+    const cut = buildOutput(larger)
+    expect(Buffer.byteLength(cut.json)).toBeLessThanOrEqual(BUILD_OUTPUT_MAX_BYTES)
+    expect(cut.dropped).toEqual(['log', 'changes'])
+    expect(JSON.parse(cut.json)).toEqual({ ...b, notes: larger.notes })
   })
 
   it("is Jenkins' JSON as it came: nothing decoded is added to it", () => {
