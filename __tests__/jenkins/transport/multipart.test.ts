@@ -5,7 +5,7 @@
  * does, writeTo rejects with that failure, and no write is left failing
  * unhandled (which ends the process before the step can say anything).
  */
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs'
+import { existsSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { Writable } from 'node:stream'
@@ -112,6 +112,19 @@ describe('multipartBody().writeTo sends the file as it is on disk', () => {
     await body.writeTo(out, () => undefined)
     expect(bytes().toString()).toMatch(/filename="big.bin"\r\n[^]*\r\n\r\n\r\n--[^]+--\r\n$/)
     expect(bytes().length).toBe(body.length)
+  })
+
+  // Linux shows the process's open files: a file left open would leak one per upload.
+  it.runIf(existsSync('/proc/self/fd'))('closes the file, sent or shrunk', async () => {
+    const openFiles = (): number => readdirSync('/proc/self/fd').length
+    const before = openFiles()
+    await multipartBody([], [onDisk]).writeTo(slowSink().out, () => undefined)
+    expect(openFiles()).toBe(before)
+    const path = join(dir, 'shrunk-closed.bin')
+    writeFileSync(path, patterned.subarray(0, 5))
+    const shrunk = multipartBody([], [{ ...onDisk, path }])
+    await expect(shrunk.writeTo(slowSink().out, () => undefined)).rejects.toThrow('changed')
+    expect(openFiles()).toBe(before)
   })
 
   it('fails, naming the file and how far it got, when the file shrank since', async () => {
