@@ -261,12 +261,15 @@ describe('pullRequestOf', () => {
       repository
     }
     expect(
-      pullRequestOf({
-        eventName: 'workflow_run',
-        payload,
-        sha: '',
-        repo: { owner: 'o', repo: 'r' }
-      })
+      pullRequestOf(
+        {
+          eventName: 'workflow_run',
+          payload,
+          sha: '',
+          repo: { owner: 'o', repo: 'r' }
+        },
+        {}
+      )
     ).toBeUndefined()
   })
 })

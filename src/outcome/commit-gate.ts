@@ -128,7 +128,7 @@ async function admit(o: AdmitOptions): Promise<Settled> {
   const comment = await decoded(() => ({
     user: required(ctx.payload, 'comment.user.login', LOGIN, 'the issue_comment event'),
     writtenAt: required(ctx.payload, 'comment.created_at', TIME, 'the issue_comment event'),
-    pullRequest: settings.pullRequest ?? pullRequestOf(ctx)
+    pullRequest: pullRequestOf(ctx, settings)
   }))
   if (settings.commentPermission !== 'none') await checkCommenter(o, comment.user)
   const number = comment.pullRequest

@@ -67,7 +67,7 @@ export async function commitUnderTest(
   { session }: { session: GithubSession | undefined }
 ): Promise<CommitUnderTest> {
   const { owner, repo } = ctx.repo
-  const pullRequest = inputs.pullRequest ?? pullRequestOf(ctx)
+  const pullRequest = pullRequestOf(ctx, inputs)
   if (inputs.commit)
     return { owner, repo, sha: inputs.commit, pullRequest, from: 'the commit input' }
   const head = headShaOf(ctx)
@@ -102,8 +102,16 @@ export function headShaOf(ctx: EventContext): { sha: string; from: string } | un
   return { sha: required(ctx.payload, from, SHA, `the ${event} event`), from }
 }
 
-/** The pull request the event names, if exactly one; throws when a number it gives does not decode. */
-export function pullRequestOf(ctx: EventContext): number | undefined {
+/**
+ * The pull request the run is tied to: the `pull-request` input's, else the
+ * one the event names, if exactly one; throws when a number the event gives
+ * does not decode (the event is not read when the input names one).
+ */
+export function pullRequestOf(
+  ctx: EventContext,
+  inputs: Pick<Settings, 'pullRequest'>
+): number | undefined {
+  if (inputs.pullRequest !== undefined) return inputs.pullRequest
   const { payload, eventName: event } = ctx
   const source = `the ${event} event`
   if (PULL_REQUEST_EVENTS.has(event)) {

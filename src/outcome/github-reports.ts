@@ -84,7 +84,7 @@ export class GithubReports {
     let number: number | undefined
     let readsPull = false
     try {
-      number = settings.pullRequest ?? pullRequestOf(ctx)
+      number = pullRequestOf(ctx, settings)
       readsPull = !settings.commit && headShaOf(ctx) === undefined && number !== undefined
     } catch {
       // A malformed event: commitUnderTest throws it again, named.
