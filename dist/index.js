@@ -18957,7 +18957,7 @@ async function commitUnderTest(ctx, inputs,
 /** What reads a pull request's head: none for an empty github-token. */
 { session }) {
     const { owner, repo } = ctx.repo;
-    const pullRequest = inputs.pullRequest ?? pullRequestOf(ctx);
+    const pullRequest = pullRequestOf(ctx, inputs);
     if (inputs.commit)
         return { owner, repo, sha: inputs.commit, pullRequest, from: 'the commit input' };
     const head = headShaOf(ctx);
@@ -18993,8 +18993,14 @@ function headShaOf(ctx) {
         return undefined;
     return { sha: required(ctx.payload, from, SHA, `the ${event} event`), from };
 }
-/** The pull request the event names, if exactly one; throws when a number it gives does not decode. */
-function pullRequestOf(ctx) {
+/**
+ * The pull request the run is tied to: the `pull-request` input's, else the
+ * one the event names, if exactly one; throws when a number the event gives
+ * does not decode (the event is not read when the input names one).
+ */
+function pullRequestOf(ctx, inputs) {
+    if (inputs.pullRequest !== undefined)
+        return inputs.pullRequest;
     const { payload, eventName: event } = ctx;
     const source = `the ${event} event`;
     if (PULL_REQUEST_EVENTS.has(event)) {
@@ -19157,7 +19163,7 @@ async function admit(o) {
     const comment = await decoded(() => ({
         user: required(ctx.payload, 'comment.user.login', LOGIN, 'the issue_comment event'),
         writtenAt: required(ctx.payload, 'comment.created_at', github_values_TIME, 'the issue_comment event'),
-        pullRequest: settings.pullRequest ?? pullRequestOf(ctx)
+        pullRequest: pullRequestOf(ctx, settings)
     }));
     if (settings.commentPermission !== 'none')
         await checkCommenter(o, comment.user);
@@ -22076,7 +22082,7 @@ class GithubReports {
         let number;
         let readsPull = false;
         try {
-            number = settings.pullRequest ?? pullRequestOf(ctx);
+            number = pullRequestOf(ctx, settings);
             readsPull = !settings.commit && headShaOf(ctx) === undefined && number !== undefined;
         }
         catch {
