@@ -113,6 +113,24 @@ describe('getJob', () => {
       "Job 'team/nope' was not found on Jenkins at https://ci.example.com/jenkins (404)"
     )
   })
+  it.each([
+    ['no credentials', {}, '; if it exists, anonymous users may not see it: set user and token'],
+    [
+      'a job token alone',
+      { jobToken: 'job-token-1' },
+      '; if it exists, anonymous users may not see it, and a job token alone cannot reach a job they cannot read: give user/token'
+    ]
+  ])('404 to an anonymous step (%s) says the job may be hidden from it', async (_, given, hint) => {
+    const { client } = makeClient({ user: undefined, token: undefined, ...given })
+    nock(ORIGIN)
+      .get('/jenkins/job/team/job/nope/api/json')
+      .query(true)
+      .reply(...JENKINS_404)
+    const error = await jenkinsError(client.getJob(['team', 'nope']), 'not-found')
+    expect(error.message).toBe(
+      `Job 'team/nope' was not found on Jenkins at https://ci.example.com/jenkins (404)${hint}`
+    )
+  })
 })
 
 describe('listJobs', () => {

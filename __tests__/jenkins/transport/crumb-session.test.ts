@@ -120,6 +120,19 @@ describe('crumb and session', () => {
     )
   })
 
+  it('a crumb fetch that failed is not kept: the next POST asks again', async () => {
+    const { client } = makeClient()
+    nock(ORIGIN).get('/jenkins/crumbIssuer/api/json').once().reply(401, 'Unauthorized')
+    await jenkinsError(client.disableJob(job), 'bad-credentials')
+    crumbIssuer()
+    nock(ORIGIN)
+      .post('/jenkins/job/deploy/disable')
+      .matchHeader('automation-crumb', CRUMB)
+      .reply(302)
+    await client.disableJob(job)
+    expect(client.http.requestCounts['crumb']).toBe(2)
+  })
+
   it('on 403 "No valid crumb" drops the cookies, gets a new session and crumb, and retries the POST once', async () => {
     const { client } = makeClient()
     crumbIssuer('Jenkins-Crumb', CRUMB, COOKIE)
