@@ -335,6 +335,24 @@ describe("the abort path's look for a lost trigger (findLostTrigger)", () => {
 })
 
 describe('what the POST itself ends with', () => {
+  it('a cancel before anything was sent: interrupted as not sent, and nothing reaches Jenkins', async () => {
+    const controller = new AbortController()
+    controller.abort('cancelled')
+    const crumb = nock(ORIGIN)
+      .get('/jenkins/crumbIssuer/api/json')
+      .reply(...JENKINS_404)
+    const post = trigger().reply(201, '', { Location: `${ORIGIN}/jenkins/queue/item/41/` })
+    const { client: c } = makeClient({ signal: controller.signal })
+    const error = await c.trigger(info, job, { ENV: 'prod' }).catch((e: unknown) => e)
+    expect(error).toBeInstanceOf(Interrupted)
+    expect((error as Interrupted).sent).toBe(false)
+    expect((error as Interrupted).message).toMatch(
+      /^Did not send GET the CSRF crumb to Jenkins at /
+    )
+    expect([crumb.isDone(), post.isDone()]).toEqual([false, false])
+    nock.cleanAll()
+  })
+
   it('a cancel while the POST is in flight: interrupted as sent, with what to look for, nothing read', async () => {
     const controller = new AbortController()
     const { client: c } = client({ signal: controller.signal })
