@@ -20,6 +20,25 @@ function computers(body: unknown, status = 200) {
 }
 
 describe('runningBuilds (computer/api/json)', () => {
+  it('a deadline of its own gives the read its tries within it; without one, the client policy', async () => {
+    const down = () =>
+      nock(ORIGIN)
+        .get('/jenkins/computer/api/json')
+        .query({ tree: EXECUTORS_TREE })
+        .times(5)
+        .reply(503, 'Service Unavailable', { 'Retry-After': '0' })
+    const { client } = makeClient()
+    down()
+    computers({ _class: 'hudson.model.ComputerSet', computer: [] })
+    expect(await client.runningBuilds({ deadline: Date.now() + 60_000 })).toEqual([])
+    expect(client.http.requestCounts['computer']).toBe(6)
+    const { client: plain } = makeClient()
+    down()
+    await jenkinsError(plain.runningBuilds(), 'server')
+    expect(plain.http.requestCounts['computer']).toBe(3)
+    nock.cleanAll()
+  })
+
   it('lists each build once, from executors and one-off executors, by the path of its URL', async () => {
     const { client } = makeClient()
     computers({
