@@ -370,15 +370,22 @@ describe('what the POST itself ends with', () => {
     nock.abortPendingRequests()
   })
 
-  it('503 on every try (refused without acting): that refusal, nothing looked for', async () => {
-    const { client: c } = client()
-    trigger().times(3).reply(503, 'Service Unavailable', { 'Retry-After': '0' })
-    const error = await c.trigger(info, job, { ENV: 'prod' }).catch((e: unknown) => e)
-    expect(error).toBeInstanceOf(JenkinsError)
-    expect((error as JenkinsError).status).toBe(503)
-    expect(c.http.requestCounts['trigger']).toBe(3)
-    expect(c.http.requestCounts['queue'] ?? 0).toBe(0)
-  })
+  // A POST keeps the client's tries within the step's deadline too: only reads get more.
+  it.each([
+    ['', {}],
+    [', within a deadline', { deadline: Date.now() + 600_000 }]
+  ])(
+    '503 on every try%s (refused without acting): that refusal after 3, nothing looked for',
+    async (_, given) => {
+      const { client: c } = client(given)
+      trigger().times(3).reply(503, 'Service Unavailable', { 'Retry-After': '0' })
+      const error = await c.trigger(info, job, { ENV: 'prod' }).catch((e: unknown) => e)
+      expect(error).toBeInstanceOf(JenkinsError)
+      expect((error as JenkinsError).status).toBe(503)
+      expect(c.http.requestCounts['trigger']).toBe(3)
+      expect(c.http.requestCounts['queue'] ?? 0).toBe(0)
+    }
+  )
 
   it('a 200 with a queue Location is not a queued build (only 201 and 303 are)', async () => {
     const { client: c } = client()
