@@ -429,3 +429,54 @@ describe('withCommandsStopped', () => {
     expect(tokens.size).toBe(5)
   })
 })
+
+describe('ConsoleStreamer poll() flags', () => {
+  it('takes Finished: RESULT as the end only as a whole line, not inside a longer one', async () => {
+    const api = fakeApi([
+      { chunks: ['+ echo Finished: SUCCESS\r\n'], textSize: 25, moreData: true },
+      { chunks: ['Finished: SUCCESS (said the script)\r\n'], textSize: 62, moreData: true },
+      { chunks: ['Finished: ABORTED\r\n'], textSize: 81, moreData: false }
+    ])
+    const streamer = new ConsoleStreamer(api, build, collector())
+    expect((await streamer.poll()).finished).toBe(false)
+    expect((await streamer.poll()).finished).toBe(false)
+    expect((await streamer.poll()).finished).toBe(true)
+  })
+
+  it('a Finished: line followed by more text, partial or spilled, is not the end', async () => {
+    const partial = fakeApi([
+      { chunks: ['Finished: SUCCESS\r\nPost-build'], textSize: 29, moreData: true }
+    ])
+    expect((await new ConsoleStreamer(partial, build, collector()).poll()).finished).toBe(false)
+
+    // An overlong line after it is written out (nothing held back), yet not ended.
+    const spilled = fakeApi([
+      { chunks: ['Finished: SUCCESS\r\n' + 'x'.repeat(70_000)], textSize: 70_019, moreData: true }
+    ])
+    const sink = collector()
+    const streamer = new ConsoleStreamer(spilled, build, sink)
+    expect((await streamer.poll()).finished).toBe(false)
+    expect(sink.text()).toBe('Finished: SUCCESS\n' + 'x'.repeat(70_000))
+  })
+
+  it('a restarted log counts as grown and not finished, even when the copy skipped ends with Finished:', async () => {
+    const api = fakeApi([
+      { chunks: ['line 1\r\nline 2\r\n'], textSize: 16, moreData: true },
+      { chunks: ['Finished: SUCCESS\r\n'], textSize: 10, moreData: true }
+    ])
+    const streamer = new ConsoleStreamer(api, build, collector())
+    await streamer.poll()
+    expect(await streamer.poll()).toEqual({ moreData: true, grew: true, finished: false })
+  })
+
+  it('destroys the body once read, also a stream that does not destroy itself at its end', async () => {
+    const body = new Readable({ autoDestroy: false, read() {} })
+    body.push('done\r\n')
+    body.push(null)
+    const api = fakeApi([{ chunks: body, textSize: 6, moreData: false }])
+    const sink = collector()
+    await new ConsoleStreamer(api, build, sink).poll()
+    expect(sink.text()).toBe('done\n')
+    expect(body.destroyed).toBe(true)
+  })
+})
