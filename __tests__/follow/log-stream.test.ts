@@ -480,3 +480,53 @@ describe('ConsoleStreamer poll() flags', () => {
     expect(body.destroyed).toBe(true)
   })
 })
+
+describe('ConsoleStreamer tail() limits', () => {
+  /** The tail after one poll of `text` (CRLF lines, as Jenkins sends them). */
+  async function tailOf(text: string): Promise<string[]> {
+    const api = fakeApi([{ chunks: [text], textSize: text.length, moreData: true }])
+    const streamer = new ConsoleStreamer(api, build, collector())
+    await streamer.poll()
+    return streamer.tail()
+  }
+
+  it('holds only what the console printed, with a lone CR inside the partial line kept', async () => {
+    expect(await tailOf('a\r\nb\r\n')).toEqual(['a', 'b'])
+    expect(await tailOf('a\r\n10%\r20%')).toEqual(['a', '10%\r20%'])
+    // A CR at the end may be half of a CRLF: not part of the line.
+    expect(await tailOf('a\r\n10%\r')).toEqual(['a', '10%'])
+  })
+
+  it('keeps lines while they take exactly 8 KiB with their newlines, and drops the oldest beyond', async () => {
+    const lines = Array.from({ length: 8 }, (_, i) => `${i}`.repeat(1023))
+    const crlf = (all: string[]) => all.join('\r\n') + '\r\n'
+    expect(await tailOf(crlf(lines))).toEqual(lines)
+    // One byte more: the first line goes.
+    const longer = ['0'.repeat(1024), ...lines.slice(1)]
+    expect(await tailOf(crlf(longer))).toEqual(lines.slice(1))
+    // Dropping a short first line makes room again: only that one goes.
+    expect(await tailOf(crlf(['a', ...lines]))).toEqual(lines)
+  })
+
+  it('keeps a line of up to 8191 bytes whole and cuts a longer one, complete or partial, to 8191 bytes', async () => {
+    // More characters than 8 KiB / 3 but fewer bytes than 8 KiB.
+    const ascii = 'x'.repeat(3000)
+    expect(await tailOf(ascii + '\r\n')).toEqual([ascii])
+    const limit = 'x'.repeat(8191)
+    expect(await tailOf(limit + '\r\n')).toEqual([limit])
+
+    const cut = '…' + 'x'.repeat(8188)
+    expect(Buffer.byteLength(cut)).toBe(8191)
+    expect(await tailOf('x'.repeat(10_000) + '\r\n')).toEqual([cut])
+    expect(await tailOf('x'.repeat(10_000))).toEqual([cut])
+  })
+
+  it('a cut line loses every piece of a character split by the cut, and nothing else', async () => {
+    // The cut leaves the last 3 bytes of an emoji: three U+FFFD, all dropped.
+    expect(await tailOf('😀'.repeat(3000) + 'E\r\n')).toEqual(['…' + '😀'.repeat(2046) + 'E'])
+    // A U+FFFD the console itself printed, after the cut, stays.
+    expect(await tailOf('x'.repeat(10_000) + '\uFFFDEND\r\n')).toEqual([
+      '…' + 'x'.repeat(8182) + '\uFFFDEND'
+    ])
+  })
+})
