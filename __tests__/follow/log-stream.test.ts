@@ -1,6 +1,7 @@
 import { Readable } from 'node:stream'
 import { describe, expect, it } from 'vitest'
-import { ConsoleStreamer, withCommandsStopped } from '../../src/follow/log-stream.js'
+import { ConsoleStreamer, stopCommands, withCommandsStopped } from '../../src/follow/log-stream.js'
+import { whenCommandsRun } from '../../src/runner/commands.js'
 import type { BuildRef, ProgressiveText } from '../../src/jenkins/model/types.js'
 
 const build: BuildRef = {
@@ -528,5 +529,63 @@ describe('ConsoleStreamer tail() limits', () => {
     expect(await tailOf('x'.repeat(10_000) + '\uFFFDEND\r\n')).toEqual([
       '…' + 'x'.repeat(8182) + '\uFFFDEND'
     ])
+  })
+})
+
+describe('ConsoleStreamer overlong partial lines', () => {
+  it('holds a partial line of exactly 64 Ki characters back and writes one a character longer', async () => {
+    const max = 64 * 1024
+    const held = fakeApi([{ chunks: ['x'.repeat(max)], textSize: max, moreData: true }])
+    const heldSink = collector()
+    await new ConsoleStreamer(held, build, heldSink).poll()
+    expect(heldSink.text()).toBe('')
+
+    const spilled = fakeApi([{ chunks: ['x'.repeat(max + 1)], textSize: max + 1, moreData: true }])
+    const spilledSink = collector()
+    await new ConsoleStreamer(spilled, build, spilledSink).poll()
+    expect(spilledSink.text()).toBe('x'.repeat(max + 1))
+  })
+
+  it('writes an unfinished ConsoleNote that is the whole overlong partial line instead of holding it without bound', async () => {
+    const open = '\x1b[8mha:' + 'A'.repeat(70_000)
+    const api = fakeApi([{ chunks: [open], textSize: open.length, moreData: true }])
+    const sink = collector()
+    await new ConsoleStreamer(api, build, sink).poll()
+    expect(sink.text()).toBe(open)
+  })
+})
+
+describe('stopCommands', () => {
+  it('resumes once: a second call writes no second marker', () => {
+    const written: string[] = []
+    const resume = stopCommands(text => void written.push(text))
+    resume()
+    resume()
+    expect(written).toHaveLength(2)
+    expect(written[1]).toMatch(/^::[0-9a-f-]{36}::\n$/)
+  })
+
+  it('holds commands of ours until it resumes, and issues them then', () => {
+    const written: string[] = []
+    const resume = stopCommands(text => void written.push(text))
+    const issued: string[] = []
+    whenCommandsRun(() => void issued.push('warning'))
+    expect(issued).toEqual([])
+    resume()
+    expect(issued).toEqual(['warning'])
+    // Commands run at once again.
+    whenCommandsRun(() => void issued.push('debug'))
+    expect(issued).toEqual(['warning', 'debug'])
+  })
+
+  it('a stop marker that cannot be written throws and leaves commands running', () => {
+    expect(() =>
+      stopCommands(() => {
+        throw new Error('EPIPE')
+      })
+    ).toThrow('EPIPE')
+    const issued: string[] = []
+    whenCommandsRun(() => void issued.push('warning'))
+    expect(issued).toEqual(['warning'])
   })
 })
