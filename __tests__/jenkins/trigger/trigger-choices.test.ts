@@ -353,6 +353,21 @@ describe('what the POST itself ends with', () => {
     nock.cleanAll()
   })
 
+  it('a cancel after the crumb is known: the POST itself is not sent, and says so', async () => {
+    const controller = new AbortController()
+    const { client: c } = client({ signal: controller.signal })
+    trigger().reply(201, '', { Location: `${ORIGIN}/jenkins/queue/item/41/` })
+    await c.trigger(info, job, { ENV: 'prod' })
+    controller.abort('cancelled')
+    const post = trigger().reply(201, '', { Location: `${ORIGIN}/jenkins/queue/item/42/` })
+    const error = await c.trigger(info, job, { ENV: 'prod' }).catch((e: unknown) => e)
+    expect(error).toBeInstanceOf(Interrupted)
+    expect((error as Interrupted).sent).toBe(false)
+    expect((error as Interrupted).message).toMatch(/^Did not send POST /)
+    expect(post.isDone()).toBe(false)
+    nock.cleanAll()
+  })
+
   it('a cancel while the POST is in flight: interrupted as sent, with what to look for, nothing read', async () => {
     const controller = new AbortController()
     const { client: c } = client({ signal: controller.signal })
